@@ -1,0 +1,110 @@
+// swift-tools-version:6.0
+// Dashport: the phone side of an Android-Auto-style link.
+//
+// The target list is the layer diagram (see README "How bytes flow"). A target imports only
+// targets listed above it in its own layer or in the layers below:
+//
+//   C wrappers      CDashportSSL  CDashportLinux  CDashportVips  CAAPProto (protoc-c output)
+//   Support         DashportLog
+//   Messages        DashportMessages   (generated Swift wrappers over CAAPProto)
+//   Frames          DashportFrames
+//   TLS             DashportTLS
+//   Link            DashportLink       (phone role)      DashportHeadUnit (car role, for tools and tests)
+//   Core            DashportBrowse  DashportArtwork  DashportSession
+//   Services        DashportServices   (sans-IO AAP + Dashport media channel services)
+//   Transport       DashportTransport  (TCP over epoll; moves bytes only)
+//   Server          DashportServer     (wires a transport connection to the sans-IO stack and the core)
+//   Executables     dashport (Sources/dashport), dashport-hu (tools/dashport-hu)
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+]
+
+let package = Package(
+    name: "Dashport",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "dashport", targets: ["dashport"]),
+        .executable(name: "dashport-hu", targets: ["dashport-hu"]),
+    ],
+    targets: [
+        // MARK: C libraries from Debian, each behind one Swift wrapper target.
+        .systemLibrary(name: "CDashportSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CDashportLinux"),
+        .systemLibrary(name: "CDashportVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        .target(
+            name: "CAAPProto",
+            linkerSettings: [.linkedLibrary("protobuf-c")]
+        ),
+
+        // MARK: Support
+        .target(name: "DashportLog", swiftSettings: strict),
+
+        // MARK: Sans-IO protocol stack
+        .target(name: "DashportMessages", dependencies: ["CAAPProto"], swiftSettings: strict),
+        .target(name: "DashportFrames", swiftSettings: strict),
+        .target(name: "DashportTLS", dependencies: ["CDashportSSL"], swiftSettings: strict),
+        .target(
+            name: "DashportLink",
+            dependencies: ["DashportFrames", "DashportTLS", "DashportMessages", "DashportLog"],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "DashportHeadUnit",
+            dependencies: ["DashportFrames", "DashportTLS", "DashportMessages", "DashportLink", "DashportLog"],
+            swiftSettings: strict
+        ),
+
+        // MARK: Core (async Swift behind a narrow seam)
+        .target(name: "DashportBrowse", dependencies: ["DashportLog"], swiftSettings: strict),
+        .target(name: "DashportArtwork", dependencies: ["CDashportVips", "DashportLog"], swiftSettings: strict),
+        .target(name: "DashportSession", dependencies: ["DashportBrowse", "DashportLog"], swiftSettings: strict),
+
+        // MARK: Services (sans-IO, on top of the link, asking the core through events)
+        .target(
+            name: "DashportServices",
+            dependencies: ["DashportLink", "DashportMessages", "DashportBrowse", "DashportSession", "DashportLog"],
+            swiftSettings: strict
+        ),
+
+        // MARK: Transport and server
+        .target(name: "DashportTransport", dependencies: ["CDashportLinux", "DashportLog"], swiftSettings: strict),
+        .target(
+            name: "DashportServer",
+            dependencies: [
+                "DashportTransport", "DashportLink", "DashportServices", "DashportTLS",
+                "DashportBrowse", "DashportArtwork", "DashportSession", "DashportLog",
+            ],
+            swiftSettings: strict
+        ),
+
+        // MARK: Executables
+        .executableTarget(name: "dashport", dependencies: ["DashportServer"], swiftSettings: strict),
+        .executableTarget(
+            name: "dashport-hu",
+            dependencies: ["DashportHeadUnit", "DashportTransport", "DashportLog"],
+            path: "tools/dashport-hu",
+            swiftSettings: strict
+        ),
+
+        // MARK: Tests (Swift Testing only)
+        .testTarget(name: "DashportMessagesTests", dependencies: ["DashportMessages"], swiftSettings: strict),
+        .testTarget(name: "DashportFramesTests", dependencies: ["DashportFrames"], swiftSettings: strict),
+        .testTarget(name: "DashportTLSTests", dependencies: ["DashportTLS"], swiftSettings: strict),
+        .testTarget(
+            name: "DashportLinkTests",
+            dependencies: ["DashportLink", "DashportHeadUnit", "DashportTLS", "DashportFrames", "DashportMessages"],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "DashportBrowseTests", dependencies: ["DashportBrowse"], swiftSettings: strict),
+        .testTarget(name: "DashportArtworkTests", dependencies: ["DashportArtwork"], swiftSettings: strict),
+        .testTarget(name: "DashportSessionTests", dependencies: ["DashportSession", "DashportBrowse"], swiftSettings: strict),
+        .testTarget(name: "DashportTransportTests", dependencies: ["DashportTransport"], swiftSettings: strict),
+        .testTarget(
+            name: "DashportServerTests",
+            dependencies: ["DashportServer", "DashportHeadUnit", "DashportTransport"],
+            swiftSettings: strict
+        ),
+    ]
+)

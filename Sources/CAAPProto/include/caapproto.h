@@ -1,0 +1,1 @@
+/* Umbrella header for the protoc-c output (tools/regenerate replaces the list). */

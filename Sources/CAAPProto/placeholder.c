@@ -1,0 +1,2 @@
+/* Placeholder until the protoc-c output lands (tools/regenerate). */
+#include "caapproto.h"

@@ -1,0 +1,2 @@
+// DashportArtwork: placeholder until its issue lands.
+enum DashportArtworkModule {}

@@ -1,0 +1,2 @@
+// DashportBrowse: placeholder until its issue lands.
+enum DashportBrowseModule {}

@@ -1,0 +1,2 @@
+// DashportFrames: placeholder until its issue lands.
+enum DashportFramesModule {}

@@ -1,0 +1,2 @@
+// DashportHeadUnit: placeholder until its issue lands.
+enum DashportHeadUnitModule {}

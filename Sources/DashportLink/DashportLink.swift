@@ -1,0 +1,2 @@
+// DashportLink: placeholder until its issue lands.
+enum DashportLinkModule {}

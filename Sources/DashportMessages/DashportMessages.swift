@@ -1,0 +1,2 @@
+// DashportMessages: placeholder until its issue lands.
+enum DashportMessagesModule {}

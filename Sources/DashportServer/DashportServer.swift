@@ -1,0 +1,2 @@
+// DashportServer: placeholder until its issue lands.
+enum DashportServerModule {}

@@ -1,0 +1,2 @@
+// DashportServices: placeholder until its issue lands.
+enum DashportServicesModule {}

@@ -1,0 +1,2 @@
+// DashportSession: placeholder until its issue lands.
+enum DashportSessionModule {}

@@ -1,0 +1,2 @@
+// DashportTransport: placeholder until its issue lands.
+enum DashportTransportModule {}

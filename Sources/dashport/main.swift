@@ -1,0 +1,1 @@
+print("dashport: not built yet")

@@ -1,0 +1,3 @@
+import Testing
+
+@Test func placeholderLink() { #expect(Bool(true)) }

@@ -1,0 +1,1 @@
+print("dashport-hu: not built yet")
