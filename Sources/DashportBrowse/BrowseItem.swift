@@ -1,0 +1,125 @@
+/// One entry of the browse tree, as a car renders it: a row, a tile or a tab.
+///
+/// Ids are stable per source (never a position or a counter): a car may cache them and come back
+/// with them after a reconnect.
+public struct BrowseItem: Sendable, Hashable, Codable {
+    /// How a browsable item's children are laid out.
+    public enum ChildStyle: String, Sendable, Hashable, Codable, CaseIterable {
+        case list, grid, categoryList, categoryGrid
+    }
+
+    /// What kind of media an item is (for icons and the car's now-playing view).
+    public enum MediaType: String, Sendable, Hashable, Codable, CaseIterable {
+        case folder, music, album, artist, playlist, podcast, podcastEpisode, audiobook, radio, genre, other
+    }
+
+    public var id: String
+    public var title: String
+    public var subtitle: String?
+    /// Where the cover comes from (`https://…` or `file://…`). The artwork endpoint registers it
+    /// and the car only ever sees an opaque key for it.
+    public var artworkUri: String?
+    /// Has children the car can open. May be true together with ``playable`` ("play all" + open).
+    public var browsable: Bool
+    /// Starts playback when the car asks to play it by id.
+    public var playable: Bool
+    public var childStyle: ChildStyle?
+    /// Section header; items of one group are contiguous.
+    public var group: String?
+    public var explicit: Bool?
+    /// How much of it was played, 0…1.
+    public var completion: Double?
+    public var mediaType: MediaType?
+
+    // Playback metadata of playable items (the session core's media item is built from these).
+    public var artist: String?
+    public var album: String?
+    public var durationMs: Int64?
+
+    public init(
+        id: String,
+        title: String,
+        subtitle: String? = nil,
+        artworkUri: String? = nil,
+        browsable: Bool = false,
+        playable: Bool = false,
+        childStyle: ChildStyle? = nil,
+        group: String? = nil,
+        explicit: Bool? = nil,
+        completion: Double? = nil,
+        mediaType: MediaType? = nil,
+        artist: String? = nil,
+        album: String? = nil,
+        durationMs: Int64? = nil
+    ) {
+        self.id = id
+        self.title = title
+        self.subtitle = subtitle
+        self.artworkUri = artworkUri
+        self.browsable = browsable
+        self.playable = playable
+        self.childStyle = childStyle
+        self.group = group
+        self.explicit = explicit
+        self.completion = completion
+        self.mediaType = mediaType
+        self.artist = artist
+        self.album = album
+        self.durationMs = durationMs
+    }
+
+    /// The id of the tree's root. Its children are the car's tabs.
+    public static let rootId = "__root__"
+}
+
+/// A screen the car shows instead of a list when a provider cannot answer a browse.
+public struct BrowseError: Error, Sendable, Hashable, Codable {
+    public enum Code: String, Sendable, Hashable, Codable, CaseIterable {
+        case authenticationExpired, premiumAccountRequired, notAvailableInRegion, parentalControlRestricted, notSupported
+    }
+
+    /// A button on the error screen: what it says and where it leads (opened on the phone).
+    public struct Resolution: Sendable, Hashable, Codable {
+        public var label: String
+        public var url: String?
+        public init(label: String, url: String? = nil) {
+            self.label = label
+            self.url = url
+        }
+    }
+
+    public var code: Code
+    public var message: String
+    public var resolution: Resolution?
+
+    public init(code: Code, message: String, resolution: Resolution? = nil) {
+        self.code = code
+        self.message = message
+        self.resolution = resolution
+    }
+}
+
+/// Where the browse tree comes from: the embedded catalog, a music folder, a remote server.
+///
+/// A provider answers with its own items; the browse core applies the car's rules (tab cap,
+/// browsable-only root, depth, item validation), caches, pages and reports. Throw a ``BrowseError``
+/// to show an error screen; any other error means the provider is not able to answer right now
+/// (the core then answers from its disk cache).
+public protocol BrowseProvider: Sendable {
+    /// The children of `parentId`, page `page` (0-based) of `pageSize` items. An unknown parent
+    /// is an empty list.
+    func children(of parentId: String, page: Int, pageSize: Int) async throws -> [BrowseItem]
+    /// One item by id, or nil when there is none.
+    func item(id: String) async throws -> BrowseItem?
+    /// Whether ``search(query:page:pageSize:)`` is implemented. Without it the car gets no search
+    /// tab and a voice "play X" is answered `notSupported`.
+    var supportsSearch: Bool { get }
+    func search(query: String, page: Int, pageSize: Int) async throws -> [BrowseItem]
+}
+
+extension BrowseProvider {
+    public var supportsSearch: Bool { false }
+    public func search(query: String, page: Int, pageSize: Int) async throws -> [BrowseItem] {
+        throw BrowseError(code: .notSupported, message: "This library cannot be searched.")
+    }
+}

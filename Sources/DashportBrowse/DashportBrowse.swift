@@ -1,2 +1,0 @@
-// DashportBrowse: placeholder until its issue lands.
-enum DashportBrowseModule {}
