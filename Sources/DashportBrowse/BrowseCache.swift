@@ -43,11 +43,22 @@ public actor BrowseCache {
     }
 
     /// How many nodes are cached.
-    public var nodeCount: Int { entries.count }
+    public var nodeCount: Int {
+        load()
+        return entries.count
+    }
+
     /// How many bytes the cache files take on disk.
-    public var byteCount: Int { totalBytes }
+    public var byteCount: Int {
+        load()
+        return totalBytes
+    }
+
     /// The cached parent ids, most recently used first.
-    public var parentIds: [String] { entries.sorted { $0.value.lastUse > $1.value.lastUse }.map(\.key) }
+    public var parentIds: [String] {
+        load()
+        return entries.sorted { $0.value.lastUse > $1.value.lastUse }.map(\.key)
+    }
 
     /// Reads the directory (once; later calls return no reports). Never fails: what cannot be read
     /// is discarded and reported, and the cache starts empty if the directory is unusable.

@@ -28,6 +28,8 @@ extension BrowseCore {
                 }
                 return .fresh(items)
             case .failure(let error as BrowseError):
+                // The provider's answer is now a screen: never show the old list from the cache again.
+                if let cache, cached != nil { (await cache.remove(parentId)).forEach { emit($0) } }
                 return .failed(error)
             case .failure(let error):
                 providerFailed("failed (\(error))")
