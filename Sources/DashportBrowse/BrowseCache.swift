@@ -205,14 +205,14 @@ public actor BrowseCache {
     private func read(_ path: String, _ name: String) -> Result<(CachedNode, UInt64, Int), CacheFormatError> {
         let attributes = try? FileManager.default.attributesOfItem(atPath: path)
         let size = (attributes?[.size] as? NSNumber)?.intValue ?? 0
-        guard size <= maxBytes else { return .failure(.undecodable("\(size) bytes, over the cache bound")) }
+        guard size <= maxBytes else { return .failure(.oversized(size)) }
         guard let data = FileManager.default.contents(atPath: path) else {
-            return .failure(.undecodable("unreadable"))
+            return .failure(.unreadable)
         }
         do {
             let (node, generation) = try CacheFileFormat.decode(Array(data))
             guard CacheFileFormat.fileName(for: node.parentId) == name else {
-                return .failure(.undecodable("holds node '\(node.parentId)', which belongs in another file"))
+                return .failure(.misplaced(parentId: node.parentId))
             }
             return .success((node, generation, data.count))
         } catch {

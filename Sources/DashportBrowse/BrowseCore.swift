@@ -126,8 +126,9 @@ public actor BrowseCore {
     /// The query goes to the provider as is (an empty query included).
     public func searchForPlay(_ query: String) async throws(BrowseError) -> [BrowseItem] {
         await startIfNeeded()
-        let results = try await searchProvider(query)
-        return BrowseRules.validated(results, in: "search '\(query)'").0.filter(\.playable)
+        let (results, reports) = BrowseRules.validated(try await searchProvider(query), in: "search '\(query)'")
+        reports.forEach { emit($0) }
+        return results.filter(\.playable)
     }
 
     /// How deep `id` is (root 0, a tab 1), as far as the core has seen it browsed; nil when unknown.

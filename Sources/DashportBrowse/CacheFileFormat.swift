@@ -22,6 +22,12 @@ enum CacheFormatError: Error, Sendable, Hashable, CustomStringConvertible {
     case checksumMismatch
     /// The body passed the checksum but is not a node (written by a broken build).
     case undecodable(String)
+    /// Larger than the whole cache may be (the bound shrank, or it is not ours).
+    case oversized(Int)
+    /// The file could not be read.
+    case unreadable
+    /// A valid node stored under another node's file name.
+    case misplaced(parentId: String)
 
     var description: String {
         switch self {
@@ -31,6 +37,9 @@ enum CacheFormatError: Error, Sendable, Hashable, CustomStringConvertible {
         case .trailingBytes(let count): "\(count) bytes after the body"
         case .checksumMismatch: "checksum mismatch"
         case .undecodable(let reason): "undecodable body: \(reason)"
+        case .oversized(let size): "\(size) bytes, over the cache's byte bound"
+        case .unreadable: "unreadable"
+        case .misplaced(let parentId): "holds node '\(parentId)', which belongs in another file"
         }
     }
 }

@@ -64,7 +64,7 @@ import Testing
         #expect(folder.files.isEmpty)
     }
 
-    @Test(arguments: ["truncated", "bit flip", "foreign", "other version"])
+    @Test(arguments: ["truncated", "bit flip", "foreign", "other version", "misplaced"])
     func damagedFilesAreDiscardedAndReported(damage: String) async throws {
         let folder = TemporaryDirectory()
         defer { folder.remove() }
@@ -78,6 +78,9 @@ import Testing
         case "truncated": bytes.removeLast(bytes.count / 3)
         case "bit flip": bytes[bytes.count - 7] ^= 0x10
         case "foreign": bytes = Array("<html>not a cache</html>".utf8)
+        case "misplaced":
+            let other = folder.path + "/" + CacheFileFormat.fileName(for: "tab-1")
+            bytes = try #require(FileManager.default.contents(atPath: other)).map { $0 }
         default: bytes[5] = 9
         }
         try Data(bytes).write(to: URL(fileURLWithPath: path))
