@@ -5,6 +5,10 @@ import Synchronization
 
 /// One TCP connection to a peer, driven by an ``EventLoop``.
 ///
+/// The loop keeps an open connection alive: its owner must `close` or `abort` it when done.
+/// End of stream from the peer closes the connection at once (AAP has no half-close), dropping
+/// anything still queued. ``abort()`` resets the connection (RST), so the kernel drops its copy too.
+///
 /// Every piece of mutable state, the socket's lifetime included, sits behind one mutex: any thread
 /// may write or close, only the reactor reads, and the descriptor is closed with the lock held, so
 /// no call can reach a reused descriptor number. Events are delivered outside the lock, so a handler

@@ -49,6 +49,41 @@ import Testing
         #expect(arrived)
     }
 
+    @Test func concurrentWritersNeverInterleaveWithinAWrite() async throws {
+        let server = try TestServer()
+        let (client, probe) = try await connectedClient(to: server.address)
+        defer { client.abort() }
+        let writers = 8, records = 200, size = 1024
+        await withTaskGroup(of: Void.self) { group in
+            for writer in 0..<writers {
+                group.addTask {
+                    for sequence in 0..<records {
+                        // [writer, sequence high, sequence low, writer × 1021]
+                        let record = [UInt8(writer), UInt8(sequence >> 8), UInt8(sequence & 0xFF)]
+                            + [UInt8](repeating: UInt8(writer), count: size - 3)
+                        client.write(record)
+                    }
+                }
+            }
+        }
+        try await probe.waitForBytes(writers * records * size)
+        let bytes = probe.received.value.bytes
+        var next = [Int](repeating: 0, count: writers)
+        var intact = true
+        for start in stride(from: 0, to: bytes.count, by: size) {
+            let writer = Int(bytes[start])
+            let sequence = Int(bytes[start + 1]) << 8 | Int(bytes[start + 2])
+            guard writer < writers, sequence == next[writer],
+                  bytes[start + 3..<start + size].allSatisfy({ $0 == UInt8(writer) }) else {
+                intact = false
+                break
+            }
+            next[writer] += 1
+        }
+        #expect(intact, "each write arrives whole, and each writer's writes in order")
+        #expect(next == [Int](repeating: records, count: writers))
+    }
+
     @Test func threeHundredConcurrentClientsAllComplete() async throws {
         let server = try TestServer()
         let address = server.address
