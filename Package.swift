@@ -44,7 +44,7 @@ let package = Package(
         // MARK: Sans-IO protocol stack
         .target(name: "DashportMessages", dependencies: ["CAAPProto"], swiftSettings: strict),
         .target(name: "DashportFrames", swiftSettings: strict),
-        .target(name: "DashportTLS", dependencies: ["CDashportSSL"], swiftSettings: strict),
+        .target(name: "DashportTLS", dependencies: ["CDashportSSL", "DashportLog"], swiftSettings: strict),
         .target(
             name: "DashportLink",
             dependencies: ["DashportFrames", "DashportTLS", "DashportMessages", "DashportLog"],
