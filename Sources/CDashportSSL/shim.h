@@ -36,4 +36,24 @@ static inline int dashport_accept_any_certificate(int preverify_ok, X509_STORE_C
 static inline void dashport_ssl_ctx_request_any_client_certificate(SSL_CTX *c) {
     SSL_CTX_set_verify(c, SSL_VERIFY_PEER, dashport_accept_any_certificate);
 }
+
+/// Password callback that supplies none. Passing NULL instead would make OpenSSL prompt on the
+/// terminal for an encrypted key, which would hang a server; with this it fails to decrypt.
+static inline int dashport_no_password(char *buffer, int size, int rwflag, void *userdata) {
+    (void)buffer;
+    (void)size;
+    (void)rwflag;
+    (void)userdata;
+    return 0;
+}
+
+/// Reads one unencrypted PEM private key, never prompting for a password.
+static inline EVP_PKEY *dashport_pem_read_private_key(BIO *bio) {
+    return PEM_read_bio_PrivateKey(bio, NULL, dashport_no_password, NULL);
+}
+
+/// Reads one PEM certificate, never prompting for a password.
+static inline X509 *dashport_pem_read_x509(BIO *bio) {
+    return PEM_read_bio_X509(bio, NULL, dashport_no_password, NULL);
+}
 #endif

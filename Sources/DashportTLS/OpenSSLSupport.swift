@@ -99,7 +99,7 @@ final class X509Certificate {
     convenience init?(pem: [UInt8]) {
         guard let bio = MemoryBIO.reading(pem) else { return nil }
         defer { BIO_free(bio) }
-        guard let x509 = PEM_read_bio_X509(bio, nil, nil, nil) else { return nil }
+        guard let x509 = dashport_pem_read_x509(bio) else { return nil }
         self.init(taking: x509)
     }
 
@@ -129,11 +129,12 @@ final class PrivateKey {
     init(taking pointer: OpaquePointer) { self.pointer = pointer }
     deinit { EVP_PKEY_free(pointer) }
 
-    /// Parses an unencrypted PEM private key (PKCS#8 or traditional). `nil` when there is none.
+    /// Parses an unencrypted PEM private key (PKCS#8 or traditional). `nil` when there is none or
+    /// it is encrypted (never prompts for a password).
     convenience init?(pem: [UInt8]) {
         guard let bio = MemoryBIO.reading(pem) else { return nil }
         defer { BIO_free(bio) }
-        guard let key = PEM_read_bio_PrivateKey(bio, nil, nil, nil) else { return nil }
+        guard let key = dashport_pem_read_private_key(bio) else { return nil }
         self.init(taking: key)
     }
 

@@ -24,11 +24,12 @@ public final class TLSSession {
     }
 
     private let context: TLSContext
-    private let ssl: OpaquePointer
+    /// Internal (not private) so tests can make OpenSSL misbehave, e.g. start a renegotiation.
+    let ssl: OpaquePointer
     /// Bytes from the peer, read by OpenSSL. Owned by `ssl`.
     private let inbound: OpaquePointer
     /// Bytes OpenSSL wants sent to the peer. Owned by `ssl`.
-    private let outbound: OpaquePointer
+    let outbound: OpaquePointer
     private let logger: Logger
     private var state = State.idle
 

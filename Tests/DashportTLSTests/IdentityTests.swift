@@ -1,4 +1,5 @@
 @testable import DashportTLS
+import CDashportSSL
 import DashportLog
 import Foundation
 import Testing
@@ -147,5 +148,30 @@ import Testing
         let sink = CollectingSink()
         _ = try TLSIdentity.loadOrCreate(stateDirectory: temporary.path, logger: Logger(label: "tls", sink: sink))
         #expect(sink.contains(.warning, "readable by other users"))
+    }
+}
+
+@Suite struct EncryptedKeyTests {
+    /// An encrypted key must fail at once; OpenSSL's default would prompt on the terminal.
+    @Test func anEncryptedKeyFileIsRefusedWithoutPrompting() throws {
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        _ = try TLSIdentity.loadOrCreate(stateDirectory: temporary.path)
+        let keyPath = temporary.file(TLSIdentity.keyFileName)
+        let key = try #require(PrivateKey(pem: SecureFile.read(keyPath)))
+        let bio = try #require(BIO_new(BIO_s_mem()))
+        defer { BIO_free(bio) }
+        let password = Array("secret".utf8)
+        let written = password.withUnsafeBufferPointer { buffer in
+            PEM_write_bio_PKCS8PrivateKey(bio, key.pointer, EVP_aes_128_cbc(), buffer.baseAddress, Int32(buffer.count), nil, nil)
+        }
+        try #require(written == 1)
+        let encrypted = MemoryBIO.drain(bio)
+        #expect(String(decoding: encrypted, as: UTF8.self).contains("ENCRYPTED PRIVATE KEY"))
+        try Data(encrypted).write(to: URL(fileURLWithPath: keyPath))
+
+        #expect(throws: TLSError.identity(file: keyPath, reason: "not an unencrypted PEM private key")) {
+            try TLSIdentity.loadOrCreate(stateDirectory: temporary.path)
+        }
     }
 }

@@ -1,4 +1,5 @@
 @testable import DashportTLS
+import CDashportSSL
 import Testing
 
 @Suite struct RecordTests {
@@ -89,5 +90,44 @@ import Testing
         try pair.handshake()
         // A plaintext handshake record arriving as data is not authentic.
         #expect(throws: TLSError.self) { try pair.server.decrypt([0x16, 0x03, 0x03, 0x00, 0x04, 0x01, 0x00, 0x00, 0x00]) }
+    }
+}
+
+@Suite struct PostHandshakeTests {
+    @Test func aRenegotiationAttemptIsRefused() throws {
+        let pair = try Pair()
+        try pair.handshake()
+        // Make the client start a renegotiation, as a hostile or buggy head unit could.
+        #expect(SSL_renegotiate(pair.client.ssl) == 1)
+        #expect(SSL_do_handshake(pair.client.ssl) <= 0)
+        let helloAgain = MemoryBIO.drain(pair.client.outbound)
+        try #require(!helloAgain.isEmpty)
+        let error = try #require(throws: TLSError.self) { try pair.server.decrypt(helloAgain) }
+        guard case .decryptFailed(let reason) = error else {
+            Issue.record("expected decryptFailed, got \(error)")
+            return
+        }
+        #expect(reason.contains("renegotiation"))
+    }
+
+    @Test func oneContextServesManyConcurrentSessions() async throws {
+        let serverContext = try TLSContext(.server(identity: Fixtures.server(), peerPolicy: .acceptAny))
+        let clientContext = try TLSContext(.client(identity: Fixtures.client()))
+        let results = try await withThrowingTaskGroup(of: [UInt8].self) { group in
+            for index in 0..<8 {
+                group.addTask {
+                    let server = try TLSSession(context: serverContext)
+                    let client = try TLSSession(context: clientContext)
+                    let flight1 = try server.handshake(received: client.startHandshake())
+                    let flight3 = try server.handshake(received: client.handshake(received: flight1))
+                    _ = try client.handshake(received: flight3)
+                    return try server.decrypt(client.encrypt([UInt8(index)]))
+                }
+            }
+            var collected: [[UInt8]] = []
+            for try await result in group { collected.append(result) }
+            return collected
+        }
+        #expect(Set(results.map { $0.first ?? 255 }) == Set(0..<8))
     }
 }
