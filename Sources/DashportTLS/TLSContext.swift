@@ -33,7 +33,7 @@ public final class TLSContext: @unchecked Sendable {
             case .server: try Self.configureServer(context, configuration)
             case .client: try Self.configureClient(context, configuration)
             }
-            if let identity = configuration.identity { try Self.use(identity, in: context) }
+            if let identity = configuration.identity { try Self.use(identity, in: context, role: configuration.role) }
         } catch {
             SSL_CTX_free(context)
             throw error
@@ -84,8 +84,13 @@ public final class TLSContext: @unchecked Sendable {
         }
     }
 
-    private static func use(_ identity: TLSIdentity, in context: OpaquePointer) throws(TLSError) {
+    private static func use(_ identity: TLSIdentity, in context: OpaquePointer, role: TLSConfiguration.Role) throws(TLSError) {
         let (certificate, key) = try identity.openSSLObjects()
+        // The only suites the server allows are ECDHE-RSA ones: any other key could never handshake.
+        guard role == .client || EVP_PKEY_get_base_id(key.pointer) == EVP_PKEY_RSA else {
+            throw .configuration("server identity \(identity.fingerprintSHA256) must have an RSA key "
+                + "(the allowed suites are ECDHE-RSA AES-GCM)")
+        }
         // SSL_CTX_use_* take their own references; our owners free ours.
         guard SSL_CTX_use_certificate(context, certificate.pointer) == 1,
               SSL_CTX_use_PrivateKey(context, key.pointer) == 1,

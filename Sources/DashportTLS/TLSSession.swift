@@ -90,7 +90,8 @@ public final class TLSSession {
     /// Feeds one ENCAPSULATED_SSL body (may be empty: aasdk sends empty ones) and returns this side's
     /// whole next flight, possibly empty, to send as one message. When this completes the handshake
     /// on the server, the ``PeerPolicy`` is applied first: a rejected peer gets nothing further and
-    /// the call throws ``TLSError/peerRejected(_:)``.
+    /// the call throws ``TLSError/peerRejected(_:)``. A message may also carry part of a flight;
+    /// OpenSSL buffers it and bounds each handshake message (about 128 KiB, certificates 100 KiB).
     public func handshake(received: [UInt8]) throws(TLSError) -> [UInt8] {
         try checkUsable()
         if case .established = state {

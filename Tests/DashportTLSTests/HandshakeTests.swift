@@ -81,9 +81,12 @@ import Testing
     func clientWithoutAnAllowedSuiteFails(ciphers: String) throws {
         let pair = try Pair(clientIdentity: Fixtures.client(), clientCiphers: ciphers)
         let hello = try pair.client.startHandshake()
-        #expect(throws: TLSError.handshakeFailed("error:0A0000C1:SSL routines::no shared cipher")) {
-            try pair.server.handshake(received: hello)
+        let error = try #require(throws: TLSError.self) { try pair.server.handshake(received: hello) }
+        guard case .handshakeFailed(let reason) = error else {
+            Issue.record("expected handshakeFailed, got \(error)")
+            return
         }
+        #expect(reason.contains("no shared cipher"))
         #expect(!pair.server.isHandshakeComplete)
     }
 

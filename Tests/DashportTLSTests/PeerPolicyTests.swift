@@ -1,4 +1,5 @@
 @testable import DashportTLS
+import CDashportSSL
 import Foundation
 import Testing
 
@@ -112,5 +113,28 @@ import Testing
             return
         }
         #expect(reason.contains("no-such-cipher"))
+    }
+}
+
+@Suite struct ServerIdentityTests {
+    @Test func aServerIdentityWithoutAnRSAKeyIsRefused() throws {
+        let keygen = try #require(EVP_PKEY_CTX_new_id(EVP_PKEY_EC, nil))
+        defer { EVP_PKEY_CTX_free(keygen) }
+        var ecKey: OpaquePointer?
+        try #require(EVP_PKEY_keygen_init(keygen) == 1)
+        try #require(EVP_PKEY_CTX_set_ec_paramgen_curve_nid(keygen, NID_X9_62_prime256v1) > 0)
+        try #require(EVP_PKEY_keygen(keygen, &ecKey) == 1)
+        let key = PrivateKey(taking: try #require(ecKey))
+        let certificate = try CertificateFactory.make(CertificateSpec(commonName: "EC server"), key: key)
+        let identity = try TLSIdentity(certificate: certificate, key: key)
+
+        let error = try #require(throws: TLSError.self) { try TLSContext(.server(identity: identity, peerPolicy: .acceptAny)) }
+        guard case .configuration(let reason) = error else {
+            Issue.record("expected a configuration error, got \(error)")
+            return
+        }
+        #expect(reason.contains("RSA"))
+        // The client role may present any key.
+        #expect(throws: Never.self) { try TLSContext(.client(identity: identity)) }
     }
 }
