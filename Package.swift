@@ -91,7 +91,7 @@ let package = Package(
         // MARK: Tests (Swift Testing only)
         .testTarget(name: "DashportMessagesTests", dependencies: ["DashportMessages"], swiftSettings: strict),
         .testTarget(name: "DashportFramesTests", dependencies: ["DashportFrames"], swiftSettings: strict),
-        .testTarget(name: "DashportTLSTests", dependencies: ["DashportTLS", "DashportLog"], swiftSettings: strict),
+        .testTarget(name: "DashportTLSTests", dependencies: ["DashportTLS", "DashportLog", "CDashportSSL"], swiftSettings: strict),
         .testTarget(
             name: "DashportLinkTests",
             dependencies: ["DashportLink", "DashportHeadUnit", "DashportTLS", "DashportFrames", "DashportMessages"],
