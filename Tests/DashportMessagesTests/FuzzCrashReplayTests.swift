@@ -24,7 +24,7 @@ import Testing
         for url in inputs {
             let bytes = [UInt8](try Data(contentsOf: url))
             var decodedAs = 0
-            for type in AAP.messageTypes {
+            for type in AAP.messageTypes + DashportMedia.messageTypes {
                 switch roundTrip(type, bytes) {
                 case .notDecoded: break
                 case .stable: decodedAs += 1

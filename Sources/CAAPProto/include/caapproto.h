@@ -11,4 +11,5 @@
 #include "aap_media_sink.pb-c.h"
 #include "aap_sensor.pb-c.h"
 #include "aap_service.pb-c.h"
+#include "dashport_media.pb-c.h"
 #endif

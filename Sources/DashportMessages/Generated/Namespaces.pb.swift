@@ -81,3 +81,45 @@ public enum AAP {
         AAP.WifiProjectionService.self,
     ]
 }
+
+/// The messages and enums of the proto package `dashport.media`
+/// (Protocols/dashport_media.proto).
+public enum DashportMedia {
+    /// Every message type of the package, nested ones included, in file order
+    /// (for fuzzers and generic tests).
+    public static let messageTypes: [any WireMessage.Type] = [
+        DashportMedia.Empty.self,
+        DashportMedia.ArtworkSize.self,
+        DashportMedia.CarProfile.self,
+        DashportMedia.ServerHello.self,
+        DashportMedia.BrowseItem.self,
+        DashportMedia.GetChildren.self,
+        DashportMedia.GetItem.self,
+        DashportMedia.Search.self,
+        DashportMedia.ItemPage.self,
+        DashportMedia.BrowseErrorScreen.self,
+        DashportMedia.BrowseErrorScreen.Resolution.self,
+        DashportMedia.RequestRejected.self,
+        DashportMedia.BrowseResult.self,
+        DashportMedia.ChildrenChanged.self,
+        DashportMedia.PlayFromMediaId.self,
+        DashportMedia.PlayFromSearch.self,
+        DashportMedia.Jump.self,
+        DashportMedia.CustomAction.self,
+        DashportMedia.CustomAction.Extra.self,
+        DashportMedia.SleepTimer.self,
+        DashportMedia.PlaybackCommand.self,
+        DashportMedia.CommandResult.self,
+        DashportMedia.PositionAnchor.self,
+        DashportMedia.CustomActionInfo.self,
+        DashportMedia.PlaybackState.self,
+        DashportMedia.MediaItem.self,
+        DashportMedia.MediaItemState.self,
+        DashportMedia.QueueState.self,
+        DashportMedia.SessionError.self,
+        DashportMedia.GetArtwork.self,
+        DashportMedia.ArtworkImage.self,
+        DashportMedia.ArtworkError.self,
+        DashportMedia.ArtworkResult.self,
+    ]
+}

@@ -7,10 +7,10 @@ import DashportMessages
 
 enum WireSamples {
     /// Every message with every field set, and its reference encoding.
-    static let full: [WireSample] = [full0(), full1(), full2(), full3(), full4(), full5(), full6(), full7(), full8(), full9(), full10(), full11(), full12(), full13(), full14(), full15(), full16(), full17(), full18(), full19(), full20(), full21(), full22(), full23(), full24(), full25(), full26(), full27(), full28(), full29(), full30(), full31(), full32(), full33(), full34(), full35(), full36(), full37(), full38(), full39(), full40(), full41(), full42(), full43(), full44(), full45(), full46(), full47(), full48(), full49(), full50(), full51(), full52(), full53(), full54(), full55(), full56(), full57(), full58(), full59(), full60(), full61(), full62(), full63(), full64(), full65(), full66(), full67(), full68(), full69(), full70()]
+    static let full: [WireSample] = [full0(), full1(), full2(), full3(), full4(), full5(), full6(), full7(), full8(), full9(), full10(), full11(), full12(), full13(), full14(), full15(), full16(), full17(), full18(), full19(), full20(), full21(), full22(), full23(), full24(), full25(), full26(), full27(), full28(), full29(), full30(), full31(), full32(), full33(), full34(), full35(), full36(), full37(), full38(), full39(), full40(), full41(), full42(), full43(), full44(), full45(), full46(), full47(), full48(), full49(), full50(), full51(), full52(), full53(), full54(), full55(), full56(), full57(), full58(), full59(), full60(), full61(), full62(), full63(), full64(), full65(), full66(), full67(), full68(), full69(), full70(), full71(), full72(), full73(), full74(), full75(), full76(), full77(), full78(), full79(), full80(), full81(), full82(), full83(), full84(), full85(), full86(), full87(), full88(), full89(), full90(), full91(), full92(), full93(), full94(), full95(), full96(), full97(), full98(), full99(), full100(), full101(), full102(), full103(), full104(), full105(), full106(), full107(), full108(), full109(), full110(), full111(), full112(), full113(), full114(), full115(), full116(), full117(), full118(), full119(), full120(), full121(), full122(), full123(), full124()]
 
     /// Every message as `X()`, and the bytes a strict writer produces for it.
-    static let empty: [WireSample] = [empty0(), empty1(), empty2(), empty3(), empty4(), empty5(), empty6(), empty7(), empty8(), empty9(), empty10(), empty11(), empty12(), empty13(), empty14(), empty15(), empty16(), empty17(), empty18(), empty19(), empty20(), empty21(), empty22(), empty23(), empty24(), empty25(), empty26(), empty27(), empty28(), empty29(), empty30(), empty31(), empty32(), empty33(), empty34(), empty35(), empty36(), empty37(), empty38(), empty39(), empty40(), empty41(), empty42(), empty43(), empty44(), empty45(), empty46(), empty47(), empty48(), empty49(), empty50(), empty51(), empty52(), empty53(), empty54(), empty55(), empty56(), empty57(), empty58(), empty59(), empty60(), empty61(), empty62(), empty63(), empty64(), empty65(), empty66(), empty67(), empty68(), empty69(), empty70()]
+    static let empty: [WireSample] = [empty0(), empty1(), empty2(), empty3(), empty4(), empty5(), empty6(), empty7(), empty8(), empty9(), empty10(), empty11(), empty12(), empty13(), empty14(), empty15(), empty16(), empty17(), empty18(), empty19(), empty20(), empty21(), empty22(), empty23(), empty24(), empty25(), empty26(), empty27(), empty28(), empty29(), empty30(), empty31(), empty32(), empty33(), empty34(), empty35(), empty36(), empty37(), empty38(), empty39(), empty40(), empty41(), empty42(), empty43(), empty44(), empty45(), empty46(), empty47(), empty48(), empty49(), empty50(), empty51(), empty52(), empty53(), empty54(), empty55(), empty56(), empty57(), empty58(), empty59(), empty60(), empty61(), empty62(), empty63(), empty64(), empty65(), empty66(), empty67(), empty68(), empty69(), empty70(), empty71(), empty72(), empty73(), empty74(), empty75(), empty76(), empty77(), empty78(), empty79(), empty80(), empty81(), empty82(), empty83(), empty84(), empty85(), empty86(), empty87(), empty88(), empty89(), empty90(), empty91(), empty92(), empty93(), empty94(), empty95(), empty96(), empty97(), empty98(), empty99(), empty100(), empty101(), empty102(), empty103()]
 
     private static func full0() -> WireSample {
         WireSample(
@@ -1530,6 +1530,958 @@ enum WireSamples {
             name: "dashport.aap.WifiProjectionService (empty)",
             message: AAP.WifiProjectionService(),
             bytes: []
+        )
+    }
+
+    private static func full71() -> WireSample {
+        WireSample(
+            name: "dashport.media.Empty",
+            message: DashportMedia.Empty(),
+            bytes: []
+        )
+    }
+
+    private static func empty71() -> WireSample {
+        WireSample(
+            name: "dashport.media.Empty (empty)",
+            message: DashportMedia.Empty(),
+            bytes: []
+        )
+    }
+
+    private static func full72() -> WireSample {
+        WireSample(
+            name: "dashport.media.ArtworkSize",
+            message: DashportMedia.ArtworkSize(width: 4000000001, height: 4000000002),
+            bytes: [
+                0x08, 0x81, 0xd0, 0xac, 0xf3, 0x0e, 0x10, 0x82, 0xd0, 0xac, 0xf3, 0x0e,
+            ]
+        )
+    }
+
+    private static func empty72() -> WireSample {
+        WireSample(
+            name: "dashport.media.ArtworkSize (empty)",
+            message: DashportMedia.ArtworkSize(),
+            bytes: [
+                0x08, 0x00, 0x10, 0x00,
+            ]
+        )
+    }
+
+    private static func full73() -> WireSample {
+        WireSample(
+            name: "dashport.media.CarProfile",
+            message: DashportMedia.CarProfile(protocolVersion: 4000000001, maxRootTabs: 4000000002, maxDepth: 4000000003, maxItemsPerList: 4000000004, artworkSizes: [DashportMedia.ArtworkSize(width: 4000000001, height: 4000000002), DashportMedia.ArtworkSize(width: 4000000101, height: 4000000102)], errorScreenSupport: DashportMedia.ErrorScreenSupport(rawValue: 2), drawableErrorScreens: [DashportMedia.BrowseErrorCode(rawValue: 5), DashportMedia.BrowseErrorCode(rawValue: 4)], supportsSearch: false, locale: "f9 é ✓", capabilities: [DashportMedia.CarCapability(rawValue: 9), DashportMedia.CarCapability(rawValue: 8)]),
+            bytes: [
+                0x08, 0x81, 0xd0, 0xac, 0xf3, 0x0e, 0x10, 0x82, 0xd0, 0xac, 0xf3, 0x0e, 0x18, 0x83, 0xd0, 0xac,
+                0xf3, 0x0e, 0x20, 0x84, 0xd0, 0xac, 0xf3, 0x0e, 0x2a, 0x0c, 0x08, 0x81, 0xd0, 0xac, 0xf3, 0x0e,
+                0x10, 0x82, 0xd0, 0xac, 0xf3, 0x0e, 0x2a, 0x0c, 0x08, 0xe5, 0xd0, 0xac, 0xf3, 0x0e, 0x10, 0xe6,
+                0xd0, 0xac, 0xf3, 0x0e, 0x30, 0x02, 0x38, 0x05, 0x38, 0x04, 0x40, 0x00, 0x4a, 0x09, 0x66, 0x39,
+                0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x50, 0x09, 0x50, 0x08,
+            ]
+        )
+    }
+
+    private static func empty73() -> WireSample {
+        WireSample(
+            name: "dashport.media.CarProfile (empty)",
+            message: DashportMedia.CarProfile(),
+            bytes: []
+        )
+    }
+
+    private static func full74() -> WireSample {
+        WireSample(
+            name: "dashport.media.ServerHello",
+            message: DashportMedia.ServerHello(protocolVersion: 4000000001, serverName: "f2 é ✓", serverVersion: "f3 é ✓", supportsSearch: false, rootId: "f5 é ✓", maxInFlightRequests: 4000000006, maxPageSize: 4000000007),
+            bytes: [
+                0x08, 0x81, 0xd0, 0xac, 0xf3, 0x0e, 0x12, 0x09, 0x66, 0x32, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c,
+                0x93, 0x1a, 0x09, 0x66, 0x33, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x20, 0x00, 0x2a, 0x09,
+                0x66, 0x35, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x30, 0x86, 0xd0, 0xac, 0xf3, 0x0e, 0x38,
+                0x87, 0xd0, 0xac, 0xf3, 0x0e,
+            ]
+        )
+    }
+
+    private static func empty74() -> WireSample {
+        WireSample(
+            name: "dashport.media.ServerHello (empty)",
+            message: DashportMedia.ServerHello(),
+            bytes: [
+                0x20, 0x00, 0x2a, 0x00,
+            ]
+        )
+    }
+
+    private static func full75() -> WireSample {
+        WireSample(
+            name: "dashport.media.BrowseItem",
+            message: DashportMedia.BrowseItem(id: "f1 é ✓", title: "f2 é ✓", subtitle: "f3 é ✓", artworkKey: "f4 é ✓", browsable: true, playable: false, childStyle: DashportMedia.ChildStyle(rawValue: 4), group: "f8 é ✓", explicit: true, completion: 10.125, mediaType: DashportMedia.MediaType(rawValue: 11), artist: "f12 é ✓", album: "f13 é ✓", durationMs: 14000000000007),
+            bytes: [
+                0x0a, 0x09, 0x66, 0x31, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x12, 0x09, 0x66, 0x32, 0x20,
+                0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x1a, 0x09, 0x66, 0x33, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c,
+                0x93, 0x22, 0x09, 0x66, 0x34, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x28, 0x01, 0x30, 0x00,
+                0x38, 0x04, 0x42, 0x09, 0x66, 0x38, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x48, 0x01, 0x51,
+                0x00, 0x00, 0x00, 0x00, 0x00, 0x40, 0x24, 0x40, 0x58, 0x0b, 0x62, 0x0a, 0x66, 0x31, 0x32, 0x20,
+                0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x6a, 0x0a, 0x66, 0x31, 0x33, 0x20, 0xc3, 0xa9, 0x20, 0xe2,
+                0x9c, 0x93, 0x70, 0x87, 0xc0, 0x9b, 0x88, 0xba, 0x97, 0x03,
+            ]
+        )
+    }
+
+    private static func empty75() -> WireSample {
+        WireSample(
+            name: "dashport.media.BrowseItem (empty)",
+            message: DashportMedia.BrowseItem(),
+            bytes: [
+                0x0a, 0x00, 0x12, 0x00, 0x28, 0x00, 0x30, 0x00,
+            ]
+        )
+    }
+
+    private static func full76() -> WireSample {
+        WireSample(
+            name: "dashport.media.GetChildren",
+            message: DashportMedia.GetChildren(requestId: 4000000001, parentId: "f2 é ✓", page: 4000000003, pageSize: 4000000004),
+            bytes: [
+                0x08, 0x81, 0xd0, 0xac, 0xf3, 0x0e, 0x12, 0x09, 0x66, 0x32, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c,
+                0x93, 0x18, 0x83, 0xd0, 0xac, 0xf3, 0x0e, 0x20, 0x84, 0xd0, 0xac, 0xf3, 0x0e,
+            ]
+        )
+    }
+
+    private static func empty76() -> WireSample {
+        WireSample(
+            name: "dashport.media.GetChildren (empty)",
+            message: DashportMedia.GetChildren(),
+            bytes: [
+                0x08, 0x00, 0x12, 0x00,
+            ]
+        )
+    }
+
+    private static func full77() -> WireSample {
+        WireSample(
+            name: "dashport.media.GetItem",
+            message: DashportMedia.GetItem(requestId: 4000000001, id: "f2 é ✓"),
+            bytes: [
+                0x08, 0x81, 0xd0, 0xac, 0xf3, 0x0e, 0x12, 0x09, 0x66, 0x32, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c,
+                0x93,
+            ]
+        )
+    }
+
+    private static func empty77() -> WireSample {
+        WireSample(
+            name: "dashport.media.GetItem (empty)",
+            message: DashportMedia.GetItem(),
+            bytes: [
+                0x08, 0x00, 0x12, 0x00,
+            ]
+        )
+    }
+
+    private static func full78() -> WireSample {
+        WireSample(
+            name: "dashport.media.Search",
+            message: DashportMedia.Search(requestId: 4000000001, query: "f2 é ✓", page: 4000000003, pageSize: 4000000004),
+            bytes: [
+                0x08, 0x81, 0xd0, 0xac, 0xf3, 0x0e, 0x12, 0x09, 0x66, 0x32, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c,
+                0x93, 0x18, 0x83, 0xd0, 0xac, 0xf3, 0x0e, 0x20, 0x84, 0xd0, 0xac, 0xf3, 0x0e,
+            ]
+        )
+    }
+
+    private static func empty78() -> WireSample {
+        WireSample(
+            name: "dashport.media.Search (empty)",
+            message: DashportMedia.Search(),
+            bytes: [
+                0x08, 0x00, 0x12, 0x00,
+            ]
+        )
+    }
+
+    private static func full79() -> WireSample {
+        WireSample(
+            name: "dashport.media.ItemPage",
+            message: DashportMedia.ItemPage(items: [DashportMedia.BrowseItem(id: "f1 é ✓", title: "f2 é ✓", subtitle: "f3 é ✓", artworkKey: "f4 é ✓", browsable: true, playable: false, childStyle: DashportMedia.ChildStyle(rawValue: 4), group: "f8 é ✓", explicit: true, completion: 10.125, mediaType: DashportMedia.MediaType(rawValue: 11), artist: "f12 é ✓", album: "f13 é ✓", durationMs: 14000000000007), DashportMedia.BrowseItem(id: "f101 é ✓", title: "f102 é ✓", subtitle: "f103 é ✓", artworkKey: "f104 é ✓", browsable: true, playable: false, childStyle: DashportMedia.ChildStyle(rawValue: 3), group: "f108 é ✓", explicit: true, completion: 110.125, mediaType: DashportMedia.MediaType(rawValue: 10), artist: "f112 é ✓", album: "f113 é ✓", durationMs: 114000000000007)], page: 4000000002, total: 4000000003, hasMore: false),
+            bytes: [
+                0x0a, 0x6a, 0x0a, 0x09, 0x66, 0x31, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x12, 0x09, 0x66,
+                0x32, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x1a, 0x09, 0x66, 0x33, 0x20, 0xc3, 0xa9, 0x20,
+                0xe2, 0x9c, 0x93, 0x22, 0x09, 0x66, 0x34, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x28, 0x01,
+                0x30, 0x00, 0x38, 0x04, 0x42, 0x09, 0x66, 0x38, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x48,
+                0x01, 0x51, 0x00, 0x00, 0x00, 0x00, 0x00, 0x40, 0x24, 0x40, 0x58, 0x0b, 0x62, 0x0a, 0x66, 0x31,
+                0x32, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x6a, 0x0a, 0x66, 0x31, 0x33, 0x20, 0xc3, 0xa9,
+                0x20, 0xe2, 0x9c, 0x93, 0x70, 0x87, 0xc0, 0x9b, 0x88, 0xba, 0x97, 0x03, 0x0a, 0x76, 0x0a, 0x0b,
+                0x66, 0x31, 0x30, 0x31, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x12, 0x0b, 0x66, 0x31, 0x30,
+                0x32, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x1a, 0x0b, 0x66, 0x31, 0x30, 0x33, 0x20, 0xc3,
+                0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x22, 0x0b, 0x66, 0x31, 0x30, 0x34, 0x20, 0xc3, 0xa9, 0x20, 0xe2,
+                0x9c, 0x93, 0x28, 0x01, 0x30, 0x00, 0x38, 0x03, 0x42, 0x0b, 0x66, 0x31, 0x30, 0x38, 0x20, 0xc3,
+                0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x48, 0x01, 0x51, 0x00, 0x00, 0x00, 0x00, 0x00, 0x88, 0x5b, 0x40,
+                0x58, 0x0a, 0x62, 0x0b, 0x66, 0x31, 0x31, 0x32, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x6a,
+                0x0b, 0x66, 0x31, 0x31, 0x33, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x70, 0x87, 0xc0, 0x84,
+                0x8c, 0xeb, 0xf5, 0x19, 0x10, 0x82, 0xd0, 0xac, 0xf3, 0x0e, 0x18, 0x83, 0xd0, 0xac, 0xf3, 0x0e,
+                0x20, 0x00,
+            ]
+        )
+    }
+
+    private static func empty79() -> WireSample {
+        WireSample(
+            name: "dashport.media.ItemPage (empty)",
+            message: DashportMedia.ItemPage(),
+            bytes: []
+        )
+    }
+
+    private static func full80() -> WireSample {
+        WireSample(
+            name: "dashport.media.BrowseErrorScreen",
+            message: DashportMedia.BrowseErrorScreen(code: DashportMedia.BrowseErrorCode(rawValue: 5), message: "f2 é ✓", resolution: DashportMedia.BrowseErrorScreen.Resolution(label: "f1 é ✓", url: "f2 é ✓")),
+            bytes: [
+                0x08, 0x05, 0x12, 0x09, 0x66, 0x32, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x1a, 0x16, 0x0a,
+                0x09, 0x66, 0x31, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x12, 0x09, 0x66, 0x32, 0x20, 0xc3,
+                0xa9, 0x20, 0xe2, 0x9c, 0x93,
+            ]
+        )
+    }
+
+    private static func empty80() -> WireSample {
+        WireSample(
+            name: "dashport.media.BrowseErrorScreen (empty)",
+            message: DashportMedia.BrowseErrorScreen(),
+            bytes: [
+                0x08, 0x00, 0x12, 0x00,
+            ]
+        )
+    }
+
+    private static func full81() -> WireSample {
+        WireSample(
+            name: "dashport.media.BrowseErrorScreen.Resolution",
+            message: DashportMedia.BrowseErrorScreen.Resolution(label: "f1 é ✓", url: "f2 é ✓"),
+            bytes: [
+                0x0a, 0x09, 0x66, 0x31, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x12, 0x09, 0x66, 0x32, 0x20,
+                0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93,
+            ]
+        )
+    }
+
+    private static func empty81() -> WireSample {
+        WireSample(
+            name: "dashport.media.BrowseErrorScreen.Resolution (empty)",
+            message: DashportMedia.BrowseErrorScreen.Resolution(),
+            bytes: [
+                0x0a, 0x00,
+            ]
+        )
+    }
+
+    private static func full82() -> WireSample {
+        WireSample(
+            name: "dashport.media.RequestRejected",
+            message: DashportMedia.RequestRejected(reason: DashportMedia.RequestRejected.Reason(rawValue: 4), message: "f2 é ✓"),
+            bytes: [
+                0x08, 0x04, 0x12, 0x09, 0x66, 0x32, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93,
+            ]
+        )
+    }
+
+    private static func empty82() -> WireSample {
+        WireSample(
+            name: "dashport.media.RequestRejected (empty)",
+            message: DashportMedia.RequestRejected(),
+            bytes: [
+                0x08, 0x00,
+            ]
+        )
+    }
+
+    private static func full83() -> WireSample {
+        WireSample(
+            name: "dashport.media.BrowseResult #0",
+            message: DashportMedia.BrowseResult(requestId: 4000000001, outcome: .items(DashportMedia.ItemPage(items: [DashportMedia.BrowseItem(id: "f1 é ✓", title: "f2 é ✓", subtitle: "f3 é ✓", artworkKey: "f4 é ✓", browsable: true, playable: false, childStyle: DashportMedia.ChildStyle(rawValue: 4), group: "f8 é ✓", explicit: true, completion: 10.125, mediaType: DashportMedia.MediaType(rawValue: 11), artist: "f12 é ✓", album: "f13 é ✓", durationMs: 14000000000007), DashportMedia.BrowseItem(id: "f101 é ✓", title: "f102 é ✓", subtitle: "f103 é ✓", artworkKey: "f104 é ✓", browsable: true, playable: false, childStyle: DashportMedia.ChildStyle(rawValue: 3), group: "f108 é ✓", explicit: true, completion: 110.125, mediaType: DashportMedia.MediaType(rawValue: 10), artist: "f112 é ✓", album: "f113 é ✓", durationMs: 114000000000007)], page: 4000000002, total: 4000000003, hasMore: false))),
+            bytes: [
+                0x08, 0x81, 0xd0, 0xac, 0xf3, 0x0e, 0x12, 0xf2, 0x01, 0x0a, 0x6a, 0x0a, 0x09, 0x66, 0x31, 0x20,
+                0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x12, 0x09, 0x66, 0x32, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c,
+                0x93, 0x1a, 0x09, 0x66, 0x33, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x22, 0x09, 0x66, 0x34,
+                0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x28, 0x01, 0x30, 0x00, 0x38, 0x04, 0x42, 0x09, 0x66,
+                0x38, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x48, 0x01, 0x51, 0x00, 0x00, 0x00, 0x00, 0x00,
+                0x40, 0x24, 0x40, 0x58, 0x0b, 0x62, 0x0a, 0x66, 0x31, 0x32, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c,
+                0x93, 0x6a, 0x0a, 0x66, 0x31, 0x33, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x70, 0x87, 0xc0,
+                0x9b, 0x88, 0xba, 0x97, 0x03, 0x0a, 0x76, 0x0a, 0x0b, 0x66, 0x31, 0x30, 0x31, 0x20, 0xc3, 0xa9,
+                0x20, 0xe2, 0x9c, 0x93, 0x12, 0x0b, 0x66, 0x31, 0x30, 0x32, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c,
+                0x93, 0x1a, 0x0b, 0x66, 0x31, 0x30, 0x33, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x22, 0x0b,
+                0x66, 0x31, 0x30, 0x34, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x28, 0x01, 0x30, 0x00, 0x38,
+                0x03, 0x42, 0x0b, 0x66, 0x31, 0x30, 0x38, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x48, 0x01,
+                0x51, 0x00, 0x00, 0x00, 0x00, 0x00, 0x88, 0x5b, 0x40, 0x58, 0x0a, 0x62, 0x0b, 0x66, 0x31, 0x31,
+                0x32, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x6a, 0x0b, 0x66, 0x31, 0x31, 0x33, 0x20, 0xc3,
+                0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x70, 0x87, 0xc0, 0x84, 0x8c, 0xeb, 0xf5, 0x19, 0x10, 0x82, 0xd0,
+                0xac, 0xf3, 0x0e, 0x18, 0x83, 0xd0, 0xac, 0xf3, 0x0e, 0x20, 0x00,
+            ]
+        )
+    }
+
+    private static func full84() -> WireSample {
+        WireSample(
+            name: "dashport.media.BrowseResult #1",
+            message: DashportMedia.BrowseResult(requestId: 4000000001, outcome: .errorScreen(DashportMedia.BrowseErrorScreen(code: DashportMedia.BrowseErrorCode(rawValue: 5), message: "f2 é ✓", resolution: DashportMedia.BrowseErrorScreen.Resolution(label: "f1 é ✓", url: "f2 é ✓")))),
+            bytes: [
+                0x08, 0x81, 0xd0, 0xac, 0xf3, 0x0e, 0x1a, 0x25, 0x08, 0x05, 0x12, 0x09, 0x66, 0x32, 0x20, 0xc3,
+                0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x1a, 0x16, 0x0a, 0x09, 0x66, 0x31, 0x20, 0xc3, 0xa9, 0x20, 0xe2,
+                0x9c, 0x93, 0x12, 0x09, 0x66, 0x32, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93,
+            ]
+        )
+    }
+
+    private static func full85() -> WireSample {
+        WireSample(
+            name: "dashport.media.BrowseResult #2",
+            message: DashportMedia.BrowseResult(requestId: 4000000001, outcome: .rejected(DashportMedia.RequestRejected(reason: DashportMedia.RequestRejected.Reason(rawValue: 4), message: "f2 é ✓"))),
+            bytes: [
+                0x08, 0x81, 0xd0, 0xac, 0xf3, 0x0e, 0x22, 0x0d, 0x08, 0x04, 0x12, 0x09, 0x66, 0x32, 0x20, 0xc3,
+                0xa9, 0x20, 0xe2, 0x9c, 0x93,
+            ]
+        )
+    }
+
+    private static func empty83() -> WireSample {
+        WireSample(
+            name: "dashport.media.BrowseResult (empty)",
+            message: DashportMedia.BrowseResult(),
+            bytes: [
+                0x08, 0x00,
+            ]
+        )
+    }
+
+    private static func full86() -> WireSample {
+        WireSample(
+            name: "dashport.media.ChildrenChanged",
+            message: DashportMedia.ChildrenChanged(parentId: "f1 é ✓"),
+            bytes: [
+                0x0a, 0x09, 0x66, 0x31, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93,
+            ]
+        )
+    }
+
+    private static func empty84() -> WireSample {
+        WireSample(
+            name: "dashport.media.ChildrenChanged (empty)",
+            message: DashportMedia.ChildrenChanged(),
+            bytes: []
+        )
+    }
+
+    private static func full87() -> WireSample {
+        WireSample(
+            name: "dashport.media.PlayFromMediaId",
+            message: DashportMedia.PlayFromMediaId(requestId: 4000000001, mediaId: "f2 é ✓"),
+            bytes: [
+                0x08, 0x81, 0xd0, 0xac, 0xf3, 0x0e, 0x12, 0x09, 0x66, 0x32, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c,
+                0x93,
+            ]
+        )
+    }
+
+    private static func empty85() -> WireSample {
+        WireSample(
+            name: "dashport.media.PlayFromMediaId (empty)",
+            message: DashportMedia.PlayFromMediaId(),
+            bytes: [
+                0x08, 0x00, 0x12, 0x00,
+            ]
+        )
+    }
+
+    private static func full88() -> WireSample {
+        WireSample(
+            name: "dashport.media.PlayFromSearch",
+            message: DashportMedia.PlayFromSearch(requestId: 4000000001, query: "f2 é ✓", focus: DashportMedia.SearchFocus(rawValue: 8)),
+            bytes: [
+                0x08, 0x81, 0xd0, 0xac, 0xf3, 0x0e, 0x12, 0x09, 0x66, 0x32, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c,
+                0x93, 0x18, 0x08,
+            ]
+        )
+    }
+
+    private static func empty86() -> WireSample {
+        WireSample(
+            name: "dashport.media.PlayFromSearch (empty)",
+            message: DashportMedia.PlayFromSearch(),
+            bytes: [
+                0x08, 0x00, 0x12, 0x00,
+            ]
+        )
+    }
+
+    private static func full89() -> WireSample {
+        WireSample(
+            name: "dashport.media.Jump",
+            message: DashportMedia.Jump(ms: 4000000001),
+            bytes: [
+                0x08, 0x81, 0xd0, 0xac, 0xf3, 0x0e,
+            ]
+        )
+    }
+
+    private static func empty87() -> WireSample {
+        WireSample(
+            name: "dashport.media.Jump (empty)",
+            message: DashportMedia.Jump(),
+            bytes: []
+        )
+    }
+
+    private static func full90() -> WireSample {
+        WireSample(
+            name: "dashport.media.CustomAction",
+            message: DashportMedia.CustomAction(name: "f1 é ✓", extras: [DashportMedia.CustomAction.Extra(key: "f1 é ✓", value: .stringValue("f2 é ✓")), DashportMedia.CustomAction.Extra(key: "f101 é ✓", value: .intValue(-103000000000007))]),
+            bytes: [
+                0x0a, 0x09, 0x66, 0x31, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x12, 0x16, 0x0a, 0x09, 0x66,
+                0x31, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x12, 0x09, 0x66, 0x32, 0x20, 0xc3, 0xa9, 0x20,
+                0xe2, 0x9c, 0x93, 0x12, 0x18, 0x0a, 0x0b, 0x66, 0x31, 0x30, 0x31, 0x20, 0xc3, 0xa9, 0x20, 0xe2,
+                0x9c, 0x93, 0x18, 0xf9, 0x9f, 0xda, 0x8c, 0xa7, 0xca, 0xe8, 0xff, 0xff, 0x01,
+            ]
+        )
+    }
+
+    private static func empty88() -> WireSample {
+        WireSample(
+            name: "dashport.media.CustomAction (empty)",
+            message: DashportMedia.CustomAction(),
+            bytes: [
+                0x0a, 0x00,
+            ]
+        )
+    }
+
+    private static func full91() -> WireSample {
+        WireSample(
+            name: "dashport.media.CustomAction.Extra #0",
+            message: DashportMedia.CustomAction.Extra(key: "f1 é ✓", value: .stringValue("f2 é ✓")),
+            bytes: [
+                0x0a, 0x09, 0x66, 0x31, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x12, 0x09, 0x66, 0x32, 0x20,
+                0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93,
+            ]
+        )
+    }
+
+    private static func full92() -> WireSample {
+        WireSample(
+            name: "dashport.media.CustomAction.Extra #1",
+            message: DashportMedia.CustomAction.Extra(key: "f1 é ✓", value: .intValue(-3000000000007)),
+            bytes: [
+                0x0a, 0x09, 0x66, 0x31, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x18, 0xf9, 0x9f, 0xc3, 0x90,
+                0xd8, 0xa8, 0xff, 0xff, 0xff, 0x01,
+            ]
+        )
+    }
+
+    private static func full93() -> WireSample {
+        WireSample(
+            name: "dashport.media.CustomAction.Extra #2",
+            message: DashportMedia.CustomAction.Extra(key: "f1 é ✓", value: .doubleValue(4.125)),
+            bytes: [
+                0x0a, 0x09, 0x66, 0x31, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x21, 0x00, 0x00, 0x00, 0x00,
+                0x00, 0x80, 0x10, 0x40,
+            ]
+        )
+    }
+
+    private static func full94() -> WireSample {
+        WireSample(
+            name: "dashport.media.CustomAction.Extra #3",
+            message: DashportMedia.CustomAction.Extra(key: "f1 é ✓", value: .boolValue(true)),
+            bytes: [
+                0x0a, 0x09, 0x66, 0x31, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x28, 0x01,
+            ]
+        )
+    }
+
+    private static func empty89() -> WireSample {
+        WireSample(
+            name: "dashport.media.CustomAction.Extra (empty)",
+            message: DashportMedia.CustomAction.Extra(),
+            bytes: [
+                0x0a, 0x00,
+            ]
+        )
+    }
+
+    private static func full95() -> WireSample {
+        WireSample(
+            name: "dashport.media.SleepTimer #0",
+            message: DashportMedia.SleepTimer(until: .durationMs(-1000000000007)),
+            bytes: [
+                0x08, 0xf9, 0xdf, 0xeb, 0xda, 0xf2, 0xe2, 0xff, 0xff, 0xff, 0x01,
+            ]
+        )
+    }
+
+    private static func full96() -> WireSample {
+        WireSample(
+            name: "dashport.media.SleepTimer #1",
+            message: DashportMedia.SleepTimer(until: .endOfTrack(DashportMedia.Empty())),
+            bytes: [
+                0x12, 0x00,
+            ]
+        )
+    }
+
+    private static func empty90() -> WireSample {
+        WireSample(
+            name: "dashport.media.SleepTimer (empty)",
+            message: DashportMedia.SleepTimer(),
+            bytes: []
+        )
+    }
+
+    private static func full97() -> WireSample {
+        WireSample(
+            name: "dashport.media.PlaybackCommand #0",
+            message: DashportMedia.PlaybackCommand(requestId: 4000000001, command: .play(DashportMedia.Empty())),
+            bytes: [
+                0x08, 0x81, 0xd0, 0xac, 0xf3, 0x0e, 0x12, 0x00,
+            ]
+        )
+    }
+
+    private static func full98() -> WireSample {
+        WireSample(
+            name: "dashport.media.PlaybackCommand #1",
+            message: DashportMedia.PlaybackCommand(requestId: 4000000001, command: .pause(DashportMedia.Empty())),
+            bytes: [
+                0x08, 0x81, 0xd0, 0xac, 0xf3, 0x0e, 0x1a, 0x00,
+            ]
+        )
+    }
+
+    private static func full99() -> WireSample {
+        WireSample(
+            name: "dashport.media.PlaybackCommand #2",
+            message: DashportMedia.PlaybackCommand(requestId: 4000000001, command: .stop(DashportMedia.Empty())),
+            bytes: [
+                0x08, 0x81, 0xd0, 0xac, 0xf3, 0x0e, 0x22, 0x00,
+            ]
+        )
+    }
+
+    private static func full100() -> WireSample {
+        WireSample(
+            name: "dashport.media.PlaybackCommand #3",
+            message: DashportMedia.PlaybackCommand(requestId: 4000000001, command: .seekToMs(-5000000000007)),
+            bytes: [
+                0x08, 0x81, 0xd0, 0xac, 0xf3, 0x0e, 0x28, 0xf9, 0xdf, 0x9a, 0xc6, 0xbd, 0xee, 0xfe, 0xff, 0xff,
+                0x01,
+            ]
+        )
+    }
+
+    private static func full101() -> WireSample {
+        WireSample(
+            name: "dashport.media.PlaybackCommand #4",
+            message: DashportMedia.PlaybackCommand(requestId: 4000000001, command: .skipToNext(DashportMedia.Empty())),
+            bytes: [
+                0x08, 0x81, 0xd0, 0xac, 0xf3, 0x0e, 0x32, 0x00,
+            ]
+        )
+    }
+
+    private static func full102() -> WireSample {
+        WireSample(
+            name: "dashport.media.PlaybackCommand #5",
+            message: DashportMedia.PlaybackCommand(requestId: 4000000001, command: .skipToPrevious(DashportMedia.Empty())),
+            bytes: [
+                0x08, 0x81, 0xd0, 0xac, 0xf3, 0x0e, 0x3a, 0x00,
+            ]
+        )
+    }
+
+    private static func full103() -> WireSample {
+        WireSample(
+            name: "dashport.media.PlaybackCommand #6",
+            message: DashportMedia.PlaybackCommand(requestId: 4000000001, command: .skipToQueueItem(4000000008)),
+            bytes: [
+                0x08, 0x81, 0xd0, 0xac, 0xf3, 0x0e, 0x40, 0x88, 0xd0, 0xac, 0xf3, 0x0e,
+            ]
+        )
+    }
+
+    private static func full104() -> WireSample {
+        WireSample(
+            name: "dashport.media.PlaybackCommand #7",
+            message: DashportMedia.PlaybackCommand(requestId: 4000000001, command: .setRate(9.125)),
+            bytes: [
+                0x08, 0x81, 0xd0, 0xac, 0xf3, 0x0e, 0x49, 0x00, 0x00, 0x00, 0x00, 0x00, 0x40, 0x22, 0x40,
+            ]
+        )
+    }
+
+    private static func full105() -> WireSample {
+        WireSample(
+            name: "dashport.media.PlaybackCommand #8",
+            message: DashportMedia.PlaybackCommand(requestId: 4000000001, command: .setRepeatMode(DashportMedia.RepeatMode(rawValue: 2))),
+            bytes: [
+                0x08, 0x81, 0xd0, 0xac, 0xf3, 0x0e, 0x50, 0x02,
+            ]
+        )
+    }
+
+    private static func full106() -> WireSample {
+        WireSample(
+            name: "dashport.media.PlaybackCommand #9",
+            message: DashportMedia.PlaybackCommand(requestId: 4000000001, command: .setShuffle(true)),
+            bytes: [
+                0x08, 0x81, 0xd0, 0xac, 0xf3, 0x0e, 0x58, 0x01,
+            ]
+        )
+    }
+
+    private static func full107() -> WireSample {
+        WireSample(
+            name: "dashport.media.PlaybackCommand #10",
+            message: DashportMedia.PlaybackCommand(requestId: 4000000001, command: .jumpForward(DashportMedia.Jump(ms: 4000000001))),
+            bytes: [
+                0x08, 0x81, 0xd0, 0xac, 0xf3, 0x0e, 0x62, 0x06, 0x08, 0x81, 0xd0, 0xac, 0xf3, 0x0e,
+            ]
+        )
+    }
+
+    private static func full108() -> WireSample {
+        WireSample(
+            name: "dashport.media.PlaybackCommand #11",
+            message: DashportMedia.PlaybackCommand(requestId: 4000000001, command: .jumpBack(DashportMedia.Jump(ms: 4000000001))),
+            bytes: [
+                0x08, 0x81, 0xd0, 0xac, 0xf3, 0x0e, 0x6a, 0x06, 0x08, 0x81, 0xd0, 0xac, 0xf3, 0x0e,
+            ]
+        )
+    }
+
+    private static func full109() -> WireSample {
+        WireSample(
+            name: "dashport.media.PlaybackCommand #12",
+            message: DashportMedia.PlaybackCommand(requestId: 4000000001, command: .customAction(DashportMedia.CustomAction(name: "f1 é ✓", extras: [DashportMedia.CustomAction.Extra(key: "f1 é ✓", value: .stringValue("f2 é ✓")), DashportMedia.CustomAction.Extra(key: "f101 é ✓", value: .intValue(-103000000000007))]))),
+            bytes: [
+                0x08, 0x81, 0xd0, 0xac, 0xf3, 0x0e, 0x72, 0x3d, 0x0a, 0x09, 0x66, 0x31, 0x20, 0xc3, 0xa9, 0x20,
+                0xe2, 0x9c, 0x93, 0x12, 0x16, 0x0a, 0x09, 0x66, 0x31, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93,
+                0x12, 0x09, 0x66, 0x32, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x12, 0x18, 0x0a, 0x0b, 0x66,
+                0x31, 0x30, 0x31, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x18, 0xf9, 0x9f, 0xda, 0x8c, 0xa7,
+                0xca, 0xe8, 0xff, 0xff, 0x01,
+            ]
+        )
+    }
+
+    private static func full110() -> WireSample {
+        WireSample(
+            name: "dashport.media.PlaybackCommand #13",
+            message: DashportMedia.PlaybackCommand(requestId: 4000000001, command: .setSleepTimer(DashportMedia.SleepTimer(until: .durationMs(-1000000000007)))),
+            bytes: [
+                0x08, 0x81, 0xd0, 0xac, 0xf3, 0x0e, 0x7a, 0x0b, 0x08, 0xf9, 0xdf, 0xeb, 0xda, 0xf2, 0xe2, 0xff,
+                0xff, 0xff, 0x01,
+            ]
+        )
+    }
+
+    private static func full111() -> WireSample {
+        WireSample(
+            name: "dashport.media.PlaybackCommand #14",
+            message: DashportMedia.PlaybackCommand(requestId: 4000000001, command: .cancelSleepTimer(DashportMedia.Empty())),
+            bytes: [
+                0x08, 0x81, 0xd0, 0xac, 0xf3, 0x0e, 0x82, 0x01, 0x00,
+            ]
+        )
+    }
+
+    private static func empty91() -> WireSample {
+        WireSample(
+            name: "dashport.media.PlaybackCommand (empty)",
+            message: DashportMedia.PlaybackCommand(),
+            bytes: [
+                0x08, 0x00,
+            ]
+        )
+    }
+
+    private static func full112() -> WireSample {
+        WireSample(
+            name: "dashport.media.CommandResult",
+            message: DashportMedia.CommandResult(requestId: 4000000001, accepted: false, reason: DashportMedia.CommandResult.Reason(rawValue: 6), message: "f4 é ✓"),
+            bytes: [
+                0x08, 0x81, 0xd0, 0xac, 0xf3, 0x0e, 0x10, 0x00, 0x18, 0x06, 0x22, 0x09, 0x66, 0x34, 0x20, 0xc3,
+                0xa9, 0x20, 0xe2, 0x9c, 0x93,
+            ]
+        )
+    }
+
+    private static func empty92() -> WireSample {
+        WireSample(
+            name: "dashport.media.CommandResult (empty)",
+            message: DashportMedia.CommandResult(),
+            bytes: [
+                0x08, 0x00, 0x10, 0x00,
+            ]
+        )
+    }
+
+    private static func full113() -> WireSample {
+        WireSample(
+            name: "dashport.media.PositionAnchor",
+            message: DashportMedia.PositionAnchor(valueMs: -1000000000007, atMs: 2000000000007, rate: 3.125),
+            bytes: [
+                0x08, 0xf9, 0xdf, 0xeb, 0xda, 0xf2, 0xe2, 0xff, 0xff, 0xff, 0x01, 0x10, 0x87, 0xc0, 0xa8, 0xca,
+                0x9a, 0x3a, 0x19, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x40,
+            ]
+        )
+    }
+
+    private static func empty93() -> WireSample {
+        WireSample(
+            name: "dashport.media.PositionAnchor (empty)",
+            message: DashportMedia.PositionAnchor(),
+            bytes: [
+                0x08, 0x00, 0x10, 0x00, 0x19, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+            ]
+        )
+    }
+
+    private static func full114() -> WireSample {
+        WireSample(
+            name: "dashport.media.CustomActionInfo",
+            message: DashportMedia.CustomActionInfo(name: "f1 é ✓", label: "f2 é ✓", iconArtworkKey: "f3 é ✓"),
+            bytes: [
+                0x0a, 0x09, 0x66, 0x31, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x12, 0x09, 0x66, 0x32, 0x20,
+                0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x1a, 0x09, 0x66, 0x33, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c,
+                0x93,
+            ]
+        )
+    }
+
+    private static func empty94() -> WireSample {
+        WireSample(
+            name: "dashport.media.CustomActionInfo (empty)",
+            message: DashportMedia.CustomActionInfo(),
+            bytes: [
+                0x0a, 0x00,
+            ]
+        )
+    }
+
+    private static func full115() -> WireSample {
+        WireSample(
+            name: "dashport.media.PlaybackState",
+            message: DashportMedia.PlaybackState(status: DashportMedia.PlaybackStatus(rawValue: 4), position: DashportMedia.PositionAnchor(valueMs: -1000000000007, atMs: 2000000000007, rate: 3.125), sentAtMs: -3000000000007, bufferedPositionMs: 4000000000007, controls: [DashportMedia.PlaybackAction(rawValue: 16), DashportMedia.PlaybackAction(rawValue: 15)], capabilities: [DashportMedia.PlaybackAction(rawValue: 16), DashportMedia.PlaybackAction(rawValue: 15)], customActions: [DashportMedia.CustomActionInfo(name: "f1 é ✓", label: "f2 é ✓", iconArtworkKey: "f3 é ✓"), DashportMedia.CustomActionInfo(name: "f101 é ✓", label: "f102 é ✓", iconArtworkKey: "f103 é ✓")], queueIndex: 4000000008, errorMessage: "f9 é ✓", repeatMode: DashportMedia.RepeatMode(rawValue: 2), shuffle: true),
+            bytes: [
+                0x08, 0x04, 0x12, 0x1b, 0x08, 0xf9, 0xdf, 0xeb, 0xda, 0xf2, 0xe2, 0xff, 0xff, 0xff, 0x01, 0x10,
+                0x87, 0xc0, 0xa8, 0xca, 0x9a, 0x3a, 0x19, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x40, 0x18,
+                0xf9, 0x9f, 0xc3, 0x90, 0xd8, 0xa8, 0xff, 0xff, 0xff, 0x01, 0x20, 0x87, 0x80, 0xd1, 0x94, 0xb5,
+                0x74, 0x28, 0x10, 0x28, 0x0f, 0x30, 0x10, 0x30, 0x0f, 0x3a, 0x21, 0x0a, 0x09, 0x66, 0x31, 0x20,
+                0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x12, 0x09, 0x66, 0x32, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c,
+                0x93, 0x1a, 0x09, 0x66, 0x33, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x3a, 0x27, 0x0a, 0x0b,
+                0x66, 0x31, 0x30, 0x31, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x12, 0x0b, 0x66, 0x31, 0x30,
+                0x32, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x1a, 0x0b, 0x66, 0x31, 0x30, 0x33, 0x20, 0xc3,
+                0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x40, 0x88, 0xd0, 0xac, 0xf3, 0x0e, 0x4a, 0x09, 0x66, 0x39, 0x20,
+                0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x50, 0x02, 0x58, 0x01,
+            ]
+        )
+    }
+
+    private static func empty95() -> WireSample {
+        WireSample(
+            name: "dashport.media.PlaybackState (empty)",
+            message: DashportMedia.PlaybackState(),
+            bytes: [
+                0x08, 0x00,
+            ]
+        )
+    }
+
+    private static func full116() -> WireSample {
+        WireSample(
+            name: "dashport.media.MediaItem",
+            message: DashportMedia.MediaItem(id: "f1 é ✓", title: "f2 é ✓", artist: "f3 é ✓", album: "f4 é ✓", artworkKey: "f5 é ✓", durationMs: 6000000000007),
+            bytes: [
+                0x0a, 0x09, 0x66, 0x31, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x12, 0x09, 0x66, 0x32, 0x20,
+                0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x1a, 0x09, 0x66, 0x33, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c,
+                0x93, 0x22, 0x09, 0x66, 0x34, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x2a, 0x09, 0x66, 0x35,
+                0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x30, 0x87, 0xc0, 0xf9, 0xde, 0xcf, 0xae, 0x01,
+            ]
+        )
+    }
+
+    private static func empty96() -> WireSample {
+        WireSample(
+            name: "dashport.media.MediaItem (empty)",
+            message: DashportMedia.MediaItem(),
+            bytes: [
+                0x0a, 0x00,
+            ]
+        )
+    }
+
+    private static func full117() -> WireSample {
+        WireSample(
+            name: "dashport.media.MediaItemState",
+            message: DashportMedia.MediaItemState(item: DashportMedia.MediaItem(id: "f1 é ✓", title: "f2 é ✓", artist: "f3 é ✓", album: "f4 é ✓", artworkKey: "f5 é ✓", durationMs: 6000000000007)),
+            bytes: [
+                0x0a, 0x3f, 0x0a, 0x09, 0x66, 0x31, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x12, 0x09, 0x66,
+                0x32, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x1a, 0x09, 0x66, 0x33, 0x20, 0xc3, 0xa9, 0x20,
+                0xe2, 0x9c, 0x93, 0x22, 0x09, 0x66, 0x34, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x2a, 0x09,
+                0x66, 0x35, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x30, 0x87, 0xc0, 0xf9, 0xde, 0xcf, 0xae,
+                0x01,
+            ]
+        )
+    }
+
+    private static func empty97() -> WireSample {
+        WireSample(
+            name: "dashport.media.MediaItemState (empty)",
+            message: DashportMedia.MediaItemState(),
+            bytes: []
+        )
+    }
+
+    private static func full118() -> WireSample {
+        WireSample(
+            name: "dashport.media.QueueState",
+            message: DashportMedia.QueueState(items: [DashportMedia.MediaItem(id: "f1 é ✓", title: "f2 é ✓", artist: "f3 é ✓", album: "f4 é ✓", artworkKey: "f5 é ✓", durationMs: 6000000000007), DashportMedia.MediaItem(id: "f101 é ✓", title: "f102 é ✓", artist: "f103 é ✓", album: "f104 é ✓", artworkKey: "f105 é ✓", durationMs: 106000000000007)]),
+            bytes: [
+                0x0a, 0x3f, 0x0a, 0x09, 0x66, 0x31, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x12, 0x09, 0x66,
+                0x32, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x1a, 0x09, 0x66, 0x33, 0x20, 0xc3, 0xa9, 0x20,
+                0xe2, 0x9c, 0x93, 0x22, 0x09, 0x66, 0x34, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x2a, 0x09,
+                0x66, 0x35, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x30, 0x87, 0xc0, 0xf9, 0xde, 0xcf, 0xae,
+                0x01, 0x0a, 0x49, 0x0a, 0x0b, 0x66, 0x31, 0x30, 0x31, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93,
+                0x12, 0x0b, 0x66, 0x31, 0x30, 0x32, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x1a, 0x0b, 0x66,
+                0x31, 0x30, 0x33, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x22, 0x0b, 0x66, 0x31, 0x30, 0x34,
+                0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x2a, 0x0b, 0x66, 0x31, 0x30, 0x35, 0x20, 0xc3, 0xa9,
+                0x20, 0xe2, 0x9c, 0x93, 0x30, 0x87, 0xc0, 0xe2, 0xe2, 0x80, 0x8d, 0x18,
+            ]
+        )
+    }
+
+    private static func empty98() -> WireSample {
+        WireSample(
+            name: "dashport.media.QueueState (empty)",
+            message: DashportMedia.QueueState(),
+            bytes: []
+        )
+    }
+
+    private static func full119() -> WireSample {
+        WireSample(
+            name: "dashport.media.SessionError",
+            message: DashportMedia.SessionError(code: DashportMedia.SessionErrorCode(rawValue: 8), severity: DashportMedia.Severity(rawValue: 1), message: "f3 é ✓", subject: "f4 é ✓"),
+            bytes: [
+                0x08, 0x08, 0x10, 0x01, 0x1a, 0x09, 0x66, 0x33, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x22,
+                0x09, 0x66, 0x34, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93,
+            ]
+        )
+    }
+
+    private static func empty99() -> WireSample {
+        WireSample(
+            name: "dashport.media.SessionError (empty)",
+            message: DashportMedia.SessionError(),
+            bytes: [
+                0x08, 0x00, 0x10, 0x00,
+            ]
+        )
+    }
+
+    private static func full120() -> WireSample {
+        WireSample(
+            name: "dashport.media.GetArtwork",
+            message: DashportMedia.GetArtwork(requestId: 4000000001, key: "f2 é ✓", width: 4000000003, height: 4000000004),
+            bytes: [
+                0x08, 0x81, 0xd0, 0xac, 0xf3, 0x0e, 0x12, 0x09, 0x66, 0x32, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c,
+                0x93, 0x18, 0x83, 0xd0, 0xac, 0xf3, 0x0e, 0x20, 0x84, 0xd0, 0xac, 0xf3, 0x0e,
+            ]
+        )
+    }
+
+    private static func empty100() -> WireSample {
+        WireSample(
+            name: "dashport.media.GetArtwork (empty)",
+            message: DashportMedia.GetArtwork(),
+            bytes: [
+                0x08, 0x00, 0x12, 0x00,
+            ]
+        )
+    }
+
+    private static func full121() -> WireSample {
+        WireSample(
+            name: "dashport.media.ArtworkImage",
+            message: DashportMedia.ArtworkImage(data: [1, 0, 255, 128], mimeType: "f2 é ✓", width: 4000000003, height: 4000000004),
+            bytes: [
+                0x0a, 0x04, 0x01, 0x00, 0xff, 0x80, 0x12, 0x09, 0x66, 0x32, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c,
+                0x93, 0x18, 0x83, 0xd0, 0xac, 0xf3, 0x0e, 0x20, 0x84, 0xd0, 0xac, 0xf3, 0x0e,
+            ]
+        )
+    }
+
+    private static func empty101() -> WireSample {
+        WireSample(
+            name: "dashport.media.ArtworkImage (empty)",
+            message: DashportMedia.ArtworkImage(),
+            bytes: [
+                0x0a, 0x00, 0x12, 0x00, 0x18, 0x00, 0x20, 0x00,
+            ]
+        )
+    }
+
+    private static func full122() -> WireSample {
+        WireSample(
+            name: "dashport.media.ArtworkError",
+            message: DashportMedia.ArtworkError(code: DashportMedia.ArtworkError.Code(rawValue: 4), message: "f2 é ✓"),
+            bytes: [
+                0x08, 0x04, 0x12, 0x09, 0x66, 0x32, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93,
+            ]
+        )
+    }
+
+    private static func empty102() -> WireSample {
+        WireSample(
+            name: "dashport.media.ArtworkError (empty)",
+            message: DashportMedia.ArtworkError(),
+            bytes: [
+                0x08, 0x00,
+            ]
+        )
+    }
+
+    private static func full123() -> WireSample {
+        WireSample(
+            name: "dashport.media.ArtworkResult #0",
+            message: DashportMedia.ArtworkResult(requestId: 4000000001, outcome: .image(DashportMedia.ArtworkImage(data: [1, 0, 255, 128], mimeType: "f2 é ✓", width: 4000000003, height: 4000000004))),
+            bytes: [
+                0x08, 0x81, 0xd0, 0xac, 0xf3, 0x0e, 0x12, 0x1d, 0x0a, 0x04, 0x01, 0x00, 0xff, 0x80, 0x12, 0x09,
+                0x66, 0x32, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x18, 0x83, 0xd0, 0xac, 0xf3, 0x0e, 0x20,
+                0x84, 0xd0, 0xac, 0xf3, 0x0e,
+            ]
+        )
+    }
+
+    private static func full124() -> WireSample {
+        WireSample(
+            name: "dashport.media.ArtworkResult #1",
+            message: DashportMedia.ArtworkResult(requestId: 4000000001, outcome: .error(DashportMedia.ArtworkError(code: DashportMedia.ArtworkError.Code(rawValue: 4), message: "f2 é ✓"))),
+            bytes: [
+                0x08, 0x81, 0xd0, 0xac, 0xf3, 0x0e, 0x1a, 0x0d, 0x08, 0x04, 0x12, 0x09, 0x66, 0x32, 0x20, 0xc3,
+                0xa9, 0x20, 0xe2, 0x9c, 0x93,
+            ]
+        )
+    }
+
+    private static func empty103() -> WireSample {
+        WireSample(
+            name: "dashport.media.ArtworkResult (empty)",
+            message: DashportMedia.ArtworkResult(),
+            bytes: [
+                0x08, 0x00,
+            ]
         )
     }
 }

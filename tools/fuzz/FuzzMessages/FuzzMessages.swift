@@ -21,7 +21,7 @@ public func fuzzMessages(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     return 0
 }
 
-let fuzzedMessageTypes: [any WireMessage.Type] = AAP.messageTypes
+let fuzzedMessageTypes: [any WireMessage.Type] = AAP.messageTypes + DashportMedia.messageTypes
 
 func checkRoundTrip<M: WireMessage>(_ type: M.Type, _ bytes: UnsafeBufferPointer<UInt8>) {
     guard let message = try? M(serializedBytes: bytes) else { return }

@@ -21,6 +21,15 @@ SWIFT_KEYWORDS = {
     "as", "Any", "catch", "false", "is", "nil", "super", "self", "Self", "throw", "throws", "true", "try",
     "some", "any",
 }
+# protoc-c appends "_" to a field named after a C or C++ keyword (`explicit` → `explicit_`).
+C_KEYWORDS = set("""
+    and and_eq asm auto bitand bitor bool break case catch char class compl const const_cast continue
+    default delete do double dynamic_cast else enum explicit export extern false float for friend goto
+    if inline int long mutable namespace new not not_eq operator or or_eq private protected public
+    register reinterpret_cast return short signed sizeof static static_cast struct switch template this
+    throw true try typedef typeid typename union unsigned using virtual void volatile wchar_t while xor
+    xor_eq
+""".split())
 # Type names that cannot be a nested Swift type (`X.Type` is the metatype, ...).
 RESERVED_TYPE_NAMES = {"Type", "Protocol", "Self", "Any"}
 
@@ -122,6 +131,9 @@ class EnumModel:
                 raise GeneratorError(f"enum {full_name}: aliases (two names for {v.number}) are not supported")
             if name in seen_names or name in {"rawValue", "description", "knownValues"}:
                 raise GeneratorError(f"enum {full_name}: value name {name!r} collides")
+            if name in {"none", "some"}:
+                # `field: .none` on an optional enum field would silently mean nil.
+                raise GeneratorError(f"enum {full_name}: value name {name!r} reads as Optional.{name}")
             seen_numbers.add(v.number)
             seen_names.add(name)
             self.cases.append((name, v.number, v.name, i))
@@ -136,7 +148,7 @@ class EnumModel:
 class FieldModel:
     def __init__(self, proto, message, path):
         self.proto, self.message, self.path = proto, message, path
-        self.c_name = proto.name
+        self.c_name = proto.name + "_" if proto.name in C_KEYWORDS else proto.name
         self.swift_name = lower_camel(proto.name)
         self.number = proto.number
         self.type = proto.type

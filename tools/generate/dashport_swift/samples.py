@@ -101,7 +101,7 @@ class SampleEmitter:
         for f in m.plain_fields:
             if f.repeated:
                 items = [self.field_value(f, salt + k, depth) for k in (0, 1)]
-                target = getattr(py, f.c_name)
+                target = getattr(py, f.proto.name)
                 for pv, _ in items:
                     if f.is_message:
                         target.add().CopyFrom(pv)
@@ -128,10 +128,10 @@ class SampleEmitter:
     @staticmethod
     def set_single(py, f, value):
         if f.is_message:
-            getattr(py, f.c_name).SetInParent()
-            getattr(py, f.c_name).MergeFrom(value)
+            getattr(py, f.proto.name).SetInParent()
+            getattr(py, f.proto.name).MergeFrom(value)
         else:
-            setattr(py, f.c_name, value)
+            setattr(py, f.proto.name, value)
 
     @staticmethod
     def construct(m, args):
