@@ -88,8 +88,21 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // MARK: Fuzz targets (libFuzzer entry points; no-op programs in a plain build)
+        .executableTarget(
+            name: "FuzzMessages",
+            dependencies: ["DashportMessages"],
+            path: "tools/fuzz/FuzzMessages",
+            swiftSettings: strict
+        ),
+
         // MARK: Tests (Swift Testing only)
-        .testTarget(name: "DashportMessagesTests", dependencies: ["DashportMessages"], swiftSettings: strict),
+        .testTarget(
+            name: "DashportMessagesTests",
+            dependencies: ["DashportMessages"],
+            exclude: ["FuzzCrashes"],
+            swiftSettings: strict
+        ),
         .testTarget(name: "DashportFramesTests", dependencies: ["DashportFrames"], swiftSettings: strict),
         .testTarget(name: "DashportTLSTests", dependencies: ["DashportTLS", "DashportLog", "CDashportSSL"], swiftSettings: strict),
         .testTarget(
