@@ -51,7 +51,7 @@ enum ClassicBrowserNodes {
             if covers.leftOut > 0 {
                 logger.notice(
                     "covers left out: over the node's artwork budget",
-                    ["path": content.requestPath, "count": "\(covers.leftOut)", "budget": "\(artBudget)"])
+                    ["path": ClassicBrowserService.clipped(content.requestPath), "count": "\(covers.leftOut)", "budget": "\(artBudget)"])
             }
         }
         let start = Int32(clamping: max(0, content.start))

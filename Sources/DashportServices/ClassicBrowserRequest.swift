@@ -15,10 +15,9 @@ struct ClassicBrowserRequest: Sendable {
 
     /// The path as the head unit sent it (echoed in the answer).
     let requestPath: String
-    /// What the path denotes; nil for a bad path (answered with an empty node of `kind`).
-    let target: ClassicBrowserPath?
+    /// What the path denotes (a bad path still has the kind its prefix names).
     let kind: ClassicBrowserPath.Kind
-    /// The offset the head unit asked for (0 or more).
+    /// The offset the head unit asked for (0 or more; always 0 for the root).
     let start: Int
     let wantsArt: Bool
     /// Children per page, and the first of the (at most two) core pages that cover
@@ -75,7 +74,7 @@ struct ClassicBrowserRequest: Sendable {
                     return content
                 }
             }
-            let offset = kind == .root ? 0 : start - firstPage * pageSize
+            let offset = start - firstPage * pageSize
             let limit = kind == .root ? items.count : pageSize
             if offset < items.count {
                 content.children = Array(items[offset..<min(items.count, offset + limit)])

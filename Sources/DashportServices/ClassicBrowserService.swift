@@ -14,7 +14,15 @@ import DashportSession
 /// time (``tick(now:)`` at ``nextDeadline``), and performs the returned ``Action``s in order.
 /// `now` is any monotonic clock reading, the same clock on every call.
 ///
-/// - Only MEDIA_GET_NODE is answered, with the node its path denotes (see ``ClassicBrowserPath``).
+/// - Only MEDIA_GET_NODE is answered, with the node its path denotes (see ``ClassicBrowserPath``;
+///   `""`, `"/"` and unrecognised paths are the root, a bad id is an empty node of its kind).
+/// - Under a source, browsable children are lists and playable-only ones are one-song lists, so
+///   no child is hidden and `total` is the core's; under a list every child is a song (a
+///   browsable-only one keeps a list path). Pages hold ``Configuration/pageSize`` children from
+///   the request's `start`; the root is never paged (it has at most four tabs).
+/// - Covers (unless `get_album_art` is false) are fetched once per distinct URI at the profile's
+///   size after the core answered; the node waits for them up to ``Configuration/artworkDeadline``
+///   and carries at most ``Configuration/maxArtworkBytesPerNode`` of them.
 ///   Nothing is ever pushed unasked: aasdk's browser handler crashes on unsolicited messages
 ///   (aap-protocol.md §8 item 8), so a children-changed from the core is not forwarded.
 /// - Several requests may be in flight (up to ``Configuration/maxInFlight``) and answers may come
@@ -94,7 +102,7 @@ public struct ClassicBrowserService: Sendable {
             if let bytes, !bytes.isEmpty {
                 request.art[uri] = bytes
             } else {
-                logger.debug("cover failed: sent without it", ["path": request.requestPath, "uri": uri])
+                logger.debug("cover failed: sent without it", ["path": Self.clipped(request.requestPath), "uri": uri])
             }
         }
         return advance(number, request, now: now)
@@ -111,7 +119,7 @@ public struct ClassicBrowserService: Sendable {
             case .fetchingArtwork:
                 logger.notice(
                     "covers late: node sent without them",
-                    ["path": request.requestPath, "missing": "\(request.artTickets.count)"])
+                    ["path": Self.clipped(request.requestPath), "missing": "\(request.artTickets.count)"])
             }
             actions += finish(number, request)
         }
@@ -141,14 +149,15 @@ public struct ClassicBrowserService: Sendable {
                 (target, kind) = (nil, badKind)
             }
         }
-        let start = max(0, Int(message.start ?? 0))
+        // The root has no start; the others ask for `start ..< start + size`, one or two core pages.
+        let start = kind == .root ? 0 : max(0, Int(message.start ?? 0))
         let size = configuration.pageSize
         var request = ClassicBrowserRequest(
-            requestPath: path, target: target, kind: kind, start: start, wantsArt: message.getAlbumArtOrDefault,
+            requestPath: path, kind: kind, start: start, wantsArt: message.getAlbumArtOrDefault,
             pageSize: size, firstPage: start / size, deadline: now + configuration.requestTimeout)
         let number = take()
         let car = configuration.car
-        logger.debug("MEDIA_GET_NODE", ["path": path, "start": "\(start)", "art": "\(request.wantsArt)"])
+        logger.debug("MEDIA_GET_NODE", ["path": Self.clipped(path), "start": "\(start)", "art": "\(request.wantsArt)"])
 
         if let target, target.kind != .root {
             let ticket = ticket(for: number)
@@ -156,13 +165,12 @@ public struct ClassicBrowserService: Sendable {
             actions.append(.fetchItem(ticket, itemId: target.id, car: car))
         }
         if let target, [.root, .source, .list].contains(target.kind) {
-            let pageCount = target.kind == .root || start % size == 0 ? 1 : 2
+            // The root's children are at most the car's tab cap: one page holds them all.
             let pageSize = target.kind == .root ? max(size, car.tabCap) : size
-            let firstPage = target.kind == .root ? 0 : request.firstPage
-            for index in 0..<pageCount {
+            for index in 0..<(start % size == 0 ? 1 : 2) {
                 let ticket = ticket(for: number)
                 request.pageTickets[ticket] = index
-                actions.append(.browse(ticket, parentId: target.id, page: firstPage + index, pageSize: pageSize, car: car))
+                actions.append(.browse(ticket, parentId: target.id, page: request.firstPage + index, pageSize: pageSize, car: car))
             }
         }
         return actions + advance(number, request, now: now)
@@ -217,12 +225,12 @@ public struct ClassicBrowserService: Sendable {
         for error in errors {
             logger.notice(
                 "the core answered an error screen, which AAP classic cannot draw: empty node",
-                ["path": request.requestPath, "code": error.code.rawValue])
+                ["path": Self.clipped(request.requestPath), "code": error.code.rawValue])
         }
         let (id, body) = ClassicBrowserNodes.message(
             for: content, art: request.wantsArt ? request.art : nil,
             artBudget: configuration.maxArtworkBytesPerNode, logger: logger)
-        logger.debug("node sent", ["path": request.requestPath, "node": "\(id)", "bytes": "\(body.count)"])
+        logger.debug("node sent", ["path": Self.clipped(request.requestPath), "node": "\(id)", "bytes": "\(body.count)"])
         return [.send(OutgoingMessage(channel: channel, messageId: UInt16(truncatingIfNeeded: id.rawValue), body: body))]
     }
 
