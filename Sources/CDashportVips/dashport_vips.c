@@ -78,8 +78,12 @@ static dashport_vips_status open_source(const char *path, VipsSource **out, char
 /// The loader libvips would pick, by sniffing the bytes (the name of the loader's class).
 static dashport_vips_format format_of(VipsSource *source) {
     const char *loader = vips_foreign_find_load_source(source);
-    vips_error_clear();
-    if (loader == NULL) return DASHPORT_VIPS_FORMAT_UNKNOWN;
+    if (loader == NULL) {
+        // Drop vips' "not a known format" so it does not prefix a later error. The buffer is
+        // global, so this is the only place that clears it outside taking an error.
+        vips_error_clear();
+        return DASHPORT_VIPS_FORMAT_UNKNOWN;
+    }
     if (strcmp(loader, "VipsForeignLoadJpegSource") == 0) return DASHPORT_VIPS_FORMAT_JPEG;
     if (strcmp(loader, "VipsForeignLoadPngSource") == 0) return DASHPORT_VIPS_FORMAT_PNG;
     if (strcmp(loader, "VipsForeignLoadWebpSource") == 0) return DASHPORT_VIPS_FORMAT_WEBP;

@@ -21,7 +21,8 @@ typedef enum {
     DASHPORT_VIPS_FORMAT_WEBP = 3,
 } dashport_vips_format;
 
-/// Return codes of the functions below.
+/// Return codes of the functions below. Error texts come from libvips' error buffer, which is
+/// one per process: when two calls fail at the same moment, one text may carry both messages.
 typedef enum {
     DASHPORT_VIPS_OK = 0,
     /// libvips failed; the error text is in the caller's buffer.
