@@ -101,6 +101,12 @@ let package = Package(
             path: "tools/dashport-hu",
             swiftSettings: strict
         ),
+        .executableTarget(
+            name: "dashport-bench-artwork",
+            dependencies: ["DashportArtwork", "CDashportVips"],
+            path: "tools/bench/artwork",
+            swiftSettings: strict
+        ),
 
         // MARK: Tests (Swift Testing only)
         .testTarget(name: "DashportMessagesTests", dependencies: ["DashportMessages"], swiftSettings: strict),
