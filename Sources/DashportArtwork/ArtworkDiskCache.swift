@@ -15,8 +15,8 @@ struct ArtworkBox: Hashable, Sendable, CustomStringConvertible {
 /// kept in each file's modification time (set explicitly and strictly increasing, because the
 /// kernel's own stamps are only as fine as a tick), so it survives a restart. At start the
 /// directory is scanned: leftovers of interrupted writes are deleted, files of other names are
-/// left alone.
-/// Entries in use (``pin(_:)``) are never evicted. One process per directory.
+/// left alone; a damaged thumbnail is found (checksum) and deleted when read. Entries in use
+/// (``pin(_:)``) are never evicted. One process per directory.
 struct ArtworkDiskCache {
     enum Entry: Hashable {
         case original(ArtworkKey)
@@ -109,7 +109,7 @@ struct ArtworkDiskCache {
     mutating func thumbnail(_ key: ArtworkKey, _ box: ArtworkBox) -> ArtworkImage? {
         let entry = Entry.thumbnail(key, box)
         guard let record = records[entry] else { return nil }
-        do {
+        do throws(ArtworkError) {
             let image = try ThumbnailFile.decode(try DiskIO.readFile(path(of: entry), limit: max(record.size, 1)))
             markUsed(entry)
             return image

@@ -64,7 +64,7 @@ public enum ArtworkNotification: Sendable, Hashable {
 public struct ArtworkStatistics: Sendable, Hashable {
     /// Originals fetched from the network (backoff refusals and cache hits not counted).
     public var downloads = 0
-    /// Thumbnails made by libvips.
+    /// Decodes run by libvips (thumbnails made, or attempted and failed).
     public var resizes = 0
     /// Requests answered from the disk cache without decoding.
     public var cacheHits = 0
