@@ -43,14 +43,10 @@ func median(_ samples: [Double]) -> Double {
     return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
 }
 
-func measure(_ count: Int, _ body: () async throws -> Void) async rethrows -> [Double] {
-    var samples: [Double] = []
-    for _ in 0..<count {
-        let start = ContinuousClock.now
-        try await body()
-        samples.append(milliseconds(ContinuousClock.now - start))
-    }
-    return samples
+func time(_ body: () async throws -> Void) async rethrows -> Double {
+    let start = ContinuousClock.now
+    try await body()
+    return milliseconds(ContinuousClock.now - start)
 }
 
 // MARK: The test image and a loopback server for it
@@ -77,31 +73,30 @@ guard let primer = await service.register("http://127.0.0.1:\(server.port)/prime
 }
 _ = try await service.image(for: primer, width: 256, height: 256)
 
+// The methods take turns within each round, so a busy moment on a shared machine hits them alike.
 var request = 0
-let cold = try await measure(runs) {
+var cold: [Double] = [], inProcess: [Double] = [], thumbnailer: [Double] = [], magick: [Double] = [], magickHinted: [Double] = []
+for _ in 0..<runs {
     request += 1  // a new URI each time: a new key, so a new download and resize
-    guard let key = await service.register("http://127.0.0.1:\(server.port)/cover-\(request).jpg") else { return }
-    _ = try await service.image(for: key, width: 256, height: 256)
+    guard let key = await service.register("http://127.0.0.1:\(server.port)/cover-\(request).jpg") else { exit(1) }
+    cold.append(try await time { _ = try await service.image(for: key, width: 256, height: 256) })
+    inProcess.append(await time {
+        var out = dashport_vips_thumbnail_result()
+        var error = [CChar](repeating: 0, count: 256)
+        if dashport_vips_thumbnail_file(big, 256, 256, 85, &out, &error, error.count) == DASHPORT_VIPS_OK {
+            dashport_vips_free(out.bytes)
+        }
+    })
+    thumbnailer.append(try await time { try run(vipsthumbnail, [big, "-s", "256x256", "-o", workDirectory + "/vips.jpg[Q=85]"]) })
+    magick.append(try await time { try run(convert, [big, "-thumbnail", "256x256", "-quality", "85", workDirectory + "/magick.jpg"]) })
+    magickHinted.append(try await time {
+        try run(convert, ["-define", "jpeg:size=512x512", big, "-thumbnail", "256x256", "-quality", "85", workDirectory + "/hinted.jpg"])
+    })
 }
 _ = try await service.image(for: warmKey, width: 256, height: 256)
-let warm = try await measure(max(runs, 1000)) {
-    _ = try await service.image(for: warmKey, width: 256, height: 256)
-}
-let inProcess = await measure(runs) {
-    var out = dashport_vips_thumbnail_result()
-    var error = [CChar](repeating: 0, count: 256)
-    if dashport_vips_thumbnail_file(big, 256, 256, 85, &out, &error, error.count) == DASHPORT_VIPS_OK {
-        dashport_vips_free(out.bytes)
-    }
-}
-let thumbnailer = try await measure(runs) {
-    try run(vipsthumbnail, [big, "-s", "256x256", "-o", workDirectory + "/vips.jpg[Q=85]"])
-}
-let magick = try await measure(runs) {
-    try run(convert, [big, "-thumbnail", "256x256", "-quality", "85", workDirectory + "/magick.jpg"])
-}
-let magickHinted = try await measure(runs) {
-    try run(convert, ["-define", "jpeg:size=512x512", big, "-thumbnail", "256x256", "-quality", "85", workDirectory + "/hinted.jpg"])
+var warm: [Double] = []
+for _ in 0..<max(runs, 1000) {
+    warm.append(try await time { _ = try await service.image(for: warmKey, width: 256, height: 256) })
 }
 server.stop()
 try? FileManager.default.removeItem(atPath: workDirectory)
@@ -117,7 +112,7 @@ let rows: [(String, [Double])] = [
     ("ImageMagick `convert -thumbnail` process", magick),
     ("ImageMagick `convert -define jpeg:size=512x512 -thumbnail` process", magickHinted),
 ]
-print("3000×3000 JPEG (\(original.count / 1024) KiB) → 256 px JPEG Q85, release build, median of \(runs) runs (warm: \(max(runs, 1000)))\n")
+print("3000×3000 JPEG (\(original.count / 1024) KiB) → 256 px JPEG Q85, release build, median of \(runs) interleaved runs (warm: \(max(runs, 1000)))\n")
 print("| what | median | × ArtworkService cold |")
 print("|---|---:|---:|")
 for (name, samples) in rows {
