@@ -32,7 +32,21 @@ let package = Package(
         // MARK: C libraries from Debian, each behind one Swift wrapper target.
         .systemLibrary(name: "CDashportSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CDashportLinux"),
-        .systemLibrary(name: "CDashportVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        // libvips through a C target of Dashport's own wrappers, not `.systemLibrary(pkgConfig: "vips")`:
+        // vips' pkg-config flags carry `-pthread`, which SwiftPM rejects with a warning. Only the .c file
+        // sees glib's headers; the public header has plain C types.
+        .target(
+            name: "CDashportVips",
+            cSettings: [
+                .unsafeFlags([
+                    "-I/usr/include/glib-2.0",
+                    "-I/usr/lib/x86_64-linux-gnu/glib-2.0/include",
+                    "-I/usr/lib/aarch64-linux-gnu/glib-2.0/include",
+                    "-I/usr/lib/arm-linux-gnueabihf/glib-2.0/include",
+                ]),
+            ],
+            linkerSettings: [.linkedLibrary("vips"), .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0")]
+        ),
         .target(
             name: "CAAPProto",
             linkerSettings: [.linkedLibrary("protobuf-c")]
@@ -85,6 +99,12 @@ let package = Package(
             name: "dashport-hu",
             dependencies: ["DashportHeadUnit", "DashportTransport", "DashportLog"],
             path: "tools/dashport-hu",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "dashport-bench-artwork",
+            dependencies: ["DashportArtwork", "CDashportVips"],
+            path: "tools/bench/artwork",
             swiftSettings: strict
         ),
 
