@@ -30,6 +30,10 @@ public struct HeadUnitConfiguration: Sendable {
     public var refusedChannelOpens: [UInt8: Int32]
     /// The AUTH_COMPLETE body; `nil` sends `AuthResponse{status: 0}` (`08 00`), `[]` an empty body.
     public var authCompleteBody: [UInt8]?
+    /// Whether SERVICE_DISCOVERY_REQUEST is answered at all (a stalled head unit when `false`).
+    public var answersDiscovery: Bool
+    /// Replaces the SERVICE_DISCOVERY_RESPONSE body built from ``car`` (to script a broken one).
+    public var discoveryResponseBody: [UInt8]?
     /// Setup must finish within this time from ``HeadUnitLink/start(now:)``.
     public var handshakeDeadline: Duration
     /// After our BYEBYE_REQUEST, how long to wait for the answer before closing anyway.
@@ -45,6 +49,8 @@ public struct HeadUnitConfiguration: Sendable {
         unansweredChannelOpens: Set<UInt8> = [],
         refusedChannelOpens: [UInt8: Int32] = [:],
         authCompleteBody: [UInt8]? = nil,
+        answersDiscovery: Bool = true,
+        discoveryResponseBody: [UInt8]? = nil,
         handshakeDeadline: Duration = .seconds(10),
         byeByeGrace: Duration = .seconds(1),
         limits: FrameLimits = .default
@@ -57,6 +63,8 @@ public struct HeadUnitConfiguration: Sendable {
         self.unansweredChannelOpens = unansweredChannelOpens
         self.refusedChannelOpens = refusedChannelOpens
         self.authCompleteBody = authCompleteBody
+        self.answersDiscovery = answersDiscovery
+        self.discoveryResponseBody = discoveryResponseBody
         self.handshakeDeadline = handshakeDeadline
         self.byeByeGrace = byeByeGrace
         self.limits = limits

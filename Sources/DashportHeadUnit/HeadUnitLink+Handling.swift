@@ -92,8 +92,10 @@ extension HeadUnitLink {
         // Every field of the request is optional; one we cannot read still gets our answer.
         let request = try? AAP.ServiceDiscoveryRequest(serializedBytes: Array(message.body))
         out.event(.discoveryRequested(labelText: request?.labelText, deviceName: request?.deviceName))
-        let response = AAP.ServiceDiscoveryResponse(describing: configuration.car)
-        sendControl(ControlID.serviceDiscoveryResponse, response.serializedBytes(), encrypted: true, &out)
+        guard configuration.answersDiscovery else { return }
+        let body = configuration.discoveryResponseBody
+            ?? AAP.ServiceDiscoveryResponse(describing: configuration.car).serializedBytes()
+        sendControl(ControlID.serviceDiscoveryResponse, body, encrypted: true, &out)
         guard phase != .closed else { return }
         phase = .running
         if let interval = configuration.pingInterval { pings.start(now: now, interval: interval) }
