@@ -44,7 +44,7 @@ let package = Package(
         // MARK: Sans-IO protocol stack
         .target(name: "DashportMessages", dependencies: ["CAAPProto"], swiftSettings: strict),
         .target(name: "DashportFrames", swiftSettings: strict),
-        .target(name: "DashportTLS", dependencies: ["CDashportSSL"], swiftSettings: strict),
+        .target(name: "DashportTLS", dependencies: ["CDashportSSL", "DashportLog"], swiftSettings: strict),
         .target(
             name: "DashportLink",
             dependencies: ["DashportFrames", "DashportTLS", "DashportMessages", "DashportLog"],
@@ -91,7 +91,7 @@ let package = Package(
         // MARK: Tests (Swift Testing only)
         .testTarget(name: "DashportMessagesTests", dependencies: ["DashportMessages"], swiftSettings: strict),
         .testTarget(name: "DashportFramesTests", dependencies: ["DashportFrames"], swiftSettings: strict),
-        .testTarget(name: "DashportTLSTests", dependencies: ["DashportTLS"], swiftSettings: strict),
+        .testTarget(name: "DashportTLSTests", dependencies: ["DashportTLS", "DashportLog", "CDashportSSL"], swiftSettings: strict),
         .testTarget(
             name: "DashportLinkTests",
             dependencies: ["DashportLink", "DashportHeadUnit", "DashportTLS", "DashportFrames", "DashportMessages"],
