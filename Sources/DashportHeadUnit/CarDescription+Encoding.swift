@@ -78,7 +78,7 @@ extension AAP.DriverPosition {
 extension AAP.PingConfiguration {
     init(describing ping: CarPingConfiguration) {
         func milliseconds(_ duration: Duration?) -> UInt32? {
-            duration.map { UInt32(clamping: $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) }
+            duration.map { UInt32(clamping: $0.wholeMicroseconds / 1000) }
         }
         self.init(
             timeoutMs: milliseconds(ping.timeout),

@@ -5,8 +5,10 @@ import DashportTLS
 /// Inbound handling, car side: version answer, TLS client, discovery, channel opens, pings, bye-bye.
 extension HeadUnitLink {
     func dispatch(_ message: InboundMessage, now: Duration, _ out: inout HeadUnitOutbox) {
-        logger.trace("received", ["channel": "\(message.channel)", "message": hex(message.messageId),
-                                  "bytes": "\(message.body.count)", "encrypted": "\(message.encrypted)"])
+        if logger.level <= .trace {
+            logger.trace("received", ["channel": "\(message.channel)", "message": hex(message.messageId),
+                                      "bytes": "\(message.body.count)", "encrypted": "\(message.encrypted)"])
+        }
         if phase == .closing {
             handleWhileClosing(message, now: now, &out)
         } else if message.channel != 0 {

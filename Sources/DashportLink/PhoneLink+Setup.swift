@@ -4,8 +4,10 @@ import DashportTLS
 /// Setup, phone side: dispatch, version exchange, TLS, AUTH_COMPLETE, discovery (aap-protocol.md §2.2).
 extension PhoneLink {
     func dispatch(_ message: InboundMessage, now: Duration, _ out: inout Outbox) {
-        logger.trace("received", ["channel": "\(message.channel)", "message": hex(message.messageId),
-                                  "bytes": "\(message.body.count)", "encrypted": "\(message.encrypted)"])
+        if logger.level <= .trace {
+            logger.trace("received", ["channel": "\(message.channel)", "message": hex(message.messageId),
+                                      "bytes": "\(message.body.count)", "encrypted": "\(message.encrypted)"])
+        }
         switch phase {
         case .versionExchange:
             handleVersionRequest(message, &out)

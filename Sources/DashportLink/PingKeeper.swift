@@ -55,3 +55,15 @@ package struct PingKeeper: Sendable {
     /// Pings currently remembered as unanswered.
     package var unansweredCount: Int { outstanding.count }
 }
+
+extension Duration {
+    /// Whole microseconds, saturating: the unit of AAP ping timestamps (aap-protocol.md §2.10).
+    package var wholeMicroseconds: Int64 {
+        let (seconds, attoseconds) = components
+        let (micros, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000)
+        if overflow { return seconds < 0 ? .min : .max }
+        let (sum, overflow2) = micros.addingReportingOverflow(attoseconds / 1_000_000_000_000)
+        if overflow2 { return seconds < 0 ? .min : .max }
+        return sum
+    }
+}

@@ -175,4 +175,42 @@ import Testing
         #expect(good.phoneClose == nil)
         #expect(good.headUnitMessages.count == 1)
     }
+
+    /// A head unit whose certificate is not pinned fails TLS with the policy's reason.
+    @Test func unpinnedHeadUnitIsRejected() throws {
+        let pinned = try TestTLS.pinnedPhoneSession(pins: [String(repeating: "ab", count: 32)])
+        let link = try LinkHarness(phoneTLS: pinned)
+        link.connectAndSettle()
+        guard case .tlsFailure(.peerRejected) = link.phoneClose else {
+            Issue.record("expected a peer rejection, got \(String(describing: link.phoneClose))")
+            return
+        }
+        #expect(!link.phoneEvents.contains { if case .tlsEstablished = $0 { true } else { false } })
+
+        let allowed = try TestTLS.pinnedPhoneSession(pins: [try TestTLS.carFingerprint()])
+        let good = try LinkHarness(phoneTLS: allowed)
+        good.connectAndSettle()
+        #expect(good.phone.phase == .running)
+    }
+
+    /// Random bytes after a valid version exchange, at any phase, end in a typed close or in
+    /// waiting for more bytes — never a crash, never a send after the close.
+    @Test func randomGarbageNeverCrashes() throws {
+        var rng = SplitMix64(seed: 2026)
+        for round in 0..<200 {
+            let phone = PhoneLink(tls: try TestTLS.phoneSession())
+            var actions = phone.receive(versionRequest, now: .zero)
+            let count = Int(rng.next() % 300)
+            var garbage = (0..<count).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            if round % 2 == 0, garbage.count >= 2 {
+                garbage[0] = 0  // mostly plausible channel-0 headers, to get past the first check
+                garbage[1] &= 0x0F
+            }
+            actions += phone.receive(garbage, now: .seconds(1))
+            actions += phone.tick(now: .seconds(11))
+            let closes = actions.enumerated().filter { if case .close = $0.element { true } else { false } }
+            #expect(closes.count == 1, "round \(round): the handshake deadline closes it at the latest")
+            #expect(closes.first?.offset == actions.count - 1, "round \(round): close is the last action")
+        }
+    }
 }

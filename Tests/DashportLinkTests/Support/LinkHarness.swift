@@ -30,9 +30,10 @@ final class LinkHarness {
     init(
         phone configuration: LinkConfiguration = LinkConfiguration(),
         headUnit headUnitConfiguration: HeadUnitConfiguration = HeadUnitConfiguration(),
+        phoneTLS: TLSSession? = nil,
         splitSeed: UInt64? = nil
     ) throws {
-        phone = PhoneLink(configuration: configuration, tls: try TestTLS.phoneSession())
+        phone = PhoneLink(configuration: configuration, tls: try phoneTLS ?? TestTLS.phoneSession())
         headUnit = HeadUnitLink(configuration: headUnitConfiguration, tls: try TestTLS.carSession())
         splitter = splitSeed.map(SplitMix64.init(seed:))
     }

@@ -19,6 +19,12 @@ enum TestTLS {
         try TLSSession(context: serverContext.get())
     }
 
+    /// A phone-side session that only accepts head units whose certificate hash is in `pins`.
+    static func pinnedPhoneSession(pins: Set<String>) throws -> TLSSession {
+        let context = try TLSContext(.server(identity: phoneIdentity.get(), peerPolicy: .pinnedSHA256(pins)))
+        return try TLSSession(context: context)
+    }
+
     /// A fresh car-side (client) session presenting a client certificate, as aasdk does.
     static func carSession() throws -> TLSSession {
         try TLSSession(context: clientContext.get())
