@@ -88,8 +88,21 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // MARK: Fuzz targets (libFuzzer entry points; no-op programs in a plain build)
+        .executableTarget(
+            name: "FuzzMessages",
+            dependencies: ["DashportMessages"],
+            path: "tools/fuzz/FuzzMessages",
+            swiftSettings: strict
+        ),
+
         // MARK: Tests (Swift Testing only)
-        .testTarget(name: "DashportMessagesTests", dependencies: ["DashportMessages"], swiftSettings: strict),
+        .testTarget(
+            name: "DashportMessagesTests",
+            dependencies: ["DashportMessages"],
+            exclude: ["FuzzCrashes"],
+            swiftSettings: strict
+        ),
         .testTarget(name: "DashportFramesTests", dependencies: ["DashportFrames"], swiftSettings: strict),
         .testTarget(name: "DashportTLSTests", dependencies: ["DashportTLS", "DashportLog", "CDashportSSL"], swiftSettings: strict),
         .testTarget(
@@ -99,7 +112,12 @@ let package = Package(
         ),
         .testTarget(name: "DashportBrowseTests", dependencies: ["DashportBrowse"], swiftSettings: strict),
         .testTarget(name: "DashportArtworkTests", dependencies: ["DashportArtwork"], swiftSettings: strict),
-        .testTarget(name: "DashportSessionTests", dependencies: ["DashportSession", "DashportBrowse"], swiftSettings: strict),
+        .testTarget(name: "DashportSessionTests", dependencies: ["DashportSession", "DashportBrowse", "DashportLog"], swiftSettings: strict),
+        .testTarget(
+            name: "DashportServicesTests",
+            dependencies: ["DashportServices", "DashportMessages", "DashportSession", "DashportBrowse", "DashportLog"],
+            swiftSettings: strict
+        ),
         .testTarget(name: "DashportTransportTests", dependencies: ["DashportTransport"], swiftSettings: strict),
         .testTarget(
             name: "DashportServerTests",
