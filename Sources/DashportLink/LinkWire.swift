@@ -99,7 +99,9 @@ package struct LinkWire {
             } else {
                 payload = Array(fragment.plaintext)
             }
-            wire.append(contentsOf: Fragmenter.frame(fragment, wirePayload: payload).encoded())
+            let frame = Fragmenter.frame(fragment, wirePayload: payload)
+            frame.header.encode(into: &wire)
+            wire.append(contentsOf: frame.payload)
         }
         return wire
     }

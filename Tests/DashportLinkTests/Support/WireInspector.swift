@@ -11,7 +11,7 @@ enum WireInspector {
         var wireSize: Int { header.encodedSize + payload.count }
         /// The message id of a plaintext frame that starts a message.
         var plainMessageId: UInt16? {
-            guard !header.flags.contains(.encrypted), header.type.startsMessage else { return nil }
+            guard !header.flags.contains(.encrypted), header.type == .bulk || header.type == .first else { return nil }
             return MessageID.decode(payload)
         }
     }
