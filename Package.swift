@@ -88,9 +88,22 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // MARK: Fuzz targets (tools/fuzz/run <name>; a no-op program in a plain build)
+        .executableTarget(
+            name: "FuzzFrames",
+            dependencies: ["DashportFrames"],
+            path: "tools/fuzz/FuzzFrames",
+            swiftSettings: strict
+        ),
+
         // MARK: Tests (Swift Testing only)
         .testTarget(name: "DashportMessagesTests", dependencies: ["DashportMessages"], swiftSettings: strict),
-        .testTarget(name: "DashportFramesTests", dependencies: ["DashportFrames"], swiftSettings: strict),
+        .testTarget(
+            name: "DashportFramesTests",
+            dependencies: ["DashportFrames"],
+            exclude: ["FuzzCrashes"],
+            swiftSettings: strict
+        ),
         .testTarget(name: "DashportTLSTests", dependencies: ["DashportTLS"], swiftSettings: strict),
         .testTarget(
             name: "DashportLinkTests",
