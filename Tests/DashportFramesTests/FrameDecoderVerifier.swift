@@ -10,16 +10,21 @@ enum FrameDecoderVerifier {
         case byteByByte
         case allAtOnce
         case random(seed: UInt64)
+        /// The splits `tools/fuzz/FuzzFrames` uses: 1–24-byte pieces from SplitMix64 seeded with
+        /// an FNV-1a hash of the input, so a kept fuzz input replays the same cuts.
+        case fuzzSplits
 
         var description: String {
             switch self {
             case .byteByByte: "byte by byte"
             case .allAtOnce: "all at once"
             case let .random(seed): "random splits, seed \(seed)"
+            case .fuzzSplits: "fuzz target's splits"
             }
         }
 
-        func chunks(count: Int) -> [Range<Int>] {
+        func chunks(for input: [UInt8]) -> [Range<Int>] {
+            let count = input.count
             switch self {
             case .byteByByte:
                 return (0..<count).map { $0..<$0 + 1 }
@@ -33,6 +38,17 @@ enum FrameDecoderVerifier {
                     // Mostly short pieces (cuts inside headers), sometimes long ones (whole frames).
                     let cap = Bool.random(using: &generator) ? 9 : 20_000
                     let end = min(count, start + Int.random(in: 1...cap, using: &generator))
+                    ranges.append(start..<end)
+                    start = end
+                }
+                return ranges
+            case .fuzzSplits:
+                var generator = SeededGenerator(
+                    seed: input.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 })
+                var ranges: [Range<Int>] = []
+                var start = 0
+                while start < count {
+                    let end = min(count, start + 1 + Int(generator.next() % 24))
                     ranges.append(start..<end)
                     start = end
                 }
@@ -54,7 +70,7 @@ enum FrameDecoderVerifier {
     static func decode(_ input: [UInt8], plan: Plan, limits: FrameLimits = .default) -> Outcome {
         var decoder = FrameDecoder(limits: limits)
         var outcome = Outcome()
-        for range in plan.chunks(count: input.count) {
+        for range in plan.chunks(for: input) {
             decoder.feed(input[range])
             do {
                 while let frame = try decoder.next() { outcome.frames.append(frame) }

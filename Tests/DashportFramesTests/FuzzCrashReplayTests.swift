@@ -27,7 +27,7 @@ import Testing
 
     private func checkInvariants(_ input: [UInt8], limits: FrameLimits, name: String) throws {
         let whole = FrameDecoderVerifier.decode(input, plan: .allAtOnce, limits: limits)
-        for plan in [FrameDecoderVerifier.Plan.byteByByte, .random(seed: 7), .random(seed: 8)] {
+        for plan in [FrameDecoderVerifier.Plan.byteByByte, .fuzzSplits, .random(seed: 7), .random(seed: 8)] {
             let outcome = FrameDecoderVerifier.decode(input, plan: plan, limits: limits)
             #expect(outcome.frames == whole.frames && outcome.error == whole.error, "\(name): \(plan)")
         }
@@ -38,8 +38,18 @@ import Testing
         }
 
         var assembler = MessageAssembler(limits: limits)
+        var model = ReassemblyModel(limits: limits)
         for frame in whole.frames {
-            guard let message = try? assembler.add(header: frame.header, plaintext: frame.payload) else { continue }
+            let result: Result<AssembledMessage?, FrameError>
+            do throws(FrameError) {
+                result = .success(try assembler.add(header: frame.header, plaintext: frame.payload))
+            } catch {
+                result = .failure(error)
+            }
+            #expect(result == model.add(frame), "\(name): assembler agrees with the model")
+            #expect(assembler.pendingByteCount == model.pending, "\(name)")
+            #expect(assembler.discardedMessageCount == model.discarded, "\(name)")
+            guard case let .success(message?) = result else { continue }
             #expect(message.bytes.count <= limits.maxMessageSize, "\(name)")
             let frames = Fragmenter.plaintextFrames(channel: message.channel, message: message.bytes, limits: limits)
             let decoded = FrameDecoderVerifier.decode(frames.flatMap { $0.encoded() }, plan: .random(seed: 1))
