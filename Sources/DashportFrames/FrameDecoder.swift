@@ -37,7 +37,9 @@ public struct FrameDecoder: Sendable {
             buffer.removeSubrange(0..<readIndex)
             readIndex = 0
         }
-        buffer.append(contentsOf: bytes)
+        // Arrays, slices and buffers are appended as one block copy, even through the generic.
+        let appended: Void? = bytes.withContiguousStorageIfAvailable { buffer.append(contentsOf: $0) }
+        if appended == nil { buffer.append(contentsOf: bytes) }
     }
 
     /// The next complete frame, or `nil` when more bytes are needed.

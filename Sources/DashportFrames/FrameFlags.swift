@@ -60,9 +60,6 @@ public enum FrameType: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// `true` for FIRST and BULK: the frames that start a message.
-    public var startsMessage: Bool { self == .first || self == .bulk }
-
     public var description: String {
         switch self {
         case .first: "FIRST"
