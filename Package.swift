@@ -44,7 +44,7 @@ let package = Package(
         // MARK: Sans-IO protocol stack
         .target(name: "DashportMessages", dependencies: ["CAAPProto"], swiftSettings: strict),
         .target(name: "DashportFrames", swiftSettings: strict),
-        .target(name: "DashportTLS", dependencies: ["CDashportSSL"], swiftSettings: strict),
+        .target(name: "DashportTLS", dependencies: ["CDashportSSL", "DashportLog"], swiftSettings: strict),
         .target(
             name: "DashportLink",
             dependencies: ["DashportFrames", "DashportTLS", "DashportMessages", "DashportLog"],
@@ -88,7 +88,13 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // MARK: Fuzz targets (tools/fuzz/run <name>; a no-op program in a plain build)
+        // MARK: Fuzz targets (libFuzzer entry points; no-op programs in a plain build)
+        .executableTarget(
+            name: "FuzzMessages",
+            dependencies: ["DashportMessages"],
+            path: "tools/fuzz/FuzzMessages",
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "FuzzFrames",
             dependencies: ["DashportFrames"],
@@ -97,14 +103,19 @@ let package = Package(
         ),
 
         // MARK: Tests (Swift Testing only)
-        .testTarget(name: "DashportMessagesTests", dependencies: ["DashportMessages"], swiftSettings: strict),
+        .testTarget(
+            name: "DashportMessagesTests",
+            dependencies: ["DashportMessages"],
+            exclude: ["FuzzCrashes"],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "DashportFramesTests",
             dependencies: ["DashportFrames"],
             exclude: ["FuzzCrashes"],
             swiftSettings: strict
         ),
-        .testTarget(name: "DashportTLSTests", dependencies: ["DashportTLS"], swiftSettings: strict),
+        .testTarget(name: "DashportTLSTests", dependencies: ["DashportTLS", "DashportLog", "CDashportSSL"], swiftSettings: strict),
         .testTarget(
             name: "DashportLinkTests",
             dependencies: ["DashportLink", "DashportHeadUnit", "DashportTLS", "DashportFrames", "DashportMessages"],
@@ -112,7 +123,12 @@ let package = Package(
         ),
         .testTarget(name: "DashportBrowseTests", dependencies: ["DashportBrowse"], swiftSettings: strict),
         .testTarget(name: "DashportArtworkTests", dependencies: ["DashportArtwork"], swiftSettings: strict),
-        .testTarget(name: "DashportSessionTests", dependencies: ["DashportSession", "DashportBrowse"], swiftSettings: strict),
+        .testTarget(name: "DashportSessionTests", dependencies: ["DashportSession", "DashportBrowse", "DashportLog"], swiftSettings: strict),
+        .testTarget(
+            name: "DashportServicesTests",
+            dependencies: ["DashportServices", "DashportMessages", "DashportSession", "DashportBrowse", "DashportLog"],
+            swiftSettings: strict
+        ),
         .testTarget(name: "DashportTransportTests", dependencies: ["DashportTransport"], swiftSettings: strict),
         .testTarget(
             name: "DashportServerTests",

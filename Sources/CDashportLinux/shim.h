@@ -9,4 +9,16 @@
 #include <netinet/tcp.h>
 #include <arpa/inet.h>
 #include <signal.h>
+
+// accept4 is declared by glibc only under _GNU_SOURCE, which Swift's Glibc module does not set.
+// The symbol is always in libc; declare it so the transport can accept non-blocking, close-on-exec
+// sockets in one call instead of accept + two fcntl calls per connection.
+#ifndef __USE_GNU
+extern int accept4(int fd, struct sockaddr *addr, socklen_t *addrlen, int flags);
+#endif
+
+/// accept4(2) under a project-specific name, so it never clashes with a module that declares it.
+static inline int cdashport_accept4(int fd, struct sockaddr *addr, socklen_t *addrlen, int flags) {
+    return accept4(fd, addr, addrlen, flags);
+}
 #endif

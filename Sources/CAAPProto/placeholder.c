@@ -1,2 +1,0 @@
-/* Placeholder until the protoc-c output lands (tools/regenerate). */
-#include "caapproto.h"

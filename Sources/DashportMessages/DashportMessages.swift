@@ -1,2 +1,0 @@
-// DashportMessages: placeholder until its issue lands.
-enum DashportMessagesModule {}

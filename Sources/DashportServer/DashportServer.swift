@@ -1,2 +1,0 @@
-// DashportServer: placeholder until its issue lands.
-enum DashportServerModule {}

@@ -1,0 +1,91 @@
+import Foundation
+import DashportLog
+
+/// Everything `dashport serve` can be told, from its defaults, a config file and the command line
+/// (in that order; later wins).
+///
+/// The config file uses the command line's long option names as keys, one `key = value` per line,
+/// `#` comments, repeated keys for lists:
+///
+/// ```
+/// # /etc/dashport.conf
+/// listen = 0.0.0.0:5277
+/// allow-fingerprint = 3f9a…
+/// log-level = debug
+/// ```
+public struct ServerConfiguration: Sendable, Equatable {
+    /// Where to listen. Loopback by default: binding another address needs a client allowlist.
+    public var listen: String = "127.0.0.1:5277"
+    /// Holds the server key and certificate, the browse cache, the artwork cache and the session.
+    public var stateDirectory: String = ServerConfiguration.defaultStateDirectory()
+    /// The browse catalog (JSON); nil = the embedded demo library.
+    public var catalog: String?
+    public var logLevel: LogLevel = .info
+    /// Head-unit certificates allowed by SHA-256 fingerprint (hex, colons optional).
+    public var allowedFingerprints: [String] = []
+    /// A PEM file of CAs whose head-unit certificates are allowed.
+    public var caFile: String?
+    /// Text the car shows for the phone (ServiceDiscoveryRequest label_text / device_name).
+    public var label: String = "Dashport"
+    public var deviceName: String = "Dashport on Linux"
+    /// Limits.
+    public var maxConnections: Int = 256
+    public var handshakeTimeoutSeconds: Double = 10
+    /// Silence deadline once the link is up; 0 = off (the default: idle openauto sends nothing).
+    public var idleTimeoutSeconds: Double = 0
+
+    public init() {}
+
+    /// `$XDG_STATE_HOME/dashport`, else `~/.local/state/dashport`.
+    public static func defaultStateDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let xdg = environment["XDG_STATE_HOME"], !xdg.isEmpty { return xdg + "/dashport" }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return home + "/.local/state/dashport"
+    }
+
+    /// True when `listen` names a loopback address (127.0.0.0/8, ::1, localhost).
+    public var listensOnLoopback: Bool {
+        let host = ServerConfiguration.host(of: listen)
+        return host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+
+    static func host(of address: String) -> String {
+        if address.hasPrefix("["), let end = address.firstIndex(of: "]") {
+            return String(address[address.index(after: address.startIndex)..<end])
+        }
+        if let colon = address.lastIndex(of: ":") { return String(address[..<colon]) }
+        return address
+    }
+
+    /// Refuses a configuration that is unsafe or cannot work, with a message saying what to change.
+    public func validate() throws(ConfigurationError) {
+        if !listensOnLoopback && allowedFingerprints.isEmpty && caFile == nil {
+            throw ConfigurationError(
+                "listening on \(listen) (not loopback) needs a head-unit allowlist: "
+                    + "give --allow-fingerprint SHA256 or --ca-file FILE, or listen on 127.0.0.1")
+        }
+        for fingerprint in allowedFingerprints where ServerConfiguration.normalizedFingerprint(fingerprint) == nil {
+            throw ConfigurationError("--allow-fingerprint \(fingerprint): not a SHA-256 fingerprint (64 hex digits)")
+        }
+        if maxConnections < 1 { throw ConfigurationError("--max-connections must be at least 1") }
+        if !(handshakeTimeoutSeconds > 0) || !handshakeTimeoutSeconds.isFinite {
+            throw ConfigurationError("--handshake-timeout must be a positive number of seconds")
+        }
+        if !(idleTimeoutSeconds >= 0) || !idleTimeoutSeconds.isFinite {
+            throw ConfigurationError("--idle-timeout must be 0 (off) or a positive number of seconds")
+        }
+    }
+
+    /// Lowercase hex without separators, or nil if it is not 32 bytes of hex.
+    public static func normalizedFingerprint(_ text: String) -> String? {
+        let hex = text.lowercased().filter { $0 != ":" && $0 != " " }
+        guard hex.count == 64, hex.allSatisfy(\.isHexDigit) else { return nil }
+        return hex
+    }
+}
+
+/// A configuration the server refuses to start with; the text says what to change.
+public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,2 +1,0 @@
-// DashportServices: placeholder until its issue lands.
-enum DashportServicesModule {}

@@ -1,2 +1,0 @@
-// DashportSession: placeholder until its issue lands.
-enum DashportSessionModule {}

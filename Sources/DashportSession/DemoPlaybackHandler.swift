@@ -1,0 +1,239 @@
+import DashportBrowse
+
+/// The embedded default handler: "plays" a browse library on the clock, with no audio.
+///
+/// Position advances at the playback rate while playing; play, pause, stop, seek, next, previous,
+/// skip to queue item, rate, repeat and shuffle change the state for real; when a track's time is
+/// up the queue advances (repeat one replays it, repeat all wraps, otherwise playback stops at the
+/// end of the last item). All state lives in the session's channels; the handler keeps only its
+/// track-end timer and the shuffle order. Browse requests go straight to the library.
+public actor DemoPlaybackHandler: SessionHandler {
+    public nonisolated let library: any BrowseProvider
+    nonisolated let clock: any SessionClock
+    /// Previous restarts the current item instead when it has played longer than this. Default 3 s.
+    public nonisolated let previousRestartsAfterMs: Int64
+
+    private var generator: SplitMix64
+    private var shuffleOrder: [Int] = []
+    private var trackEnd: SessionTimer?
+    private var trackEndGeneration: UInt64 = 0
+
+    /// - Parameter shuffleSeed: seeds the shuffle order (tests pass a fixed one).
+    public init(
+        library: any BrowseProvider,
+        clock: any SessionClock,
+        shuffleSeed: UInt64 = UInt64.random(in: .min ... .max),
+        previousRestartsAfterMs: Int64 = 3000
+    ) {
+        self.library = library
+        self.clock = clock
+        self.generator = SplitMix64(seed: shuffleSeed)
+        self.previousRestartsAfterMs = previousRestartsAfterMs
+    }
+
+    // MARK: Browse trio, from the library
+
+    public nonisolated var supportsSearch: Bool { library.supportsSearch }
+
+    public nonisolated var initialCapabilities: Set<SessionCapability> {
+        var capabilities: Set<SessionCapability> = [
+            .play, .pause, .stop, .seekTo, .jumpForward, .jumpBack, .skipToNext, .skipToPrevious,
+            .skipToQueueItem, .setRate, .setRepeatMode, .setShuffle, .playFromMediaId,
+        ]
+        if supportsSearch { capabilities.insert(.playFromSearch) }
+        return capabilities
+    }
+
+    public nonisolated func children(of parentId: String, page: Int, pageSize: Int) async throws -> [BrowseItem] {
+        try await library.children(of: parentId, page: page, pageSize: pageSize)
+    }
+
+    public nonisolated func item(id: String) async throws -> BrowseItem? {
+        try await library.item(id: id)
+    }
+
+    public nonisolated func search(query: String, page: Int, pageSize: Int) async throws -> [BrowseItem] {
+        try await library.search(query: query, page: page, pageSize: pageSize)
+    }
+
+    // MARK: Commands
+
+    public func playFromMediaId(_ request: PlayRequest, session: SessionBroadcaster) async throws {
+        var snapshot = await session.snapshot()
+        snapshot.queue = request.queue
+        if snapshot.playbackState.shuffle { reshuffle(count: request.queue.items.count, first: request.startIndex) }
+        try await start(request.startIndex, in: snapshot, status: .playing, queueChanged: true, session: session)
+    }
+
+    public func play(session: SessionBroadcaster) async throws {
+        var snapshot = await session.snapshot()
+        if snapshot.currentEntry == nil, snapshot.mediaItem.item == nil {
+            guard let first = navigator(for: snapshot).next(after: nil, wrap: false) else {
+                throw SessionHandlerError.nothingToPlay
+            }
+            return try await start(first, in: snapshot, status: .playing, session: session)
+        }
+        let now = clock.now()
+        var position = snapshot.playbackState.projectedPositionMs(at: now, durationMs: snapshot.durationMs)
+        if let duration = snapshot.durationMs, position >= duration { position = 0 }
+        snapshot.playbackState.status = .playing
+        snapshot.playbackState.position = PositionAnchor(valueMs: position, at: now, rate: snapshot.playbackState.position.rate)
+        try await commit(snapshot, session: session)
+    }
+
+    public func pause(session: SessionBroadcaster) async throws {
+        var snapshot = await session.snapshot()
+        snapshot.playbackState = snapshot.playbackState.reanchored(at: clock.now(), durationMs: snapshot.durationMs)
+        snapshot.playbackState.status = .paused
+        try await commit(snapshot, session: session)
+    }
+
+    public func stop(session: SessionBroadcaster) async throws {
+        var snapshot = await session.snapshot()
+        snapshot.playbackState.status = .stopped
+        snapshot.playbackState.position = PositionAnchor(valueMs: 0, at: clock.now(), rate: snapshot.playbackState.position.rate)
+        try await commit(snapshot, session: session)
+    }
+
+    public func seekTo(_ positionMs: Int64, session: SessionBroadcaster) async throws {
+        var snapshot = await session.snapshot()
+        snapshot.playbackState.position = PositionAnchor(valueMs: positionMs, at: clock.now(), rate: snapshot.playbackState.position.rate)
+        try await commit(snapshot, session: session)
+    }
+
+    public func setRate(_ rate: Double, session: SessionBroadcaster) async throws {
+        var snapshot = await session.snapshot()
+        snapshot.playbackState = snapshot.playbackState.reanchored(at: clock.now(), durationMs: snapshot.durationMs)
+        snapshot.playbackState.position.rate = rate
+        try await commit(snapshot, session: session)
+    }
+
+    public func skipToNext(session: SessionBroadcaster) async throws {
+        let snapshot = await session.snapshot()
+        let state = snapshot.playbackState
+        guard let next = navigator(for: snapshot).next(after: state.queueIndex, wrap: state.repeatMode == .all) else {
+            throw SessionHandlerError.endOfQueue
+        }
+        try await start(next, in: snapshot, status: Self.keptStatus(state.status), session: session)
+    }
+
+    public func skipToPrevious(session: SessionBroadcaster) async throws {
+        let snapshot = await session.snapshot()
+        let state = snapshot.playbackState
+        let played = state.projectedPositionMs(at: clock.now(), durationMs: snapshot.durationMs)
+        let previous = navigator(for: snapshot).previous(before: state.queueIndex, wrap: state.repeatMode == .all)
+        guard played <= previousRestartsAfterMs, let previous else {
+            return try await seekTo(0, session: session)
+        }
+        try await start(previous, in: snapshot, status: Self.keptStatus(state.status), session: session)
+    }
+
+    public func skipToQueueItem(_ index: Int, session: SessionBroadcaster) async throws {
+        let snapshot = await session.snapshot()
+        try await start(index, in: snapshot, status: Self.keptStatus(snapshot.playbackState.status), session: session)
+    }
+
+    public func onSetRepeatMode(_ mode: RepeatMode, session: SessionBroadcaster) async throws {
+        var snapshot = await session.snapshot()
+        snapshot.playbackState.repeatMode = mode
+        try await commit(snapshot, session: session)
+    }
+
+    public func onSetShuffle(_ enabled: Bool, session: SessionBroadcaster) async throws {
+        var snapshot = await session.snapshot()
+        snapshot.playbackState.shuffle = enabled
+        if enabled { reshuffle(count: snapshot.queue.items.count, first: snapshot.playbackState.queueIndex) }
+        try await commit(snapshot, session: session)
+    }
+
+    // MARK: Track end
+
+    /// The track's time is up: the next item per the repeat mode, or stopped at the end.
+    private func trackEnded(_ generation: UInt64, session: SessionBroadcaster) async throws {
+        guard generation == trackEndGeneration else { return }
+        var snapshot = await session.snapshot()
+        let state = snapshot.playbackState
+        guard state.status == .playing else { return }
+        if let next = navigator(for: snapshot).afterTrackEnd(state.queueIndex, repeatMode: state.repeatMode) {
+            return try await start(next, in: snapshot, status: .playing, session: session)
+        }
+        let now = clock.now()
+        snapshot.playbackState.status = .stopped
+        snapshot.playbackState.position = PositionAnchor(
+            valueMs: state.projectedPositionMs(at: now, durationMs: snapshot.durationMs), at: now, rate: state.position.rate)
+        try await commit(snapshot, session: session)
+    }
+
+    /// Arms the timer for the end of the current item when it plays and has a duration.
+    private func armTrackEnd(session: SessionBroadcaster) async {
+        trackEnd?.cancel()
+        trackEnd = nil
+        trackEndGeneration += 1
+        let generation = trackEndGeneration
+        let snapshot = await session.snapshot()
+        let state = snapshot.playbackState
+        let rate = state.position.rate
+        guard state.status == .playing, let duration = snapshot.durationMs, rate > 0 else { return }
+        let now = clock.now()
+        let remaining = max(0, duration - state.projectedPositionMs(at: now, durationMs: duration))
+        let deadline = now.advanced(byMs: saturatingInt64((Double(remaining) / rate).rounded(.up)))
+        trackEnd = clock.schedule(at: deadline) { [weak self] in
+            guard let self else { return }
+            do {
+                try await session.exclusive { session in try await self.trackEnded(generation, session: session) }
+            } catch {
+                await session.report(SessionError(
+                    code: .handlerFailed, severity: .degraded, message: "the demo player could not advance: \(error)"))
+            }
+        }
+    }
+
+    // MARK: Helpers
+
+    /// Starts the entry at `index` from 0 with `status`.
+    private func start(
+        _ index: Int, in snapshot: SessionSnapshot, status: PlaybackStatus, queueChanged: Bool = false,
+        session: SessionBroadcaster
+    ) async throws {
+        var snapshot = snapshot
+        snapshot.playbackState.queueIndex = index
+        snapshot.playbackState.status = status
+        snapshot.playbackState.position = PositionAnchor(valueMs: 0, at: clock.now(), rate: snapshot.playbackState.position.rate)
+        try await commit(snapshot, newItem: true, queueChanged: queueChanged, session: session)
+    }
+
+    /// Broadcasts the snapshot's state (with the demo's capabilities and controls), its queue when
+    /// it changed and its current entry when a new item starts; then re-arms the track end.
+    private func commit(
+        _ snapshot: SessionSnapshot, newItem: Bool = false, queueChanged: Bool = false, session: SessionBroadcaster
+    ) async throws {
+        var state = snapshot.playbackState
+        state.capabilities = initialCapabilities
+        state.controls = state.status == .playing
+            ? [.pause, .skipToPrevious, .skipToNext, .seekTo] : [.play, .skipToPrevious, .skipToNext, .seekTo]
+        state.customActions = []
+        if !(state.position.rate > 0) { state.position.rate = 1 }
+        try await session.update(
+            queue: queueChanged ? snapshot.queue : nil,
+            mediaItem: newItem ? MediaItemState(item: snapshot.currentEntry) : nil,
+            playbackState: state)
+        await armTrackEnd(session: session)
+    }
+
+    /// Play order: the queue's own, or the shuffle order (made anew when the queue's size changed).
+    private func navigator(for snapshot: SessionSnapshot) -> QueueNavigator {
+        let count = snapshot.queue.items.count
+        guard snapshot.playbackState.shuffle else { return QueueNavigator(count: count) }
+        if shuffleOrder.count != count { reshuffle(count: count, first: snapshot.playbackState.queueIndex) }
+        return QueueNavigator(count: count, order: shuffleOrder)
+    }
+
+    private func reshuffle(count: Int, first: Int?) {
+        shuffleOrder = QueueNavigator.shuffled(count: count, first: first, using: &generator).order
+    }
+
+    /// Moving to another item keeps playing or paused; a stopped player comes back paused.
+    private static func keptStatus(_ status: PlaybackStatus) -> PlaybackStatus {
+        status == .playing ? .playing : .paused
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import Synchronization
+
+/// A clock that moves only when told to: for tests.
+///
+/// Timers armed with ``schedule(at:_:)`` run inline, in deadline order (ties in the order they were
+/// armed), inside ``advance(by:)``, each one awaited before the next; when `advance` returns, every
+/// timer that was due, and every timer those armed that was also due, has finished. `now()` reads
+/// each timer's own deadline while it runs. Tasks suspended in ``sleep(until:)`` are resumed too, but
+/// they then run concurrently, so deterministic code paths use `schedule`.
+public final class ManualClock: SessionClock {
+    private struct Scheduled {
+        var id: UInt64
+        var deadline: SessionInstant
+        var action: @Sendable () async -> Void
+    }
+
+    private enum Sleeper {
+        case pending
+        case waiting(SessionInstant, CheckedContinuation<Void, any Error>)
+        case cancelled
+    }
+
+    private struct State {
+        var now: SessionInstant
+        var nextId: UInt64 = 0
+        var timers: [Scheduled] = []
+        var sleepers: [UInt64: Sleeper] = [:]
+    }
+
+    private let state: Mutex<State>
+    private let wallOrigin: Date
+
+    /// A clock at `start`, whose wall time is `wallOrigin` plus the time advanced since.
+    public init(start: SessionInstant = .zero, wallOrigin: Date = Date(timeIntervalSince1970: 1_800_000_000)) {
+        self.state = Mutex(State(now: start))
+        self.wallOrigin = wallOrigin
+    }
+
+    public func now() -> SessionInstant { state.withLock { $0.now } }
+
+    public func wallTime() -> Date {
+        wallOrigin.addingTimeInterval(Double(now().milliseconds) / 1000)
+    }
+
+    /// How many scheduled timers have neither fired nor been cancelled.
+    public var pendingTimerCount: Int { state.withLock { $0.timers.count } }
+
+    /// The earliest deadline among pending timers, if any.
+    public var nextDeadline: SessionInstant? { state.withLock { $0.timers.map(\.deadline).min() } }
+
+    public func schedule(at deadline: SessionInstant, _ action: @escaping @Sendable () async -> Void) -> SessionTimer {
+        let id = state.withLock { state in
+            state.nextId += 1
+            state.timers.append(Scheduled(id: state.nextId, deadline: deadline, action: action))
+            return state.nextId
+        }
+        return SessionTimer { [weak self] in
+            self?.state.withLock { $0.timers.removeAll { $0.id == id } }
+        }
+    }
+
+    /// Moves time forward by `duration`, running every timer that falls due on the way.
+    public func advance(by duration: Duration) async {
+        let target = now().advanced(byMs: max(0, duration.sessionMilliseconds))
+        while let due = takeEarliestTimer(notAfter: target) {
+            await due.action()
+        }
+        state.withLock { state in
+            if state.now < target { state.now = target }
+            Self.resumeDueSleepers(&state)
+        }
+    }
+
+    private func takeEarliestTimer(notAfter target: SessionInstant) -> Scheduled? {
+        state.withLock { state in
+            let due = state.timers.enumerated().filter { $0.element.deadline <= target }
+            guard let first = due.min(by: { ($0.element.deadline, $0.element.id) < ($1.element.deadline, $1.element.id) })
+            else { return nil }
+            state.timers.remove(at: first.offset)
+            if state.now < first.element.deadline { state.now = first.element.deadline }
+            Self.resumeDueSleepers(&state)
+            return first.element
+        }
+    }
+
+    public func sleep(until deadline: SessionInstant) async throws {
+        let id = state.withLock { state in
+            state.nextId += 1
+            state.sleepers[state.nextId] = .pending
+            return state.nextId
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                state.withLock { state in
+                    if case .cancelled = state.sleepers[id] {
+                        state.sleepers[id] = nil
+                        continuation.resume(throwing: CancellationError())
+                    } else if deadline <= state.now {
+                        state.sleepers[id] = nil
+                        continuation.resume()
+                    } else {
+                        state.sleepers[id] = .waiting(deadline, continuation)
+                    }
+                }
+            }
+        } onCancel: {
+            state.withLock { state in
+                switch state.sleepers[id] {
+                case .pending: state.sleepers[id] = .cancelled
+                case .waiting(_, let continuation):
+                    state.sleepers[id] = nil
+                    continuation.resume(throwing: CancellationError())
+                case .cancelled, nil: break
+                }
+            }
+        }
+    }
+
+    private static func resumeDueSleepers(_ state: inout State) {
+        for (id, sleeper) in state.sleepers {
+            if case .waiting(let deadline, let continuation) = sleeper, deadline <= state.now {
+                state.sleepers[id] = nil
+                continuation.resume()
+            }
+        }
+    }
+}

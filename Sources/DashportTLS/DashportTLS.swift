@@ -1,2 +1,0 @@
-// DashportTLS: placeholder until its issue lands.
-enum DashportTLSModule {}

@@ -1,0 +1,115 @@
+import CDashportSSL
+
+/// One configured OpenSSL context (`SSL_CTX`), built once and shared by every connection: the
+/// identity is parsed, the CA file loaded and the policy fixed here, so a ``TLSSession`` is cheap.
+public final class TLSContext: @unchecked Sendable {
+    // why safe: every stored property is a `let` holding either a Sendable value or the SSL_CTX.
+    // The SSL_CTX is fully configured inside `init` and never mutated afterwards; OpenSSL documents
+    // a configured SSL_CTX as safe to use from many threads at once for SSL_new (which only bumps
+    // its reference count and copies settings under the context's own lock), and sessions never
+    // write back to it (the session cache is off and tickets are disabled).
+    let pointer: OpaquePointer
+    /// What this context was built from.
+    public let configuration: TLSConfiguration
+    /// `pinnedSHA256` entries normalised to lowercase hex without separators.
+    let pinnedFingerprints: Set<String>
+
+    /// Builds the context. Throws ``TLSError/configuration(_:)`` for an identity OpenSSL refuses, a
+    /// CA file that does not load, or a malformed or empty pin set.
+    public init(_ configuration: TLSConfiguration) throws(TLSError) {
+        ERR_clear_error()
+        defer { ERR_clear_error() }
+        let method = configuration.role == .server ? TLS_server_method() : TLS_client_method()
+        guard let context = SSL_CTX_new(method) else {
+            throw .library("SSL_CTX_new: \(OpenSSLErrorQueue.describe(or: "failed"))")
+        }
+        do throws(TLSError) {
+            if case .pinnedSHA256(let pins) = configuration.peerPolicy {
+                pinnedFingerprints = try Self.normalise(pins)
+            } else {
+                pinnedFingerprints = []
+            }
+            switch configuration.role {
+            case .server: try Self.configureServer(context, configuration)
+            case .client: try Self.configureClient(context, configuration)
+            }
+            if let identity = configuration.identity { try Self.use(identity, in: context, role: configuration.role) }
+        } catch {
+            SSL_CTX_free(context)
+            throw error
+        }
+        self.pointer = context
+        self.configuration = configuration
+    }
+
+    deinit { SSL_CTX_free(pointer) }
+
+    private static func configureServer(_ context: OpaquePointer, _ configuration: TLSConfiguration) throws(TLSError) {
+        guard configuration.identity != nil else { throw .configuration("a server needs an identity") }
+        // TLS 1.2 only, even when the head unit offers 1.3: aasdk's handshake order and record
+        // overhead both assume 1.2 (aap-protocol §2.7, §8.5).
+        guard dashport_ssl_ctx_set_min_proto(context, TLS1_2_VERSION) == 1,
+              dashport_ssl_ctx_set_max_proto(context, TLS1_2_VERSION) == 1
+        else { throw .library("cannot pin TLS 1.2: \(OpenSSLErrorQueue.drain())") }
+        guard SSL_CTX_set_cipher_list(context, TLSConfiguration.serverCipherList) == 1 else {
+            throw .library("cipher list: \(OpenSSLErrorQueue.drain())")
+        }
+        // Head units reconnect with fresh handshakes: no tickets, no session cache, no session id
+        // in ServerHello, so nothing is resumable. No renegotiation, no compression.
+        _ = SSL_CTX_set_options(
+            context,
+            dashport_ssl_op_no_ticket() | dashport_ssl_op_no_renegotiation()
+                | dashport_ssl_op_no_compression() | dashport_ssl_op_cipher_server_preference())
+        _ = dashport_ssl_ctx_set_session_cache_mode(context, Int(SSL_SESS_CACHE_OFF))
+        _ = SSL_CTX_set_num_tickets(context, 0)
+        let sessionContext = Array("dashport".utf8)
+        _ = SSL_CTX_set_session_id_context(context, sessionContext, UInt32(sessionContext.count))
+        // Ask for a client certificate, let any (or none) through; the PeerPolicy decides later.
+        dashport_ssl_ctx_request_any_client_certificate(context)
+
+        if case .certificateAuthority(let path) = configuration.peerPolicy {
+            guard SSL_CTX_load_verify_file(context, path) == 1 else {
+                throw .configuration("cannot load CA file \(path): \(OpenSSLErrorQueue.describe(or: "no certificate found"))")
+            }
+        }
+    }
+
+    private static func configureClient(_ context: OpaquePointer, _ configuration: TLSConfiguration) throws(TLSError) {
+        // Head units do not verify the phone (aap-protocol §2.6).
+        SSL_CTX_set_verify(context, SSL_VERIFY_NONE, nil)
+        if let ciphers = configuration.clientCipherList {
+            guard SSL_CTX_set_cipher_list(context, ciphers) == 1 else {
+                throw .configuration("client cipher list \"\(ciphers)\": \(OpenSSLErrorQueue.describe(or: "no usable cipher"))")
+            }
+        }
+    }
+
+    private static func use(_ identity: TLSIdentity, in context: OpaquePointer, role: TLSConfiguration.Role) throws(TLSError) {
+        let (certificate, key) = try identity.openSSLObjects()
+        // The only suites the server allows are ECDHE-RSA ones: any other key could never handshake.
+        guard role == .client || EVP_PKEY_get_base_id(key.pointer) == EVP_PKEY_RSA else {
+            throw .configuration("server identity \(identity.fingerprintSHA256) must have an RSA key "
+                + "(the allowed suites are ECDHE-RSA AES-GCM)")
+        }
+        // SSL_CTX_use_* take their own references; our owners free ours.
+        guard SSL_CTX_use_certificate(context, certificate.pointer) == 1,
+              SSL_CTX_use_PrivateKey(context, key.pointer) == 1,
+              SSL_CTX_check_private_key(context) == 1
+        else {
+            throw .configuration("identity \(identity.fingerprintSHA256) refused: \(OpenSSLErrorQueue.describe(or: "unknown"))")
+        }
+    }
+
+    private static func normalise(_ pins: Set<String>) throws(TLSError) -> Set<String> {
+        guard !pins.isEmpty else { throw .configuration("a pinned policy with no fingerprints rejects every head unit") }
+        var normalised: Set<String> = []
+        for pin in pins {
+            let hex = pin.lowercased().filter { $0 != ":" && $0 != " " }
+            guard hex.count == 64, hex.allSatisfy({ $0.isHexDigit }) else {
+                throw .configuration("pinned fingerprint \"\(pin)\" is not 64 hex digits of SHA-256")
+            }
+            normalised.insert(hex)
+        }
+        return normalised
+    }
+}

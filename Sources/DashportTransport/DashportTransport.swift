@@ -1,2 +1,0 @@
-// DashportTransport: placeholder until its issue lands.
-enum DashportTransportModule {}

@@ -1,0 +1,268 @@
+// The reactor: one epoll thread that owns every transport socket.
+//
+// Why a dedicated reactor thread:
+// - Dashport serves hundreds of cars at once on a 2-core machine (a Pi Zero 2 in the car). Swift's
+//   cooperative pool has one thread per core, i.e. 2 here: one blocking `recv` on it would stall
+//   every task in the process. So no socket call ever runs on a Swift concurrency thread; they all
+//   run here (or are non-blocking sends made by a writer, which return at once).
+// - Thread-per-connection is the simplest and, for a handful of peers, the fastest structure
+//   (swift-linux-recipes.md §6: 73k vs 64k loopback round trips/s for one epoll thread), but
+//   hundreds of threads with their stacks do not fit the memory budget. One epoll thread serves
+//   any number of sockets in constant threads, at a measured ~12% cost on one connection.
+// - DispatchSource per connection measured slowest (39k/s) and forces `@unchecked Sendable`.
+//
+// Shape: sockets are registered edge-triggered (EPOLLET) for input and output once, so writers on
+// other threads never need epoll_ctl. A source that still has input after its read budget is polled
+// again on the next turn without waiting, so one busy peer cannot starve the others. Other threads
+// hand the loop work (closures, timers, polls) through a mutex-protected inbox and an eventfd.
+import CDashportLinux
+import Foundation
+import Synchronization
+
+/// Something registered with the reactor: a listening socket or a connection.
+protocol Selectable: AnyObject, Sendable {
+    /// Called on the reactor thread with the epoll event mask. `scratch` is the reactor's read buffer,
+    /// valid only during the call. Returns true when input is still pending (read budget spent).
+    func handleEvents(_ events: UInt32, scratch: UnsafeMutableRawBufferPointer) -> Bool
+}
+
+/// A cancellable timer on an ``EventLoop``.
+public struct TimerHandle: Sendable {
+    let loop: EventLoop
+    let id: UInt64
+
+    /// Cancels the timer; does nothing if it already fired.
+    public func cancel() { loop.cancelTimer(id) }
+}
+
+/// One epoll reactor thread (see the comment at the top of this file for why).
+///
+/// Connections and listeners register here; their event handlers run on this thread. Other threads
+/// may ``execute(_:)`` closures on it and ``scheduleTimer(after:_:)``. A loop's thread runs until the
+/// process exits: use ``shared`` (started on first use) and keep test loops few.
+public final class EventLoop: Sendable {
+    /// The process-wide reactor, started on first use.
+    public static let shared: EventLoop = {
+        do {
+            return try EventLoop(name: "dashport-reactor")
+        } catch {
+            // Without its reactor the process cannot move a byte; this only fails when the process is
+            // out of file descriptors or memory at startup.
+            fatalError("DashportTransport: cannot start the reactor: \(error)")
+        }
+    }()
+
+    /// Bytes read per `recv`; each ``TransportEvent/received(_:)`` carries at most this many.
+    static let readChunkSize = 64 * 1024
+    /// Reads per connection per turn before the loop moves on to other ready sockets.
+    static let readsPerTurn = 4
+
+    static let edgeTriggered = EPOLLET.rawValue
+    static let input = EPOLLIN.rawValue
+    static let output = EPOLLOUT.rawValue
+    static let hangUp = EPOLLHUP.rawValue | EPOLLRDHUP.rawValue | EPOLLERR.rawValue
+
+    private let epollFD: Int32
+    private let wakeFD: Int32
+    private let sources = Mutex<[UInt64: any Selectable]>([:])
+    /// Registration ids; 0 is the wakeup eventfd.
+    private let nextID = Atomic<UInt64>(1)
+    private let inbox = Mutex(Inbox())
+
+    private struct Inbox {
+        var work: [@Sendable () -> Void] = []
+        var polls: [(id: UInt64, events: UInt32)] = []
+        /// Sorted by deadline, then by id (scheduling order).
+        var timers: [PendingTimer] = []
+        var nextTimerID: UInt64 = 1
+        /// The eventfd was written and the loop has not drained it yet.
+        var wakePending = false
+
+        /// True when the caller must write the eventfd (nobody has since the loop last drained it).
+        mutating func takeWakeup() -> Bool {
+            if wakePending { return false }
+            wakePending = true
+            return true
+        }
+    }
+
+    private struct PendingTimer {
+        var deadline: ContinuousClock.Instant
+        var id: UInt64
+        var work: @Sendable () -> Void
+    }
+
+    /// Starts a new reactor thread. For tests and tools; servers use ``shared``.
+    public init(name: String = "dashport-reactor") throws(TransportError) {
+        let epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard epollFD >= 0 else { throw .io("epoll_create1: \(errnoText(errno))") }
+        let wakeFD = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
+        guard wakeFD >= 0 else {
+            let code = errno
+            Glibc.close(epollFD)
+            throw .io("eventfd: \(errnoText(code))")
+        }
+        var event = epoll_event()
+        event.events = EventLoop.input
+        event.data.u64 = 0
+        guard epoll_ctl(epollFD, EPOLL_CTL_ADD, wakeFD, &event) == 0 else {
+            let code = errno
+            Glibc.close(wakeFD)
+            Glibc.close(epollFD)
+            throw .io("epoll_ctl(eventfd): \(errnoText(code))")
+        }
+        self.epollFD = epollFD
+        self.wakeFD = wakeFD
+        let thread = Thread { [self] in self.run() }
+        thread.name = name
+        thread.start()
+    }
+
+    /// Runs `work` on the reactor thread, after the events being handled now. Never blocks.
+    public func execute(_ work: @escaping @Sendable () -> Void) {
+        let wake = inbox.withLock { inbox in
+            inbox.work.append(work)
+            return inbox.takeWakeup()
+        }
+        if wake { signal() }
+    }
+
+    /// Runs `work` on the reactor thread once `delay` has passed, unless cancelled first.
+    @discardableResult
+    public func scheduleTimer(after delay: Duration, _ work: @escaping @Sendable () -> Void) -> TimerHandle {
+        let deadline = ContinuousClock.now.advanced(by: delay)
+        let (id, wake) = inbox.withLock { inbox in
+            let id = inbox.nextTimerID
+            inbox.nextTimerID += 1
+            let index = inbox.timers.firstIndex { $0.deadline > deadline } ?? inbox.timers.endIndex
+            inbox.timers.insert(PendingTimer(deadline: deadline, id: id, work: work), at: index)
+            // Only a new earliest deadline changes how long the loop may sleep.
+            return (id, index == 0 ? inbox.takeWakeup() : false)
+        }
+        if wake { signal() }
+        return TimerHandle(loop: self, id: id)
+    }
+
+    func cancelTimer(_ id: UInt64) {
+        inbox.withLock { $0.timers.removeAll { $0.id == id } }
+    }
+
+    // MARK: Registration (any thread)
+
+    func makeID() -> UInt64 {
+        nextID.wrappingAdd(1, ordering: .relaxed).oldValue
+    }
+
+    /// Adds `fd` to epoll for `events`; the loop calls `source` with its events. Returns errno on failure.
+    func register(_ source: any Selectable, id: UInt64, fd: Int32, events: UInt32) -> Int32? {
+        sources.withLock { $0[id] = source }
+        var event = epoll_event()
+        event.events = events
+        event.data.u64 = id
+        guard epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) == 0 else {
+            let code = errno
+            sources.withLock { _ = $0.removeValue(forKey: id) }
+            return code
+        }
+        return nil
+    }
+
+    /// Removes `fd` from epoll and forgets its source. Call before closing `fd`, with the source's
+    /// lock held, so the number cannot be reused in between.
+    func deregister(id: UInt64, fd: Int32) {
+        _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil)
+        sources.withLock { _ = $0.removeValue(forKey: id) }
+    }
+
+    /// Makes the loop call the source soon, as if epoll had reported `events` (edge-triggered epoll
+    /// does not repeat an edge that arrived before the source could handle it).
+    func poll(id: UInt64, events: UInt32) {
+        let wake = inbox.withLock { inbox in
+            inbox.polls.append((id, events))
+            return inbox.takeWakeup()
+        }
+        if wake { signal() }
+    }
+
+    private func signal() {
+        var one: UInt64 = 1
+        _ = systemCall { Glibc.write(wakeFD, &one, 8) }
+    }
+}
+
+// MARK: The loop (reactor thread only)
+
+extension EventLoop {
+    private func run() {
+        // Both buffers live as long as the thread, i.e. the process.
+        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: EventLoop.readChunkSize, alignment: 16)
+        var events = [epoll_event](repeating: epoll_event(), count: 256)
+        var again: [UInt64] = []
+        while true {
+            let timeout = again.isEmpty ? millisecondsUntilNextTimer() : 0
+            let count = events.withUnsafeMutableBufferPointer {
+                epoll_wait(epollFD, $0.baseAddress, Int32($0.count), timeout)
+            }
+            if count < 0 {
+                let code = errno
+                if code == EINTR { continue }
+                // EBADF, EFAULT, EINVAL: the loop's own descriptor is gone; nothing can recover.
+                fatalError("DashportTransport: epoll_wait: \(errnoText(code))")
+            }
+            let retry = again
+            again.removeAll(keepingCapacity: true)
+            var woken = false
+            for index in 0..<Int(count) {
+                let id = events[index].data.u64
+                if id == 0 {
+                    woken = true
+                } else {
+                    dispatch(id, events[index].events, scratch, &again)
+                }
+            }
+            for id in retry { dispatch(id, EventLoop.input, scratch, &again) }
+            if woken { drainInbox(scratch, &again) }
+            fireDueTimers()
+        }
+    }
+
+    private func dispatch(_ id: UInt64, _ events: UInt32, _ scratch: UnsafeMutableRawBufferPointer, _ again: inout [UInt64]) {
+        guard let source = sources.withLock({ $0[id] }) else { return }  // closed since the event
+        if source.handleEvents(events, scratch: scratch) { again.append(id) }
+    }
+
+    private func drainInbox(_ scratch: UnsafeMutableRawBufferPointer, _ again: inout [UInt64]) {
+        var counter: UInt64 = 0
+        _ = systemCall { Glibc.read(wakeFD, &counter, 8) }
+        let (work, polls) = inbox.withLock { inbox in
+            inbox.wakePending = false
+            defer {
+                inbox.work.removeAll()
+                inbox.polls.removeAll()
+            }
+            return (inbox.work, inbox.polls)
+        }
+        for (id, events) in polls { dispatch(id, events, scratch, &again) }
+        for item in work { item() }
+    }
+
+    private func fireDueTimers() {
+        let now = ContinuousClock.now
+        let due = inbox.withLock { inbox -> [PendingTimer] in
+            let count = inbox.timers.prefix { $0.deadline <= now }.count
+            defer { inbox.timers.removeFirst(count) }
+            return Array(inbox.timers.prefix(count))
+        }
+        for timer in due { timer.work() }
+    }
+
+    /// epoll_wait's timeout: -1 with no timers, else the milliseconds to the earliest, rounded up.
+    private func millisecondsUntilNextTimer() -> Int32 {
+        guard let deadline = inbox.withLock({ $0.timers.first?.deadline }) else { return -1 }
+        let left = ContinuousClock.now.duration(to: deadline)
+        if left <= .zero { return 0 }
+        let (seconds, attoseconds) = left.components
+        let milliseconds = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        return Int32(clamping: milliseconds)
+    }
+}

@@ -1,0 +1,155 @@
+import CDashportLinux
+import DashportLog
+import Glibc
+
+// The reactor side of a connection: readiness events, reading, flushing, and closing the socket.
+
+extension TCPConnection: Selectable {
+    func handleEvents(_ events: UInt32, scratch: UnsafeMutableRawBufferPointer) -> Bool {
+        enum Step { case nothing, connected(ConnectWaiter?), finished(Finished), read(Handler) }
+        let step = state.withLock { state -> Step in
+            switch state.phase {
+            case .closed:
+                return .nothing
+            case .connecting(let waiter):
+                guard events & (EventLoop.output | EventLoop.hangUp) != 0 else {
+                    state.deferredEvents |= events
+                    return .nothing
+                }
+                let code = pendingSocketError(fd)
+                guard code == 0 else {
+                    let reason = remote.map { TransportError.connect($0, errnoText(code)) } ?? .io("connect: \(errnoText(code))")
+                    return .finished(closeLocked(&state, reason, how: .plain))
+                }
+                state.phase = .open
+                state.deferredEvents |= events
+                return .connected(waiter)
+            case .open, .closing:
+                if events & EventLoop.output != 0 {
+                    switch state.outbound.flush(to: fd) {
+                    case .drained:
+                        if case .closing = state.phase { return .finished(closeLocked(&state, nil, how: .graceful)) }
+                    case .wouldBlock:
+                        break
+                    case .failed(let code):
+                        return .finished(closeLocked(&state, connectionError(code, during: "send"), how: .plain))
+                    }
+                }
+                guard events & (EventLoop.input | EventLoop.hangUp) != 0 else { return .nothing }
+                guard let handler = state.handler else {
+                    state.deferredEvents |= events
+                    return .nothing
+                }
+                return .read(handler)
+            }
+        }
+        switch step {
+        case .nothing: return false
+        case .connected(let waiter):
+            waiter?.resume(returning: .success(()))
+            return false
+        case .finished(let finished):
+            finished.notify()
+            return false
+        case .read(let handler):
+            return readAvailable(handler, scratch)
+        }
+    }
+
+    /// Reads up to ``EventLoop/readsPerTurn`` chunks; true when the budget ran out before EAGAIN.
+    private func readAvailable(_ handler: Handler, _ scratch: UnsafeMutableRawBufferPointer) -> Bool {
+        enum Outcome { case data([UInt8]), drained, finished(Finished) }
+        for _ in 0..<EventLoop.readsPerTurn {
+            let outcome = state.withLock { state -> Outcome in
+                switch state.phase {
+                case .open, .closing: break
+                case .connecting, .closed: return .drained
+                }
+                switch systemCall({ Glibc.recv(fd, scratch.baseAddress, scratch.count, 0) }) {
+                case .ok(0): return .finished(closeLocked(&state, nil, how: .plain))
+                case .ok(let count): return .data(Array(UnsafeRawBufferPointer(rebasing: scratch[..<count])))
+                case .wouldBlock: return .drained
+                case .failed(let code):
+                    return .finished(closeLocked(&state, connectionError(code, during: "recv"), how: .plain))
+                }
+            }
+            switch outcome {
+            case .data(let bytes): handler(.received(bytes))
+            case .drained: return false
+            case .finished(let finished):
+                finished.notify()
+                return false
+            }
+        }
+        return true
+    }
+
+    /// How the socket is closed.
+    enum CloseMode {
+        /// FIN after every queued byte: shut down the sending side, discard unread input (so the
+        /// kernel does not answer it with a reset), then close.
+        case graceful
+        /// Just close: the peer is gone or the socket failed.
+        case plain
+        /// Reset (SO_LINGER 0): the kernel drops what it still holds and sends RST.
+        case reset
+    }
+
+    /// Closes the socket and moves to `.closed`; call with the lock held, then ``Finished/notify()``
+    /// after releasing it.
+    func closeLocked(_ state: inout State, _ reason: TransportError?, how mode: CloseMode) -> Finished {
+        var waiter: ConnectWaiter?
+        switch state.phase {
+        case .closing(let timer): timer?.cancel()
+        case .connecting(let pending): waiter = pending
+        case .open, .closed: break
+        }
+        loop.deregister(id: id, fd: fd)
+        switch mode {
+        case .graceful:
+            _ = Glibc.shutdown(fd, Int32(SHUT_WR))
+            discardInput()
+        case .plain:
+            break
+        case .reset:
+            var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+            _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        }
+        Glibc.close(fd)
+        state.phase = .closed(reason)
+        state.outbound.removeAll()
+        defer { state.handler = nil }
+        return Finished(connection: self, handler: state.handler, reason: reason, waiter: waiter)
+    }
+
+    /// Reads and drops what the peer sent and nobody will read (at most 256 KiB).
+    private func discardInput() {
+        withUnsafeTemporaryAllocation(byteCount: 4096, alignment: 16) { buffer in
+            for _ in 0..<64 {
+                guard case .ok(let count) = systemCall({ Glibc.recv(fd, buffer.baseAddress, buffer.count, 0) }),
+                      count > 0 else { return }
+            }
+        }
+    }
+
+    /// What to tell whom once a connection has closed; built under the lock, acted on outside it.
+    struct Finished {
+        let connection: TCPConnection
+        let handler: Handler?
+        let reason: TransportError?
+        let waiter: ConnectWaiter?
+
+        func notify() {
+            let reason = self.reason
+            switch reason {
+            case nil: connection.logger.debug("closed")
+            case .reset?: connection.logger.info("connection reset by peer")
+            case .outboundBufferFull?: connection.logger.warning("\(reason.map(String.init(describing:)) ?? "")")
+            case let other?: connection.logger.notice("closed: \(other)")
+            }
+            if let handler { connection.loop.execute { handler(.closed(reason)) } }
+            waiter?.resume(returning: .failure(reason ?? .io("connect: closed before the connection was established")))
+            connection.onFinish?()
+        }
+    }
+}

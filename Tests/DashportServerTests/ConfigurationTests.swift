@@ -1,0 +1,100 @@
+import Testing
+import DashportLog
+@testable import DashportServer
+
+@Suite("Server configuration")
+struct ConfigurationTests {
+    @Test func defaultsAreSafe() throws {
+        let config = try ConfigurationParser.parse(arguments: [])
+        #expect(config.listen == "127.0.0.1:5277")
+        #expect(config.listensOnLoopback)
+        #expect(config.idleTimeoutSeconds == 0)
+        try config.validate()
+    }
+
+    @Test func commandLineOptionsInBothForms() throws {
+        let config = try ConfigurationParser.parse(arguments: [
+            "--listen", "127.0.0.1:0", "--state-dir=/tmp/x", "--log-level", "debug",
+            "--allow-fingerprint", String(repeating: "ab", count: 32),
+        ])
+        #expect(config.listen == "127.0.0.1:0")
+        #expect(config.stateDirectory == "/tmp/x")
+        #expect(config.logLevel == .debug)
+        #expect(config.allowedFingerprints.count == 1)
+    }
+
+    @Test func configFileIsReadAndTheCommandLineWins() throws {
+        let file = """
+            # a comment
+            listen = 127.0.0.2:6000   # trailing comment
+            log-level = warning
+            label = "My Car Phone"
+
+            allow-fingerprint = \(String(repeating: "01", count: 32))
+            """
+        let config = try ConfigurationParser.parse(
+            arguments: ["--log-level", "error", "--config", "dash.conf"],
+            readFile: { path in
+                #expect(path == "dash.conf")
+                return file
+            })
+        #expect(config.listen == "127.0.0.2:6000")
+        #expect(config.logLevel == .error)
+        #expect(config.label == "My Car Phone")
+        #expect(config.allowedFingerprints == [String(repeating: "01", count: 32)])
+    }
+
+    @Test func errorsNameTheFileLineAndOption() {
+        #expect(throws: ConfigurationError("dash.conf:2: unknown option 'colour' (see dashport serve --help)")) {
+            try ConfigurationParser.parse(arguments: ["--config", "dash.conf"], readFile: { _ in "listen = 127.0.0.1:1\ncolour = red" })
+        }
+        #expect(throws: ConfigurationError("dash.conf:1: expected 'key = value', got 'listen'")) {
+            try ConfigurationParser.parse(arguments: ["--config", "dash.conf"], readFile: { _ in "listen" })
+        }
+        #expect(throws: ConfigurationError.self) { try ConfigurationParser.parse(arguments: ["--log-level", "loud"]) }
+        #expect(throws: ConfigurationError("--listen needs a value")) { try ConfigurationParser.parse(arguments: ["--listen"]) }
+        #expect(throws: ConfigurationError.self) { try ConfigurationParser.parse(arguments: ["serve-now"]) }
+        #expect(throws: ConfigurationError.self) { try ConfigurationParser.parse(arguments: ["--max-connections", "many"]) }
+    }
+
+    @Test(arguments: ["0.0.0.0:5277", "192.0.2.7:5277", "[2001:db8::1]:5277"])
+    func nonLoopbackNeedsAnAllowlist(address: String) throws {
+        var config = ServerConfiguration()
+        config.listen = address
+        #expect(!config.listensOnLoopback)
+        #expect(throws: ConfigurationError.self) { try config.validate() }
+        config.allowedFingerprints = [String(repeating: "AB:", count: 31) + "AB"]
+        try config.validate()
+    }
+
+    @Test(arguments: ["127.0.0.1:5277", "127.8.9.1:1", "[::1]:5277", "localhost:5277"])
+    func loopbackNeedsNoAllowlist(address: String) throws {
+        var config = ServerConfiguration()
+        config.listen = address
+        #expect(config.listensOnLoopback)
+        try config.validate()
+    }
+
+    @Test func fingerprintsAreNormalised() {
+        #expect(ServerConfiguration.normalizedFingerprint(String(repeating: "AB:", count: 31) + "AB") == String(repeating: "ab", count: 32))
+        #expect(ServerConfiguration.normalizedFingerprint("abcd") == nil)
+        #expect(ServerConfiguration.normalizedFingerprint(String(repeating: "zz", count: 32)) == nil)
+    }
+
+    @Test func badLimitsAreRefused() {
+        var config = ServerConfiguration()
+        config.maxConnections = 0
+        #expect(throws: ConfigurationError.self) { try config.validate() }
+        config = ServerConfiguration()
+        config.handshakeTimeoutSeconds = 0
+        #expect(throws: ConfigurationError.self) { try config.validate() }
+        config = ServerConfiguration()
+        config.idleTimeoutSeconds = -1
+        #expect(throws: ConfigurationError.self) { try config.validate() }
+    }
+
+    @Test func stateDirectoryFollowsXDG() {
+        #expect(ServerConfiguration.defaultStateDirectory(environment: ["XDG_STATE_HOME": "/x", "HOME": "/h"]) == "/x/dashport")
+        #expect(ServerConfiguration.defaultStateDirectory(environment: ["HOME": "/h"]) == "/h/.local/state/dashport")
+    }
+}

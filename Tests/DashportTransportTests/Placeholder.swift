@@ -1,3 +1,0 @@
-import Testing
-
-@Test func placeholderTransport() { #expect(Bool(true)) }

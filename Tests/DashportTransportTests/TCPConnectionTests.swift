@@ -1,0 +1,245 @@
+import DashportLog
+import DashportTransport
+import Testing
+
+/// TCP listener, client and connection over real loopback sockets.
+@Suite struct TCPConnectionTests {
+    @Test func bindingPortZeroReportsTheRealPort() async throws {
+        let server = try TestServer()
+        #expect(server.address.host == "127.0.0.1")
+        #expect(server.address.port != 0)
+        let (client, _) = try await connectedClient(to: server.address)
+        defer { client.abort() }
+        _ = try await server.connection(0)
+    }
+
+    @Test func echoRoundTrip() async throws {
+        let server = try TestServer()
+        let (client, probe) = try await connectedClient(to: server.address)
+        defer { client.abort() }
+        client.write(Array("hello, car".utf8))
+        try await probe.waitForBytes(10)
+        #expect(probe.received.value.bytes == Array("hello, car".utf8))
+        #expect(client.peerDescription == server.address.description)
+        let accepted = try await server.connection(0)
+        #expect(accepted.connection.peerDescription.hasPrefix("127.0.0.1:"))
+    }
+
+    @Test func echoRoundTripOverIPv6() async throws {
+        let server = try TestServer("[::1]:0")
+        #expect(server.address.description.hasPrefix("[::1]:"))
+        let (client, probe) = try await connectedClient(to: server.address)
+        defer { client.abort() }
+        client.write([1, 2, 3])
+        try await probe.waitForBytes(3)
+        #expect(probe.received.value.bytes == [1, 2, 3])
+        #expect(try await server.connection(0).connection.peerDescription.hasPrefix("[::1]:"))
+    }
+
+    @Test func oneMebibyteInOneWriteArrivesIntactAndInOrder() async throws {
+        let server = try TestServer()
+        let (client, probe) = try await connectedClient(to: server.address)
+        defer { client.abort() }
+        let message = pattern(1 << 20)
+        client.write(message)
+        try await probe.waitForBytes(message.count)
+        let echoed = probe.received.value.bytes == message
+        #expect(echoed)
+        let arrived = try await server.connection(0).probe.received.value.bytes == message
+        #expect(arrived)
+    }
+
+    @Test func concurrentWritersNeverInterleaveWithinAWrite() async throws {
+        let server = try TestServer()
+        let (client, probe) = try await connectedClient(to: server.address)
+        defer { client.abort() }
+        let writers = 8, records = 200, size = 1024
+        await withTaskGroup(of: Void.self) { group in
+            for writer in 0..<writers {
+                group.addTask {
+                    for sequence in 0..<records {
+                        // [writer, sequence high, sequence low, writer × 1021]
+                        let record = [UInt8(writer), UInt8(sequence >> 8), UInt8(sequence & 0xFF)]
+                            + [UInt8](repeating: UInt8(writer), count: size - 3)
+                        client.write(record)
+                    }
+                }
+            }
+        }
+        try await probe.waitForBytes(writers * records * size)
+        let bytes = probe.received.value.bytes
+        var next = [Int](repeating: 0, count: writers)
+        var intact = true
+        for start in stride(from: 0, to: bytes.count, by: size) {
+            let writer = Int(bytes[start])
+            let sequence = Int(bytes[start + 1]) << 8 | Int(bytes[start + 2])
+            guard writer < writers, sequence == next[writer],
+                  bytes[start + 3..<start + size].allSatisfy({ $0 == UInt8(writer) }) else {
+                intact = false
+                break
+            }
+            next[writer] += 1
+        }
+        #expect(intact, "each write arrives whole, and each writer's writes in order")
+        #expect(next == [Int](repeating: records, count: writers))
+    }
+
+    @Test func threeHundredConcurrentClientsAllComplete() async throws {
+        let server = try TestServer()
+        let address = server.address
+        let completed = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for index in 0..<300 {
+                group.addTask {
+                    let (client, probe) = try await connectedClient(to: address)
+                    defer { client.close() }
+                    let message = pattern(4096 + index, seed: index)
+                    client.write(Array(message[..<1000]))
+                    client.write(Array(message[1000...]))
+                    try await probe.waitForBytes(message.count)
+                    return probe.received.value.bytes == message
+                }
+            }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(completed == 300)
+    }
+
+    @Test func peerDisconnectingMidStreamClosesOnlyThatConnectionOnce() async throws {
+        let server = try TestServer()
+        let (leaving, leavingProbe) = try await connectedClient(to: server.address)
+        let (staying, stayingProbe) = try await connectedClient(to: server.address)
+        defer { staying.abort() }
+        let leavingOnServer = try await server.connection(0)
+        leaving.write(pattern(256 * 1024))
+        try await leavingOnServer.probe.waitForBytes(1)
+        leaving.abort()
+
+        try await leavingOnServer.probe.waitForClose()
+        staying.write(Array("still here".utf8))
+        try await stayingProbe.waitForBytes(10)
+        #expect(stayingProbe.received.value.bytes == Array("still here".utf8))
+
+        await settle()
+        #expect(leavingOnServer.probe.received.value.closes.count == 1)
+        #expect(leavingOnServer.probe.received.value.eventsAfterClose == 0)
+        #expect(leavingProbe.received.value.closes.count == 1)
+        #expect(leavingProbe.received.value.closes == [nil])  // we aborted: an orderly close for us
+        #expect(try await server.connection(1).probe.received.value.isClosed == false)
+    }
+
+    /// The server queues far more than the kernel buffers hold for a client that is not reading yet.
+    private func queueBulk(limit: Int = 64 << 20) async throws -> (TestServer, TCPConnection, TestServer.Accepted, [UInt8]) {
+        let server = try TestServer(echo: false, outboundBufferLimit: limit)
+        let client = try await TCPClient.connect(to: server.address)  // not started: reads nothing
+        let accepted = try await server.connection(0)
+        let bulk = pattern(16 << 20)
+        for start in stride(from: 0, to: bulk.count, by: 256 * 1024) {
+            accepted.connection.write(Array(bulk[start..<start + 256 * 1024]))
+        }
+        #expect(accepted.connection.outboundBufferedBytes > 0, "the test needs bytes left in our queue")
+        return (server, client, accepted, bulk)
+    }
+
+    @Test func closeFlushesQueuedBytesBeforeClosing() async throws {
+        let (_, client, accepted, bulk) = try await queueBulk()
+        accepted.connection.close()
+        accepted.connection.write([0xFF])  // after close: ignored
+        let probe = Probe()
+        client.start(probe.handler)
+        let received = try await probe.waitForClose()
+        #expect(received.bytes.count == bulk.count)
+        let intact = received.bytes == bulk
+        #expect(intact)
+        #expect(received.closes == [nil])
+        try await accepted.probe.waitForClose()
+        await settle()
+        #expect(accepted.probe.received.value.closes == [nil])
+    }
+
+    @Test func abortDropsQueuedBytes() async throws {
+        let (server, client, accepted, bulk) = try await queueBulk()
+        accepted.connection.abort()
+        #expect(accepted.connection.outboundBufferedBytes == 0)
+        let probe = Probe()
+        client.start(probe.handler)
+        let received = try await probe.waitForClose()
+        #expect(received.bytes.count < bulk.count)
+        let prefixIntact = received.bytes[...] == bulk[..<received.bytes.count]
+        #expect(prefixIntact)
+        try await accepted.probe.waitForClose()
+        #expect(accepted.probe.received.value.closes == [nil])
+        #expect(server.listener.connectionCount == 0)
+    }
+
+    @Test func outboundCapClosesOnlyTheSlowConnection() async throws {
+        let limit = 256 * 1024
+        let server = try TestServer(outboundBufferLimit: limit)
+        let slow = try await TCPClient.connect(to: server.address)  // never started: never reads
+        defer { slow.abort() }
+        let slowOnServer = try await server.connection(0)
+        let (fast, fastProbe) = try await connectedClient(to: server.address)
+        defer { fast.abort() }
+
+        let chunk = pattern(64 * 1024)
+        for _ in 0..<1024 where !slowOnServer.probe.received.value.isClosed {
+            slowOnServer.connection.write(chunk)
+            await Task.yield()
+        }
+        let received = try await slowOnServer.probe.waitForClose()
+        #expect(received.closes == [.outboundBufferFull(limit)])
+        #expect(TransportError.outboundBufferFull(limit).description.contains("\(limit) bytes"))
+
+        fast.write(Array("unaffected".utf8))
+        try await fastProbe.waitForBytes(10)
+        #expect(fastProbe.received.value.bytes == Array("unaffected".utf8))
+        #expect(try await server.connection(1).probe.received.value.isClosed == false)
+    }
+
+    @Test func connectionOverTheCapIsClosedAtOnceWhileTheOthersWork() async throws {
+        let sink = CollectingSink()
+        let server = try TestServer(maxConnections: 3, logger: Logger(label: "test", level: .debug, sink: sink))
+        var clients: [(TCPConnection, Probe)] = []
+        for _ in 0..<3 { clients.append(try await connectedClient(to: server.address)) }
+        defer { for (client, _) in clients { client.abort() } }
+        _ = try await server.connection(2)
+
+        let (extra, extraProbe) = try await connectedClient(to: server.address)
+        defer { extra.abort() }
+        let closed = try await extraProbe.waitForClose()
+        #expect(closed.bytes.isEmpty)
+        #expect(server.accepted.value.count == 3)
+        let warning = sink.records.first { $0.level == .warning && $0.message.contains("connection cap") }
+        let peer = warning?.metadata.first { $0.0 == "peer" }?.1
+        #expect(peer?.hasPrefix("127.0.0.1:") == true, "the warning names the refused peer")
+
+        for (index, (client, probe)) in clients.enumerated() {
+            client.write([UInt8(index)])
+            try await probe.waitForBytes(1)
+            #expect(probe.received.value.bytes == [UInt8(index)])
+        }
+    }
+
+    @Test func bindingAPortInUseFailsWithAClearError() throws {
+        let server = try TestServer()
+        let error = #expect(throws: TransportError.self) {
+            try TCPListener.bind(server.address, logger: .silent)
+        }
+        guard case .bind(let address, let reason)? = error else {
+            Issue.record("expected TransportError.bind, got \(String(describing: error))")
+            return
+        }
+        #expect(address == server.address)
+        #expect(reason == "Address already in use")
+        #expect(error?.description == "cannot listen on \(server.address): Address already in use")
+    }
+
+    @Test func connectingToAClosedPortFailsWithAClearError() async throws {
+        let server = try TestServer()
+        let address = server.address
+        server.listener.shutdown()
+        let error = await #expect(throws: TransportError.self) {
+            _ = try await TCPClient.connect(to: address)
+        }
+        #expect(error == .connect(address, "Connection refused"))
+    }
+}

@@ -1,0 +1,1 @@
+"""The Swift wrapper generator behind tools/generate/protoc-gen-dashport-swift."""
