@@ -115,6 +115,12 @@ let package = Package(
             path: "tools/fuzz/FuzzMessages",
             swiftSettings: strict
         ),
+        .executableTarget(
+            name: "FuzzFrames",
+            dependencies: ["DashportFrames"],
+            path: "tools/fuzz/FuzzFrames",
+            swiftSettings: strict
+        ),
 
         // MARK: Tests (Swift Testing only)
         .testTarget(
@@ -123,7 +129,12 @@ let package = Package(
             exclude: ["FuzzCrashes"],
             swiftSettings: strict
         ),
-        .testTarget(name: "DashportFramesTests", dependencies: ["DashportFrames"], swiftSettings: strict),
+        .testTarget(
+            name: "DashportFramesTests",
+            dependencies: ["DashportFrames"],
+            exclude: ["FuzzCrashes"],
+            swiftSettings: strict
+        ),
         .testTarget(name: "DashportTLSTests", dependencies: ["DashportTLS", "DashportLog", "CDashportSSL"], swiftSettings: strict),
         .testTarget(
             name: "DashportLinkTests",
