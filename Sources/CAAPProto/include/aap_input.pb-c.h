@@ -33,6 +33,9 @@ typedef struct Dashport__Aap__InputReport Dashport__Aap__InputReport;
 
 /* --- enums --- */
 
+/*
+ * Android MotionEvent actions.
+ */
 typedef enum _Dashport__Aap__TouchEvent__PointerAction {
   DASHPORT__AAP__TOUCH_EVENT__POINTER_ACTION__POINTER_ACTION_DOWN = 0,
   DASHPORT__AAP__TOUCH_EVENT__POINTER_ACTION__POINTER_ACTION_UP = 1,
@@ -74,6 +77,9 @@ typedef enum _Dashport__Aap__FeedbackEvent {
 
 /* --- messages --- */
 
+/*
+ * One touch screen, in display pixels. [high]
+ */
 struct  Dashport__Aap__InputSourceService__TouchScreen
 {
   ProtobufCMessage base;
@@ -91,6 +97,9 @@ struct  Dashport__Aap__InputSourceService__TouchScreen
     , 0, 0, 0, 0, 0, DASHPORT__AAP__TOUCH_SCREEN_TYPE__TOUCH_SCREEN_TYPE_CAPACITIVE, 0, 0 }
 
 
+/*
+ * One touch pad; physical sizes in millimetres, sensitivity 0–10. [high for field numbers, med for meaning]
+ */
 struct  Dashport__Aap__InputSourceService__TouchPad
 {
   ProtobufCMessage base;
@@ -170,6 +179,9 @@ struct  Dashport__Aap__KeyBindingResponse
     , 0, DASHPORT__AAP__MESSAGE_STATUS__MESSAGE_STATUS_UNSOLICITED_MESSAGE }
 
 
+/*
+ * One key going down or up; keycode is an Android KEYCODE_* value (85 play/pause, 87 next, ...).
+ */
 struct  Dashport__Aap__KeyEvent__Key
 {
   ProtobufCMessage base;
@@ -201,6 +213,9 @@ struct  Dashport__Aap__KeyEvent
     , 0,NULL }
 
 
+/*
+ * One finger, in display pixels.
+ */
 struct  Dashport__Aap__TouchEvent__Pointer
 {
   ProtobufCMessage base;

@@ -109,7 +109,7 @@ extension AAP {
 
     /// Service field 4: what input the HU can deliver (§3.7). [high]
     public struct InputSourceService: WireMessage, Sendable, Hashable {
-        /// The proto message `dashport.aap.InputSourceService.TouchScreen`.
+        /// One touch screen, in display pixels. [high]
         public struct TouchScreen: WireMessage, Sendable, Hashable {
             /// Required: always written; reads as `0` when a sender omits it.
             public var width: Int32 = 0
@@ -144,7 +144,7 @@ extension AAP {
             }
         }
 
-        /// The proto message `dashport.aap.InputSourceService.TouchPad`.
+        /// One touch pad; physical sizes in millimetres, sensitivity 0–10. [high for field numbers, med for meaning]
         public struct TouchPad: WireMessage, Sendable, Hashable {
             /// Required: always written; reads as `0` when a sender omits it.
             public var width: Int32 = 0
@@ -278,7 +278,7 @@ extension AAP {
 
     /// Key presses inside an InputReport (§3.7). [high for field numbers, med for types]
     public struct KeyEvent: WireMessage, Sendable, Hashable {
-        /// The proto message `dashport.aap.KeyEvent.Key`.
+        /// One key going down or up; keycode is an Android KEYCODE_* value (85 play/pause, 87 next, ...).
         public struct Key: WireMessage, Sendable, Hashable {
             /// Required: always written; reads as `0` when a sender omits it.
             public var keycode: UInt32 = 0
@@ -338,7 +338,7 @@ extension AAP {
 
     /// Touches inside an InputReport, in display pixels (§3.7). [high for field numbers, med for types]
     public struct TouchEvent: WireMessage, Sendable, Hashable {
-        /// The proto enum `dashport.aap.TouchEvent.PointerAction`.
+        /// Android MotionEvent actions.
         ///
         /// A value the schema does not name is kept as it is (see ``rawValue``), never dropped.
         public struct PointerAction: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
@@ -375,7 +375,7 @@ extension AAP {
             }
         }
 
-        /// The proto message `dashport.aap.TouchEvent.Pointer`.
+        /// One finger, in display pixels.
         public struct Pointer: WireMessage, Sendable, Hashable {
             /// Required: always written; reads as `0` when a sender omits it.
             public var x: UInt32 = 0

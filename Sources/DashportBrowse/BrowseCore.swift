@@ -1,0 +1,201 @@
+// Sources/DashportBrowse/BrowseCore.swift - the one browse tree every car sees, through its own rules.
+
+import DashportLog
+
+/// The browse core: asks the provider, applies each car's rules, caches on disk, pushes changes.
+///
+/// Every car's service calls it with the car's ``CarProfile``; the answer is already cut to what
+/// that car may see (``BrowseRules``). Cars that connect while the provider is slow (past
+/// ``BrowseConfiguration/answerBudget``) or not up (it throws something other than a
+/// ``BrowseError``) get the cached node at once (`fromCache: true`); once the provider answers
+/// again, every cached parent is refreshed and each one whose children changed is pushed as
+/// ``BrowseNotification/childrenChanged(parentId:)`` to every subscriber.
+///
+/// Each distinct ``BrowseReport`` is emitted once (logged, kept in ``reports``, pushed to
+/// subscribers) until the next ``invalidate(_:)``, so fifty cars opening the same bad list make
+/// one report, not fifty.
+public actor BrowseCore {
+    public nonisolated let provider: any BrowseProvider
+    public nonisolated let cache: BrowseCache?
+    public nonisolated let configuration: BrowseConfiguration
+    let logger: Logger
+
+    // What the core has learned from browsing (and from the cache at start).
+    var depths: [String: Int] = [BrowseItem.rootId: 0]
+    var parents: [String: String] = [:]
+
+    // Provider health and in-flight calls.
+    var degraded = false
+    var refreshTask: Task<Void, Never>?
+    var inFlight: [String: ProviderCall<[BrowseItem]>] = [:]
+    var startTask: Task<Void, Never>?
+    var started = false
+
+    // Subscribers and reports.
+    var subscribers: [Int: AsyncStream<BrowseNotification>.Continuation] = [:]
+    var nextSubscriber = 0
+    var reported: Set<BrowseReport> = []
+    var recentReports: [BrowseReport] = []
+
+    public init(
+        provider: any BrowseProvider,
+        cache: BrowseCache? = nil,
+        configuration: BrowseConfiguration = BrowseConfiguration(),
+        logger: Logger = .silent
+    ) {
+        self.provider = provider
+        self.cache = cache
+        self.configuration = configuration
+        self.logger = logger.labelled("browse")
+    }
+
+    /// Whether the provider can search. Without it the car's profile answer has no search tab and
+    /// a voice "play X" is answered `notSupported`.
+    public nonisolated var supportsSearch: Bool { provider.supportsSearch }
+
+    /// One page of the children of `parentId` as `car` may see them. An unknown parent is an empty
+    /// list; a provider's ``BrowseError`` is a screen, or an empty list for a car that cannot draw it.
+    public func children(of parentId: String, page: Int, pageSize: Int, for car: CarProfile) async -> BrowseAnswer {
+        await startIfNeeded()
+        if let limit = car.depthLimit, let depth = depths[parentId], depth >= limit {
+            emit(BrowseReport(
+                code: BrowseReportCode.depthCut,
+                message: "children of '\(parentId)' (depth \(depth)) asked for, beyond the car's max depth \(limit): empty list",
+                itemId: parentId))
+            return .empty
+        }
+        let raw: [BrowseItem]
+        let fromCache: Bool
+        switch await fetchChildren(of: parentId) {
+        case .fresh(let items): (raw, fromCache) = (items, false)
+        case .cached(let items): (raw, fromCache) = (items, true)
+        case .failed(let error): return render(error, for: car)
+        case .unavailable: return .empty
+        }
+        learn(raw, under: parentId)
+        let (items, reports) = BrowseRules.children(raw, of: parentId, parentDepth: depths[parentId], for: car)
+        reports.forEach { emit($0) }
+        return BrowseRules.page(items, page: page, pageSize: configuration.pageSize(pageSize), fromCache: fromCache)
+    }
+
+    /// One item as `car` may see it (checked and depth-cut), or nil when there is none, it is
+    /// invalid, or the provider answered with a ``BrowseError``. Falls back to the cached copy when
+    /// the provider is not up.
+    public func item(id: String, for car: CarProfile) async -> BrowseItem? {
+        await startIfNeeded()
+        var found: BrowseItem?
+        if degraded, let cached = await cache?.item(id: id) {
+            found = cached
+        } else {
+            let provider = self.provider
+            let call = ProviderCall { try await provider.item(id: id) }
+            switch await call.wait(timeout: configuration.providerTimeout, sleep: configuration.sleep) {
+            case .answered(.success(let item)): found = item
+            case .answered(.failure(let error)) where error is BrowseError: return nil
+            case .answered(.failure(let error)):
+                providerFailed("failed (\(error))")
+                found = await cache?.item(id: id)
+            case .timedOut:
+                providerFailed("did not answer within \(configuration.providerTimeout)")
+                found = await cache?.item(id: id)
+            }
+        }
+        guard let found else { return nil }
+        let (item, reports) = BrowseRules.single(found, depth: depths[id], for: car)
+        reports.forEach { emit($0) }
+        return item
+    }
+
+    /// One page of search results as `car` may see them. Without provider search the answer is
+    /// `notSupported` (an empty list for a car that cannot draw it).
+    public func search(_ query: String, page: Int, pageSize: Int, for car: CarProfile) async -> BrowseAnswer {
+        await startIfNeeded()
+        let results: [BrowseItem]
+        do {
+            results = try await searchProvider(query)
+        } catch {
+            return render(error, for: car)
+        }
+        let (items, reports) = BrowseRules.searchResults(results, query: query, for: car)
+        reports.forEach { emit($0) }
+        return BrowseRules.page(items, page: page, pageSize: configuration.pageSize(pageSize), fromCache: false)
+    }
+
+    /// The playable results of a voice "play X", best first, for the session to queue. Throws
+    /// `notSupported` when the provider cannot search, or the provider's own ``BrowseError``.
+    /// The query goes to the provider as is (an empty query included).
+    public func searchForPlay(_ query: String) async throws(BrowseError) -> [BrowseItem] {
+        await startIfNeeded()
+        let (results, reports) = BrowseRules.validated(try await searchProvider(query), in: "search '\(query)'")
+        reports.forEach { emit($0) }
+        return results.filter(\.playable)
+    }
+
+    /// How deep `id` is (root 0, a tab 1), as far as the core has seen it browsed; nil when unknown.
+    /// An item reachable on several paths has the shallowest depth seen.
+    public func depth(of id: String) -> Int? { depths[id] }
+
+    /// The queue for a play-from-media-id: the playable, valid children of the parent the item
+    /// was last listed under, and the item's index among them. Nil when the core has not seen the
+    /// item listed (or saw it only at the root), or the parent no longer holds it.
+    public func siblings(of mediaId: String) async -> (items: [BrowseItem], index: Int)? {
+        await startIfNeeded()
+        guard let parentId = parents[mediaId], parentId != BrowseItem.rootId else { return nil }
+        let raw: [BrowseItem]
+        switch await fetchChildren(of: parentId) {
+        case .fresh(let items), .cached(let items): raw = items
+        case .failed, .unavailable: return nil
+        }
+        let playable = BrowseRules.validated(raw, in: parentId).0.filter(\.playable)
+        guard let index = playable.firstIndex(where: { $0.id == mediaId }) else { return nil }
+        return (playable, index)
+    }
+
+    /// Forgets the cached children of `parentId` (of everything when nil) and tells every
+    /// subscriber they changed. With no subscriber it only deletes cache files.
+    public func invalidate(_ parentId: String?) async {
+        await startIfNeeded()
+        if let parentId {
+            inFlight[parentId] = nil
+            (await cache?.remove(parentId) ?? []).forEach { emit($0) }
+        } else {
+            inFlight.removeAll()
+            (await cache?.removeAll() ?? []).forEach { emit($0) }
+        }
+        reported.removeAll()
+        broadcast(.childrenChanged(parentId: parentId))
+    }
+
+    /// The most recent reports (at most 256), oldest first.
+    public var reports: [BrowseReport] { recentReports }
+
+    // MARK: - Helpers
+
+    private func render(_ error: any Error, for car: CarProfile) -> BrowseAnswer {
+        guard let error = error as? BrowseError else { return .empty }
+        let (answer, report) = BrowseRules.render(error, for: car)
+        if let report { emit(report) }
+        return answer
+    }
+
+    private func searchProvider(_ query: String) async throws(BrowseError) -> [BrowseItem] {
+        guard provider.supportsSearch else {
+            throw BrowseError(code: .notSupported, message: "This library cannot be searched.")
+        }
+        let provider = self.provider
+        let size = configuration.maxChildrenPerNode
+        let call = ProviderCall { try await provider.search(query: query, page: 0, pageSize: size) }
+        switch await call.wait(timeout: configuration.providerTimeout, sleep: configuration.sleep) {
+        case .answered(.success(let items)): return Array(items.prefix(size))
+        case .answered(.failure(let error as BrowseError)): throw error
+        case .answered(.failure(let error)):
+            providerFailed("failed a search (\(error))")
+            return []
+        case .timedOut:
+            emit(BrowseReport(
+                code: BrowseReportCode.providerTimeout,
+                message: "search '\(query)' got no answer within \(configuration.providerTimeout): empty results"))
+            return []
+        }
+    }
+}

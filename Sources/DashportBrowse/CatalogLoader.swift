@@ -1,0 +1,204 @@
+// Sources/DashportBrowse/CatalogLoader.swift - reads a catalog file and refuses it unless all of it is sound.
+
+import Foundation
+
+/// Loads and validates a catalog: the first problem found is thrown, naming file, item and problem.
+enum CatalogLoader {
+    /// The largest catalog file read. 16 MiB is far beyond a hand-written library.
+    static let maxFileBytes = 16 * 1024 * 1024
+    /// The most items a catalog may have.
+    static let maxItems = 100_000
+
+    static func load(path: String) throws(CatalogError) -> Catalog {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        let size = (attributes?[.size] as? NSNumber)?.intValue ?? 0
+        guard size <= maxFileBytes else {
+            throw CatalogError(file: path, item: nil, problem: .tooLarge(bytes: size, limit: maxFileBytes))
+        }
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw CatalogError(file: path, item: nil, problem: .unreadable(error.localizedDescription))
+        }
+        return try parse(data, path: path)
+    }
+
+    static func parse(_ data: Data, path: String) throws(CatalogError) -> Catalog {
+        let file: CatalogFile
+        do {
+            file = try JSONDecoder().decode(CatalogFile.self, from: data)
+        } catch let error as DecodingError {
+            throw unparseable(error, data: data, path: path)
+        } catch {
+            throw CatalogError(file: path, item: nil, problem: .unparseable("\(error)"))
+        }
+        guard file.format == "dashport.catalog", file.version == 1 else {
+            let found = "format \(file.format.map { "'\($0)'" } ?? "missing"), version \(file.version.map(String.init) ?? "missing")"
+            throw CatalogError(file: path, item: nil, problem: .unsupportedFormat(found))
+        }
+        guard file.items.count <= maxItems else {
+            throw CatalogError(file: path, item: nil, problem: .tooManyItems(count: file.items.count, limit: maxItems))
+        }
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().standardizedFileURL.path
+        var items: [String: BrowseItem] = [:]
+        var order: [String] = []
+        for (index, entry) in file.items.enumerated() {
+            let item = try validate(entry, at: index, folder: folder, path: path)
+            guard items[item.id] == nil else { throw CatalogError(file: path, item: item.id, problem: .duplicateId) }
+            items[item.id] = item
+            order.append(item.id)
+        }
+        var children: [String: [BrowseItem]] = [:]
+        children[BrowseItem.rootId] = try resolve(file.root, of: "root", items: items, path: path)
+        for entry in file.items {
+            guard let id = entry.id, let refs = entry.children else { continue }
+            children[id] = try resolve(refs, of: id, items: items, path: path)
+        }
+        try checkCycles(children, order: order, path: path)
+        let rootIds = Set(file.root.map(\.id))
+        let searchable = order.filter { !rootIds.contains($0) }.compactMap { id in
+            items[id].map { item in (item, [item.title, item.artist, item.album].compactMap { $0.map(fold) }) }
+        }
+        return Catalog(title: file.title ?? "Library", items: items, children: children, searchable: searchable)
+    }
+
+    /// Case- and diacritic-insensitive form for search.
+    static func fold(_ text: String) -> String {
+        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+    }
+
+    private static func validate(_ entry: CatalogFile.Entry, at index: Int, folder: String, path: String) throws(CatalogError) -> BrowseItem {
+        guard let id = entry.id, !id.isEmpty else {
+            throw CatalogError(file: path, item: "items[\(index)]", problem: .missingId)
+        }
+        func refuse(_ problem: CatalogError.Problem) -> CatalogError { CatalogError(file: path, item: id, problem: problem) }
+        guard id != BrowseItem.rootId else { throw refuse(.duplicateId) }
+        guard let title = entry.title, !title.allSatisfy(\.isWhitespace) else { throw refuse(.missingTitle) }
+        let browsable = entry.browsable ?? false
+        let playable = entry.playable ?? false
+        guard browsable || playable else { throw refuse(.neitherBrowsableNorPlayable) }
+        if let completion = entry.completion, !(0...1).contains(completion) { throw refuse(.badCompletion(completion)) }
+        if entry.children != nil, !browsable { throw refuse(.childrenOnNonBrowsable) }
+        var artworkUri: String?
+        if let artwork = entry.artwork {
+            do throws(ArtworkProblem) {
+                artworkUri = try resolveArtwork(artwork, folder: folder)
+            } catch {
+                throw refuse(.badArtwork(error.reason))
+            }
+        }
+        return BrowseItem(
+            id: id, title: title, subtitle: entry.subtitle, artworkUri: artworkUri,
+            browsable: browsable, playable: playable, childStyle: entry.childStyle, group: entry.group,
+            explicit: entry.explicit, completion: entry.completion, mediaType: entry.mediaType,
+            artist: entry.artist, album: entry.album, durationMs: entry.durationMs)
+    }
+
+    private struct ArtworkProblem: Error {
+        var reason: String
+    }
+
+    /// `https://…` as is; `file://…` and relative paths as a `file://` URL of an existing file
+    /// (relative ones must stay inside the catalog's folder).
+    private static func resolveArtwork(_ artwork: String, folder: String) throws(ArtworkProblem) -> String {
+        if artwork.hasPrefix("https://") {
+            guard let url = URL(string: artwork), let host = url.host, !host.isEmpty else {
+                throw ArtworkProblem(reason: "'\(artwork)' is not a valid https URL")
+            }
+            return artwork
+        }
+        let file: String
+        if artwork.hasPrefix("file://") {
+            guard let url = URL(string: artwork), url.isFileURL else {
+                throw ArtworkProblem(reason: "'\(artwork)' is not a valid file URL")
+            }
+            file = url.standardizedFileURL.path
+        } else if artwork.contains("://") || artwork.hasPrefix("/") || artwork.isEmpty {
+            throw ArtworkProblem(reason: "'\(artwork)' is not https://, file:// or a path relative to the catalog")
+        } else {
+            file = URL(fileURLWithPath: folder + "/" + artwork).standardizedFileURL.path
+            guard file.hasPrefix(folder + "/") else {
+                throw ArtworkProblem(reason: "'\(artwork)' leaves the catalog's folder")
+            }
+        }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            throw ArtworkProblem(reason: "'\(artwork)' does not exist (looked for \(file))")
+        }
+        return URL(fileURLWithPath: file).absoluteString
+    }
+
+    private static func resolve(
+        _ refs: [CatalogFile.ChildRef], of parent: String, items: [String: BrowseItem], path: String
+    ) throws(CatalogError) -> [BrowseItem] {
+        var list: [BrowseItem] = []
+        list.reserveCapacity(refs.count)
+        for ref in refs {
+            guard var child = items[ref.id] else {
+                throw CatalogError(file: path, item: parent, problem: .missingChild(ref.id))
+            }
+            if let group = ref.group { child.group = group }
+            list.append(child)
+        }
+        return list
+    }
+
+    /// Depth-first over the children graph; a child that is still on the path is a cycle.
+    private static func checkCycles(_ children: [String: [BrowseItem]], order: [String], path: String) throws(CatalogError) {
+        enum Mark { case onPath, done }
+        var marks: [String: Mark] = [:]
+        for start in order where marks[start] == nil {
+            var stack: [(id: String, next: Int)] = [(start, 0)]
+            marks[start] = .onPath
+            while let top = stack.last {
+                let kids = children[top.id] ?? []
+                guard top.next < kids.count else {
+                    marks[top.id] = .done
+                    stack.removeLast()
+                    continue
+                }
+                stack[stack.count - 1].next += 1
+                let child = kids[top.next].id
+                switch marks[child] {
+                case .onPath:
+                    let loop = stack.map(\.id).drop(while: { $0 != child }) + [child]
+                    throw CatalogError(file: path, item: child, problem: .cycle(Array(loop)))
+                case .done:
+                    continue
+                case nil:
+                    marks[child] = .onPath
+                    stack.append((child, 0))
+                }
+            }
+        }
+    }
+
+    private static func unparseable(_ error: DecodingError, data: Data, path: String) -> CatalogError {
+        let (context, reason): (DecodingError.Context?, String) = switch error {
+        case .typeMismatch(_, let c): (c, c.debugDescription)
+        case .valueNotFound(_, let c): (c, c.debugDescription)
+        case .keyNotFound(let key, let c): (c, "missing key '\(key.stringValue)'")
+        case .dataCorrupted(let c): (c, c.underlyingError.map { "\($0)" } ?? c.debugDescription)
+        @unknown default: (nil, "\(error)")
+        }
+        let codingPath = context?.codingPath ?? []
+        let location = codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+            .trimmingCharacters(in: CharacterSet(charactersIn: "."))
+        var item: String?
+        if codingPath.count >= 2, codingPath[0].stringValue == "items", let index = codingPath[1].intValue {
+            item = "items[\(index)]"
+            // Name the item by its id when the JSON has one there.
+            if let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                let list = object["items"] as? [Any], index < list.count,
+                let id = (list[index] as? [String: Any])?["id"] as? String, !id.isEmpty
+            {
+                item = id
+            }
+        } else if codingPath.first?.stringValue == "root" {
+            item = "root"
+        }
+        let text = location.isEmpty ? reason : "at \(location): \(reason)"
+        return CatalogError(file: path, item: item, problem: .unparseable(text))
+    }
+}

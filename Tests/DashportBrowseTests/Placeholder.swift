@@ -1,3 +1,0 @@
-import Testing
-
-@Test func placeholderBrowse() { #expect(Bool(true)) }

@@ -1,0 +1,223 @@
+// Tests/DashportBrowseTests/TestSupport.swift - a manual clock, a controllable provider, temp folders.
+
+import Foundation
+import Synchronization
+@testable import DashportBrowse
+
+/// A clock that only moves when a test says so. Sleepers wake when ``advance(by:)`` passes their
+/// deadline; ``waitForSleeper(dueAt:)`` lets a test wait (without time) until the code under test
+/// is actually waiting on the clock for that deadline.
+final class ManualClock: Clock {
+    struct Instant: InstantProtocol {
+        var offset: Duration
+        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        func duration(to other: Instant) -> Duration { other.offset - offset }
+        static func < (a: Instant, b: Instant) -> Bool { a.offset < b.offset }
+    }
+
+    private struct Sleeper {
+        var deadline: Instant
+        var continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        var now = Instant(offset: .zero)
+        var sleepers: [Int: Sleeper] = [:]
+        var nextKey = 0
+        var watchers: [(deadline: Instant, continuation: CheckedContinuation<Void, Never>)] = []
+
+        func hasSleeper(due deadline: Instant) -> Bool {
+            sleepers.values.contains { $0.deadline == deadline }
+        }
+
+        mutating func readyWatchers() -> [CheckedContinuation<Void, Never>] {
+            let deadlines = Set(sleepers.values.map(\.deadline.offset))
+            let ready = watchers.filter { deadlines.contains($0.deadline.offset) }.map(\.continuation)
+            watchers.removeAll { deadlines.contains($0.deadline.offset) }
+            return ready
+        }
+    }
+
+    private let state = Mutex(State())
+
+    var now: Instant { state.withLock { $0.now } }
+    var minimumResolution: Duration { .zero }
+
+    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+        let key = state.withLock { state in
+            defer { state.nextKey += 1 }
+            return state.nextKey
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let (immediate, ready): (Result<Void, any Error>?, [CheckedContinuation<Void, Never>]) = state.withLock { state in
+                    if Task.isCancelled { return (.failure(CancellationError()), []) }
+                    if deadline <= state.now { return (.success(()), []) }
+                    state.sleepers[key] = Sleeper(deadline: deadline, continuation: continuation)
+                    return (nil, state.readyWatchers())
+                }
+                ready.forEach { $0.resume() }
+                if let immediate { continuation.resume(with: immediate) }
+            }
+        } onCancel: {
+            let sleeper = state.withLock { $0.sleepers.removeValue(forKey: key) }
+            sleeper?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Moves time forward and wakes every sleeper whose deadline has come.
+    func advance(by duration: Duration) {
+        let due = state.withLock { state in
+            state.now = state.now.advanced(by: duration)
+            let now = state.now
+            let due = state.sleepers.filter { $0.value.deadline <= now }
+            for key in due.keys { state.sleepers[key] = nil }
+            return due.values.map(\.continuation)
+        }
+        due.forEach { $0.resume() }
+    }
+
+    /// Returns once something sleeps until `offset` on this clock (time 0 is the clock's start).
+    func waitForSleeper(dueAt offset: Duration) async {
+        let deadline = Instant(offset: offset)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state in
+                if state.hasSleeper(due: deadline) { return true }
+                state.watchers.append((deadline, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+}
+
+/// The error a provider that is not up yet throws.
+struct ProviderNotUp: Error {}
+
+/// A provider whose tree, errors, health and speed a test controls.
+final class FakeProvider: BrowseProvider {
+    private struct State {
+        var tree: [String: [BrowseItem]]
+        var errors: [String: BrowseError] = [:]
+        var down = false
+        var gated = false
+        var gateWaiters: [CheckedContinuation<Void, Never>] = []
+        var calls: [String] = []
+    }
+
+    private let state: Mutex<State>
+    private let searchable: Bool
+
+    init(tree: [String: [BrowseItem]], searchable: Bool = false) {
+        self.state = Mutex(State(tree: tree))
+        self.searchable = searchable
+    }
+
+    var supportsSearch: Bool { searchable }
+    var calls: [String] { state.withLock { $0.calls } }
+
+    func setTree(_ tree: [String: [BrowseItem]]) { state.withLock { $0.tree = tree } }
+    func setError(_ error: BrowseError?, for parentId: String) { state.withLock { $0.errors[parentId] = error } }
+    func setDown(_ down: Bool) { state.withLock { $0.down = down } }
+    /// From now on every call suspends until ``release()``.
+    func hold() { state.withLock { $0.gated = true } }
+    func release() {
+        let waiters = state.withLock { state in
+            state.gated = false
+            defer { state.gateWaiters = [] }
+            return state.gateWaiters
+        }
+        waiters.forEach { $0.resume() }
+    }
+
+    private func gate(_ call: String) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let pass = state.withLock { state in
+                state.calls.append(call)
+                if state.gated { state.gateWaiters.append(continuation) }
+                return !state.gated
+            }
+            if pass { continuation.resume() }
+        }
+    }
+
+    func children(of parentId: String, page: Int, pageSize: Int) async throws -> [BrowseItem] {
+        await gate("children:\(parentId)")
+        let (down, error, list) = state.withLock { ($0.down, $0.errors[parentId], $0.tree[parentId] ?? []) }
+        if down { throw ProviderNotUp() }
+        if let error { throw error }
+        return Array(list.dropFirst(page * pageSize).prefix(pageSize))
+    }
+
+    func item(id: String) async throws -> BrowseItem? {
+        await gate("item:\(id)")
+        let (down, tree) = state.withLock { ($0.down, $0.tree) }
+        if down { throw ProviderNotUp() }
+        return tree.values.lazy.flatMap { $0 }.first { $0.id == id }
+    }
+
+    func search(query: String, page: Int, pageSize: Int) async throws -> [BrowseItem] {
+        guard searchable else { throw BrowseError(code: .notSupported, message: "no search") }
+        let tree = state.withLock { $0.tree }
+        let all = tree.keys.sorted().flatMap { tree[$0] ?? [] }
+        return all.filter { $0.title.localizedCaseInsensitiveContains(query) }
+    }
+}
+
+/// A fresh folder under the system temp directory, deleted by ``remove()``.
+struct TemporaryDirectory {
+    let path: String
+
+    init() {
+        path = FileManager.default.temporaryDirectory.path + "/dashport-browse-" + UUID().uuidString
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    func remove() { try? FileManager.default.removeItem(atPath: path) }
+
+    var files: [String] { ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted() }
+
+    func size(of name: String) -> Int {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path + "/" + name)
+        return (attributes?[.size] as? NSNumber)?.intValue ?? 0
+    }
+}
+
+enum Fixtures {
+    /// The package root, from this file's path (Tests/DashportBrowseTests/TestSupport.swift).
+    static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    static let demoCatalog = packageRoot + "/Fixtures/demo/catalog.json"
+
+    static func demoProvider() throws -> CatalogProvider {
+        try CatalogProvider(contentsOf: demoCatalog)
+    }
+}
+
+/// Shorthands for building items in tests.
+func tab(_ id: String, _ title: String? = nil) -> BrowseItem {
+    BrowseItem(id: id, title: title ?? id, browsable: true)
+}
+
+func track(_ id: String, _ title: String? = nil) -> BrowseItem {
+    BrowseItem(id: id, title: title ?? id, playable: true)
+}
+
+/// A core over `provider` with a clock that never moves unless the test moves it.
+func makeCore(
+    _ provider: any BrowseProvider, cache: BrowseCache? = nil, clock: ManualClock = ManualClock()
+) -> BrowseCore {
+    BrowseCore(provider: provider, cache: cache, configuration: BrowseConfiguration(clock: clock))
+}
+
+extension BrowseAnswer {
+    var ids: [String] { items.map(\.id) }
+    var total: Int? {
+        if case .items(_, let total, _) = self { return total }
+        return nil
+    }
+    var isFromCache: Bool {
+        if case .items(_, _, let fromCache) = self { return fromCache }
+        return false
+    }
+}
