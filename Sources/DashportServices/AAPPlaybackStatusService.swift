@@ -73,6 +73,13 @@ public struct AAPPlaybackStatusService: Sendable {
 
         /// The floor of ``statusInterval`` (100 ms), so a misconfiguration cannot make the driver spin.
         public static let minimumStatusInterval: Duration = .milliseconds(100)
+
+        /// The ``sessionClockOrigin`` for a link whose time reads `linkNow` while the session
+        /// clock reads `sessionNow` (read both at about the same moment, e.g. when the channel
+        /// opens; the result is good to the millisecond).
+        public static func sessionClockOrigin(linkNow: Duration, sessionNow: SessionInstant) -> Duration {
+            linkNow - .milliseconds(sessionNow.milliseconds)
+        }
     }
 
     /// What the driver must do, in order.

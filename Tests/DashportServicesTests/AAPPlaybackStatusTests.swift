@@ -170,6 +170,18 @@ struct AAPPlaybackStatusTests {
         #expect(try statuses(in: actions, channel: 13).map(\.playbackSeconds) == [4])
     }
 
+    /// The origin helper: a link that started after the session clock has a negative origin, and
+    /// the projection uses it.
+    @Test func sessionClockOriginFromTwoReadings() throws {
+        let origin = AAPPlaybackStatusService.Configuration.sessionClockOrigin(
+            linkNow: .milliseconds(500), sessionNow: SessionInstant(milliseconds: 60_500))
+        #expect(origin == .seconds(-60))
+        let configuration = AAPPlaybackStatusService.Configuration(sessionClockOrigin: origin)
+        let state = playbackState(.playing, valueMs: 0, atMs: 58_000)
+        let (_, actions) = startedService(snapshot(state, item: song("a")), now: .seconds(3), configuration: configuration)
+        #expect(try statuses(in: actions, channel: 13).map(\.playbackSeconds) == [5])
+    }
+
     /// Before `start`, updates and ticks send nothing, and there is no deadline.
     @Test func silentUntilStarted() {
         var service = AAPPlaybackStatusService(channel: 13, car: "car-1")
