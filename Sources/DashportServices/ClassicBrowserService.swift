@@ -28,7 +28,7 @@ import DashportSession
 /// - Several requests may be in flight (up to ``Configuration/maxInFlight``) and answers may come
 ///   in any order; each node is sent once everything it waits for came, or at its deadline.
 /// - MEDIA_BROWSE_INPUT: ENTER on a song (or single) path plays that item
-///   (`playFromMediaId`, from the source given at init); every other cluster action is only logged,
+///   (`playFromMediaId`, from ``commandSource``); every other cluster action is only logged,
 ///   because the head unit navigates by asking for nodes itself.
 /// - Nothing from the wire throws or traps: a bad body or message is dropped and reported as
 ///   ``Action/problem(_:)`` (and logged).
@@ -36,17 +36,21 @@ public struct ClassicBrowserService: Sendable {
     /// The car's media browser channel (from its discovery response).
     public let channel: UInt8
     public let configuration: Configuration
-    /// Who the session core is told a play command came from.
-    public let commandSource: CommandSource
+    /// Who the car is (as the AAP playback status and input services name it).
+    public let car: String
+    /// Who the session core is told a play command came from: `.aapPlaybackInput(car:)`, the
+    /// closest source ``CommandSource`` has for a cluster input on an AAP car.
+    public var commandSource: CommandSource { .aapPlaybackInput(car: car) }
     let logger: Logger
 
     private var nextNumber: UInt64 = 0
     private var requests: [UInt64: ClassicBrowserRequest] = [:]
     private var owners: [Ticket: UInt64] = [:]
 
-    public init(channel: UInt8, commandSource: CommandSource, configuration: Configuration = Configuration(), logger: Logger = .silent) {
+    /// A service for the channel `channel` of the car `car`. It sends nothing until asked.
+    public init(channel: UInt8, car: String, configuration: Configuration = Configuration(), logger: Logger = .silent) {
         self.channel = channel
-        self.commandSource = commandSource
+        self.car = car
         self.configuration = configuration
         self.logger = logger.labelled("classic-browser").with("channel", "\(channel)")
     }

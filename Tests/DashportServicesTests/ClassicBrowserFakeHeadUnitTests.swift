@@ -67,7 +67,7 @@ struct ClassicFakeHeadUnit {
     var held: [(ticket: ClassicBrowserService.Ticket, uri: String)] = []
 
     init(provider: any BrowseProvider, configuration: ClassicBrowserService.Configuration = .init()) {
-        service = ClassicBrowserService(channel: Self.channel, commandSource: Self.source, configuration: configuration)
+        service = ClassicBrowserService(channel: Self.channel, car: "test-hu", configuration: configuration)
         // Budgets no test reaches: every provider here answers at once.
         core = BrowseCore(
             provider: provider,

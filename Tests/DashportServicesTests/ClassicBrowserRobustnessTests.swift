@@ -16,7 +16,7 @@ private let getNodeId = UInt16(AAP.MediaBrowserMessageId.getNode.rawValue)
 private let inputId = UInt16(AAP.MediaBrowserMessageId.browseInput.rawValue)
 
 private func service(_ configuration: ClassicBrowserService.Configuration = .init(), logger: Logger = .silent) -> ClassicBrowserService {
-    ClassicBrowserService(channel: 15, commandSource: ClassicFakeHeadUnit.source, configuration: configuration, logger: logger)
+    ClassicBrowserService(channel: 15, car: "test-hu", configuration: configuration, logger: logger)
 }
 
 private func nodes(_ actions: [ClassicAction]) throws -> [ClassicNode] {
