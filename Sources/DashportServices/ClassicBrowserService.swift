@@ -51,7 +51,11 @@ public struct ClassicBrowserService: Sendable {
     public init(channel: UInt8, car: String, configuration: Configuration = Configuration(), logger: Logger = .silent) {
         self.channel = channel
         self.car = car
-        self.configuration = configuration
+        // Through the init again: fields set after construction are clamped too (a page size of 0 would divide by zero).
+        self.configuration = Configuration(
+            car: configuration.car, pageSize: configuration.pageSize, maxInFlight: configuration.maxInFlight,
+            artworkDeadline: configuration.artworkDeadline, requestTimeout: configuration.requestTimeout,
+            maxArtworkBytesPerNode: configuration.maxArtworkBytesPerNode, maxPathBytes: configuration.maxPathBytes)
         self.logger = logger.labelled("classic-browser").with("channel", "\(channel)")
     }
 

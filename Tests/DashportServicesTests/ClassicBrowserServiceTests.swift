@@ -138,6 +138,12 @@ import Testing
         #expect(ClassicBrowserService.Configuration(pageSize: 0).pageSize == 1)
         #expect(ClassicBrowserService.Configuration(pageSize: 10_000).pageSize == 500)
         #expect(ClassicBrowserService.Configuration().pageSize == 50)
+        var configuration = ClassicBrowserService.Configuration()
+        configuration.pageSize = 0
+        configuration.maxInFlight = -1
+        let service = ClassicBrowserService(channel: 1, car: "c", configuration: configuration)
+        #expect(service.configuration.pageSize == 1)
+        #expect(service.configuration.maxInFlight == 1)
     }
 
     /// A provider's error screen cannot be drawn by an AAP classic car: the list is empty.
