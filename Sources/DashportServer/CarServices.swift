@@ -1,3 +1,4 @@
+import DashportBrowse
 import DashportLink
 import DashportLog
 import DashportServices
@@ -12,6 +13,10 @@ enum ServiceInput: Sendable {
     case commandFinished(service: UInt8, SessionCommand, CommandResult)
     /// A cover for the AAP playback status service (nil: none or failed).
     case statusArtwork(itemId: String, bytes: [UInt8]?)
+    /// Answers for the classic media browser.
+    case classicChildren(ClassicBrowserService.Ticket, BrowseAnswer)
+    case classicItem(ClassicBrowserService.Ticket, BrowseItem?)
+    case classicArtwork(ClassicBrowserService.Ticket, [UInt8]?)
 }
 
 /// The services of one car connection: created as the link opens their channels, fed the car's
@@ -24,6 +29,7 @@ struct CarServices {
     var carName = "car"
     var status: AAPPlaybackStatusService?
     var input: AAPInputService?
+    var classic: ClassicBrowserService?
     var sessionSubscribed = false
     var sessionStarted = false
 
@@ -79,6 +85,9 @@ struct CarServices {
             let inputService = AAPInputService(channel: service.channel, car: carName, carKeyCodes: keycodes)
             input = inputService
             return perform(inputService.start(), service: service.channel, now: now)
+        case .mediaBrowser:
+            classic = ClassicBrowserService(channel: service.channel, car: carName, logger: logger)
+            return []
         default:
             return []
         }
@@ -87,6 +96,7 @@ struct CarServices {
     private mutating func closed(_ service: CarService) {
         if status?.channel == service.channel { status = nil }
         if input?.channel == service.channel { input = nil }
+        if classic?.channel == service.channel { classic = nil }
     }
 
     private mutating func message(channel: UInt8, messageId: UInt16, body: [UInt8], now: Duration) -> [OutgoingMessage] {
@@ -99,6 +109,11 @@ struct CarServices {
             let actions = service.receive(messageId: messageId, body: body, now: now)
             input = service
             return perform(actions, service: channel, now: now)
+        }
+        if var service = classic, service.channel == channel {
+            let actions = service.receive(messageId: messageId, body: body, now: now)
+            classic = service
+            return perform(actions, now: now)
         }
         logger.debug("service message with no service to take it", [
             "channel": "\(channel)", "message": hex(messageId), "bytes": "\(body.count)",
@@ -140,18 +155,44 @@ struct CarServices {
                 status = service
                 out += perform(actions, service: service.channel, now: now)
             }
+        case .classicChildren(let ticket, let answer):
+            if var service = classic {
+                let actions = service.browseAnswered(ticket, answer, now: now)
+                classic = service
+                out += perform(actions, now: now)
+            }
+        case .classicItem(let ticket, let item):
+            if var service = classic {
+                let actions = service.itemAnswered(ticket, item, now: now)
+                classic = service
+                out += perform(actions, now: now)
+            }
+        case .classicArtwork(let ticket, let bytes):
+            if var service = classic {
+                let actions = service.artworkAnswered(ticket, bytes, now: now)
+                classic = service
+                out += perform(actions, now: now)
+            }
         }
         return out
     }
 
     mutating func tick(now: Duration) -> [OutgoingMessage] {
-        guard var service = status else { return [] }
-        let actions = service.tick(now: now)
-        status = service
-        return perform(actions, service: service.channel, now: now)
+        var out: [OutgoingMessage] = []
+        if var service = status {
+            let actions = service.tick(now: now)
+            status = service
+            out += perform(actions, service: service.channel, now: now)
+        }
+        if var service = classic {
+            let actions = service.tick(now: now)
+            classic = service
+            out += perform(actions, now: now)
+        }
+        return out
     }
 
-    var nextDeadline: Duration? { status?.nextDeadline }
+    var nextDeadline: Duration? { [status?.nextDeadline, classic?.nextDeadline].compactMap { $0 }.min() }
 
     /// The connection is over: end subscriptions and pending core work.
     mutating func stop() { bridge.stop() }
@@ -191,6 +232,32 @@ struct CarServices {
             case .send(let message): out.append(message)
             case .command(let command, let source): send(command, source, channel)
             case .log(let entry): entry.write(to: logger.with("channel", "\(channel)"))
+            }
+        }
+        return out
+    }
+
+    private func perform(_ actions: [ClassicBrowserService.Action], now: Duration) -> [OutgoingMessage] {
+        var out: [OutgoingMessage] = []
+        let browse = core.browse
+        let artwork = core.artwork
+        for action in actions {
+            switch action {
+            case .send(let message):
+                out.append(message)
+            case .browse(let ticket, let parentId, let page, let pageSize, let car):
+                bridge.run { .classicChildren(ticket, await browse.children(of: parentId, page: page, pageSize: pageSize, for: car)) }
+            case .fetchItem(let ticket, let itemId, let car):
+                bridge.run { .classicItem(ticket, await browse.item(id: itemId, for: car)) }
+            case .fetchArtwork(let ticket, let uri, let width, let height):
+                bridge.run {
+                    guard let key = await artwork.register(uri) else { return .classicArtwork(ticket, nil) }
+                    return .classicArtwork(ticket, try? await artwork.image(for: key, width: width, height: height).bytes)
+                }
+            case .command(let command, let source):
+                if let channel = classic?.channel { send(command, source, channel) }
+            case .problem:
+                break  // the service logged it already
             }
         }
         return out
