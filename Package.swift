@@ -121,6 +121,12 @@ let package = Package(
             path: "tools/fuzz/FuzzFrames",
             swiftSettings: strict
         ),
+        .executableTarget(
+            name: "FuzzLink",
+            dependencies: ["DashportLink", "DashportHeadUnit", "DashportTLS", "DashportFrames", "DashportMessages"],
+            path: "tools/fuzz/FuzzLink",
+            swiftSettings: strict
+        ),
 
         // MARK: Tests (Swift Testing only)
         .testTarget(
