@@ -77,7 +77,7 @@ public actor BrowseShell {
     /// stops it. Returns normally at its end or at `quit`.
     public func run(_ script: EmulatorScript) async throws(BrowseShellError) {
         for step in script.steps {
-            await transcript.print("> " + Self.echo(step.command))
+            await transcript.print(["> " + Self.echo(step.command)], searchable: false)
             do {
                 guard try await execute(step.command) else { return }
             } catch .expectationFailed(let text, nil) {

@@ -59,7 +59,10 @@ public enum ConnectProbe {
         var running = false
         var closedBy: HeadUnitDisconnect?
         for await notice in session.notices {
-            if let lines = ScreenRenderer.notice(notice, stock: true) { await transcript.print(lines) }
+            // The close is summed up below, with what it means for the probe.
+            if case .closed = notice {} else if let lines = ScreenRenderer.notice(notice, stock: true) {
+                await transcript.print(lines)
+            }
             switch notice {
             case .link(.discoveryRequested):
                 running = true

@@ -27,10 +27,11 @@ public struct EmulatorScript: Sendable, Hashable {
             throw EmulatorCommandError("the script has \(text.utf8.count) bytes; the limit is \(maxBytes)")
         }
         var steps: [Step] = []
-        // Split on "\n" by hand: a "\r\n" line ending is one Character and would not split.
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            var line = String(rawLine)
-            if line.hasSuffix("\r") { line.removeLast() }
+        // Split the scalars, not the Characters: "\r\n" is one Character and would not split on "\n".
+        for (index, rawLine) in text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            var scalars = String.UnicodeScalarView(rawLine)
+            if scalars.last == "\r" { scalars.removeLast() }
+            let line = String(scalars)
             do {
                 if let command = try EmulatorCommand.parse(line) {
                     steps.append(Step(line: index + 1, command: command))

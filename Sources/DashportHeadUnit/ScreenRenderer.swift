@@ -92,7 +92,7 @@ public enum ScreenRenderer {
     public static func commandResult(_ label: String, _ result: DashportMedia.CommandResult) -> String {
         if result.accepted { return "\(label): accepted" }
         let reason = result.reason.map { "\($0)" } ?? "no reason given"
-        return "\(label): rejected — \(reason)" + suffix(result.message)
+        return "\(label): rejected (\(reason))" + suffix(result.message, separator: ": ")
     }
 
     /// What a transport command does, in words, for its result line.

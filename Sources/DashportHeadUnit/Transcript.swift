@@ -8,7 +8,7 @@ public actor Transcript {
     public static let maxKeptLines = 20_000
 
     private let sink: @Sendable (String) -> Void
-    private var kept: [String] = []
+    private var kept: [(line: String, searchable: Bool)] = []
     /// Lines dropped from the front of ``kept`` so far.
     private var dropped = 0
     /// Absolute number of the first line the next `expect` may match.
@@ -22,13 +22,14 @@ public actor Transcript {
     }
 
     /// Every line still kept, oldest first.
-    public var lines: [String] { kept }
+    public var lines: [String] { kept.map(\.line) }
 
-    /// Prints lines, in order, and wakes an `expect` waiting for one of them.
-    public func print(_ lines: [String]) {
+    /// Prints lines, in order, and wakes an `expect` waiting for one of them. Lines that are not
+    /// `searchable` (a script's echo of its own commands) are never matched by `expect`.
+    public func print(_ lines: [String], searchable: Bool = true) {
         for line in lines {
             sink(line)
-            kept.append(line)
+            kept.append((line, searchable))
         }
         if kept.count > Self.maxKeptLines {
             let half = kept.count / 2
@@ -61,7 +62,7 @@ public actor Transcript {
 
     private func consume(_ text: String) -> Bool {
         let start = max(cursor - dropped, 0)
-        guard start < kept.count, let index = kept[start...].firstIndex(where: { $0.contains(text) }) else { return false }
+        guard start < kept.count, let index = kept[start...].firstIndex(where: { $0.searchable && $0.line.contains(text) }) else { return false }
         cursor = index + dropped + 1
         return true
     }
