@@ -32,7 +32,21 @@ let package = Package(
         // MARK: C libraries from Debian, each behind one Swift wrapper target.
         .systemLibrary(name: "CDashportSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CDashportLinux"),
-        .systemLibrary(name: "CDashportVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        // libvips through a C target of Dashport's own wrappers, not `.systemLibrary(pkgConfig: "vips")`:
+        // vips' pkg-config flags carry `-pthread`, which SwiftPM rejects with a warning. Only the .c file
+        // sees glib's headers; the public header has plain C types.
+        .target(
+            name: "CDashportVips",
+            cSettings: [
+                .unsafeFlags([
+                    "-I/usr/include/glib-2.0",
+                    "-I/usr/lib/x86_64-linux-gnu/glib-2.0/include",
+                    "-I/usr/lib/aarch64-linux-gnu/glib-2.0/include",
+                    "-I/usr/lib/arm-linux-gnueabihf/glib-2.0/include",
+                ]),
+            ],
+            linkerSettings: [.linkedLibrary("vips"), .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0")]
+        ),
         .target(
             name: "CAAPProto",
             linkerSettings: [.linkedLibrary("protobuf-c")]
@@ -87,12 +101,24 @@ let package = Package(
             path: "tools/dashport-hu",
             swiftSettings: strict
         ),
+        .executableTarget(
+            name: "dashport-bench-artwork",
+            dependencies: ["DashportArtwork", "CDashportVips"],
+            path: "tools/bench/artwork",
+            swiftSettings: strict
+        ),
 
         // MARK: Fuzz targets (libFuzzer entry points; no-op programs in a plain build)
         .executableTarget(
             name: "FuzzMessages",
             dependencies: ["DashportMessages"],
             path: "tools/fuzz/FuzzMessages",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "FuzzFrames",
+            dependencies: ["DashportFrames"],
+            path: "tools/fuzz/FuzzFrames",
             swiftSettings: strict
         ),
 
@@ -103,7 +129,12 @@ let package = Package(
             exclude: ["FuzzCrashes"],
             swiftSettings: strict
         ),
-        .testTarget(name: "DashportFramesTests", dependencies: ["DashportFrames"], swiftSettings: strict),
+        .testTarget(
+            name: "DashportFramesTests",
+            dependencies: ["DashportFrames"],
+            exclude: ["FuzzCrashes"],
+            swiftSettings: strict
+        ),
         .testTarget(name: "DashportTLSTests", dependencies: ["DashportTLS", "DashportLog", "CDashportSSL"], swiftSettings: strict),
         .testTarget(
             name: "DashportLinkTests",

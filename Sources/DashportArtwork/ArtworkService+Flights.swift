@@ -1,0 +1,145 @@
+import Foundation
+import Synchronization
+
+/// The shared work behind requests: one download per key, one resize per key and box, and the
+/// bookkeeping of failures (backoff, one report per URI).
+extension ArtworkService {
+    /// Makes, caches and returns the thumbnail of one key and box; runs once per flight.
+    func makeThumbnail(_ flight: FlightKey, _ registration: ArtworkRegistry.Registration) async -> Result<ArtworkImage, ArtworkError> {
+        let result = await produceThumbnail(flight, registration.source)
+        switch result {
+        case .success(let image):
+            do throws(ArtworkError) {
+                try cache.storeThumbnail(image, key: flight.key, box: flight.box)
+            } catch {
+                logger.warning("artwork thumbnail not cached: \(error)", ["key": flight.key.rawValue])
+            }
+            if backoffs.removeValue(forKey: flight.key) != nil {
+                logger.info("artwork works again", ["key": flight.key.rawValue, "uri": registration.displayURI])
+            }
+        case .failure(let error):
+            recordFailure(flight.key, registration, error)
+        }
+        thumbnailFlights[flight] = nil
+        return result
+    }
+
+    private func produceThumbnail(_ flight: FlightKey, _ source: ArtworkRegistry.Source) async -> Result<ArtworkImage, ArtworkError> {
+        switch source {
+        case .file(let path):
+            // Resolved again now: the file (or a symlink on its way) may have changed since registration.
+            switch registry.resolveFile(path) {
+            case .failure(let error):
+                return .failure(error)
+            case .success(let (resolved, info)):
+                guard info.size <= configuration.maxDownloadBytes else {
+                    return .failure(.tooLarge(bytes: info.size, limit: configuration.maxDownloadBytes))
+                }
+                stats.resizes += 1
+                return await scaler.thumbnail(of: resolved, fitting: flight.box)
+            }
+        case .remote(let url):
+            let original = ArtworkDiskCache.Entry.original(flight.key)
+            cache.pin(original)  // before the download lands, so adopting it cannot evict it
+            defer { cache.unpin(original) }
+            let path: String
+            switch await originalFile(flight.key, url) {
+            case .failure(let error): return .failure(error)
+            case .success(let downloaded): path = downloaded
+            }
+            stats.resizes += 1
+            let result = await scaler.thumbnail(of: path, fitting: flight.box)
+            if case .failure(let error) = result, error != .timeout {
+                cache.discard(original)  // undecodable or a bomb: keeping it would only take space
+            }
+            return result
+        }
+    }
+
+    /// The path of the downloaded original, sharing one download among concurrent callers.
+    private func originalFile(_ key: ArtworkKey, _ url: URL) async -> Result<String, ArtworkError> {
+        if let path = cache.original(key) { return .success(path) }
+        if let running = downloadFlights[key] { return await running.value }
+        let flight = Task { await self.download(key, url) }
+        downloadFlights[key] = flight
+        return await flight.value
+    }
+
+    private func download(_ key: ArtworkKey, _ url: URL) async -> Result<String, ArtworkError> {
+        let temporary = cache.temporaryPath()
+        stats.downloads += 1
+        logger.debug("downloading artwork", ["key": key.rawValue, "uri": ArtworkRegistry.redacted(url)])
+        let result: Result<String, ArtworkError>
+        do throws(ArtworkError) {
+            let bytes = try await fetcher.fetch(url, into: temporary, limits: configuration.fetchLimits)
+            let limit = configuration.maxDownloadBytes
+            guard bytes <= limit else { throw ArtworkError.tooLarge(bytes: bytes, limit: limit) }  // a fetcher that ignored it
+            result = .success(try cache.adoptOriginal(temporary, for: key))
+        } catch {
+            DiskIO.remove(temporary)
+            result = .failure(error)
+        }
+        downloadFlights[key] = nil
+        return result
+    }
+
+    /// Starts or extends the backoff of a failed URI and reports it once. Several flights of one
+    /// key failing together (one shared download, several boxes) count as one failure.
+    func recordFailure(_ key: ArtworkKey, _ registration: ArtworkRegistry.Registration, _ error: ArtworkError) {
+        guard error.isFailureOfSource else { return }
+        let now = clock.now()
+        var backoff = backoffs[key] ?? Backoff(retryAt: now)
+        guard backoff.failures == 0 || now >= backoff.retryAt else { return }
+        backoff.failures += 1
+        let doublings = min(backoff.failures - 1, 20)
+        backoff.retryAt = now + min(configuration.retryBackoff * (1 << doublings), configuration.maxRetryBackoff)
+        if !backoff.reported {
+            backoff.reported = true
+            logger.warning("artwork failed: \(error)", ["key": key.rawValue, "uri": registration.displayURI])
+            notify(.failed(key: key, uri: registration.displayURI, reason: error))
+        }
+        backoffs[key] = backoff
+        if backoffs.count > configuration.maxRegisteredKeys {
+            backoffs = backoffs.filter { registry.registration(for: $0.key) != nil }
+        }
+    }
+
+    /// Waits for a shared flight at most `timeout`. The flight itself keeps running for the
+    /// others who wait for it (and to fill the cache); only this caller stops waiting.
+    static func value<Value: Sendable>(
+        of flight: Task<Result<Value, ArtworkError>, Never>,
+        within timeout: Duration
+    ) async -> Result<Value, ArtworkError> {
+        let gate = ResumeOnce<Result<Value, ArtworkError>>()
+        return await withCheckedContinuation { continuation in
+            gate.arm(continuation)
+            let timer = Task {
+                do {
+                    try await Task.sleep(for: timeout)
+                    gate.resume(.failure(.timeout))
+                } catch {}  // cancelled: the flight answered first
+            }
+            Task {
+                gate.resume(await flight.value)
+                timer.cancel()
+            }
+        }
+    }
+}
+
+/// A continuation resumed by whichever of several racers comes first; the rest are ignored.
+final class ResumeOnce<Value: Sendable>: Sendable {
+    private let continuation = Mutex<CheckedContinuation<Value, Never>?>(nil)
+
+    func arm(_ continuation: CheckedContinuation<Value, Never>) {
+        self.continuation.withLock { $0 = continuation }
+    }
+
+    func resume(_ value: Value) {
+        let waiting = continuation.withLock { stored -> CheckedContinuation<Value, Never>? in
+            defer { stored = nil }
+            return stored
+        }
+        waiting?.resume(returning: value)
+    }
+}

@@ -1,0 +1,169 @@
+import DashportLog
+import Foundation
+
+/// The artwork endpoint: serves registered covers, downscaled to the box a car asks for.
+///
+/// The browse tree calls ``register(_:)`` for every artworkUri it hands out and gives the car the
+/// key instead. A request for a key and a box is answered from the disk cache, or else the
+/// original is downloaded once (or read from a file inside the roots), decoded, fitted into the
+/// box (never upscaled), encoded and cached. Concurrent requests for one key share one download;
+/// for one key and box, also one resize. A failing URI is answered with an error at once,
+/// reported once as `artworkFailed` (degraded) on ``notifications()``, and not tried again until
+/// its backoff (5 s, doubling, up to 10 min by default) has passed. Every wait has a deadline.
+public actor ArtworkService {
+    let configuration: ArtworkConfiguration
+    let logger: Logger
+    let fetcher: any ArtworkFetcher
+    let clock: any ArtworkClock
+    let scaler: ArtworkScaler
+    var registry: ArtworkRegistry
+    var cache: ArtworkDiskCache
+    var stats = ArtworkStatistics()
+
+    struct Backoff {
+        var failures = 0
+        var retryAt: ContinuousClock.Instant
+        /// Whether `artworkFailed` went out for this URI since it last worked.
+        var reported = false
+    }
+
+    struct FlightKey: Hashable {
+        var key: ArtworkKey
+        var box: ArtworkBox
+    }
+
+    var backoffs: [ArtworkKey: Backoff] = [:]
+    var thumbnailFlights: [FlightKey: Task<Result<ArtworkImage, ArtworkError>, Never>] = [:]
+    var downloadFlights: [ArtworkKey: Task<Result<String, ArtworkError>, Never>] = [:]
+    private var subscribers: [Int: AsyncStream<ArtworkNotification>.Continuation] = [:]
+    private var nextSubscriber = 0
+    private var loggedOnce = BoundedOnceSet(capacity: 256)
+
+    /// - Parameters:
+    ///   - fetcher: downloads originals; `nil` means ``URLSessionArtworkFetcher``.
+    ///   - clock: decides when a failed URI may be tried again; `nil` means the system clock.
+    public init(
+        configuration: ArtworkConfiguration,
+        logger: Logger = .silent,
+        fetcher: (any ArtworkFetcher)? = nil,
+        clock: (any ArtworkClock)? = nil
+    ) {
+        let logger = logger.labelled("artwork")
+        self.configuration = configuration
+        self.logger = logger
+        self.fetcher = fetcher ?? URLSessionArtworkFetcher()
+        self.clock = clock ?? SystemArtworkClock()
+        self.scaler = ArtworkScaler(
+            maxPixels: configuration.maxPixels,
+            jpegQuality: configuration.jpegQuality,
+            maxConcurrentDecodes: configuration.maxConcurrentDecodes
+        )
+        self.registry = ArtworkRegistry(
+            roots: configuration.roots,
+            allowPlainHTTP: configuration.allowPlainHTTP,
+            capacity: configuration.maxRegisteredKeys
+        )
+        self.cache = ArtworkDiskCache(directory: configuration.cacheDirectory, maxBytes: configuration.maxCacheBytes, logger: logger)
+        for root in registry.missingRoots {
+            logger.warning("artwork root does not exist; no file under it is served", ["root": root])
+        }
+    }
+
+    /// Registers an artwork URI and returns the opaque key a car may ask for. `nil` (logged once
+    /// per URI) when the scheme is not https (or http when allowed) or file, or when a file is
+    /// missing or lies outside the roots. Registering again is cheap and keeps the key alive.
+    public func register(_ uri: String) -> ArtworkKey? {
+        switch registry.register(uri) {
+        case .success(let key):
+            return key
+        case .failure(let error):
+            if loggedOnce.insert("uri \(uri)") { logger.warning("artwork URI refused: \(error)") }
+            return nil
+        }
+    }
+
+    /// The cover of `key`, fitted into `width` x `height` (0 means the configured default size).
+    ///
+    /// Throws at once for an unregistered key, a box outside `1...maxSize`, or a URI in backoff;
+    /// otherwise within the request deadline at the latest.
+    public func image(for key: ArtworkKey, width: Int, height: Int) async throws(ArtworkError) -> ArtworkImage {
+        let result = await answer(key, width: width, height: height)
+        switch result {
+        case .success(let image):
+            return image
+        case .failure(let error):
+            stats.failures += 1
+            throw error
+        }
+    }
+
+    /// A new stream of notifications (`artworkFailed`). Each call is an independent subscriber;
+    /// the newest 64 are kept if the subscriber falls behind.
+    public func notifications() -> AsyncStream<ArtworkNotification> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ArtworkNotification.self, bufferingPolicy: .bufferingNewest(64))
+        let id = nextSubscriber
+        nextSubscriber += 1
+        subscribers[id] = continuation
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.unsubscribe(id) }
+        }
+        return stream
+    }
+
+    /// Counters since start.
+    public func statistics() -> ArtworkStatistics { stats }
+
+    private func answer(_ key: ArtworkKey, width: Int, height: Int) async -> Result<ArtworkImage, ArtworkError> {
+        let box = ArtworkBox(
+            width: width == 0 ? configuration.defaultSize : width,
+            height: height == 0 ? configuration.defaultSize : height
+        )
+        guard (1...configuration.maxSize).contains(box.width), (1...configuration.maxSize).contains(box.height) else {
+            return .failure(.invalidSize(width: width, height: height))
+        }
+        guard let registration = registry.registration(for: key) else {
+            let shown = String(key.rawValue.prefix(64))  // the key comes from the car: keep what is kept small
+            if loggedOnce.insert("key \(shown)") { logger.warning("artwork request for an unregistered key", ["key": shown]) }
+            return .failure(.notRegistered(key))
+        }
+        if let image = cache.thumbnail(key, box) {
+            stats.cacheHits += 1
+            return .success(image)
+        }
+        let now = clock.now()
+        if let backoff = backoffs[key], now < backoff.retryAt {
+            return .failure(.backingOff(retryAfter: now.duration(to: backoff.retryAt)))
+        }
+        let flightKey = FlightKey(key: key, box: box)
+        let flight: Task<Result<ArtworkImage, ArtworkError>, Never>
+        if let running = thumbnailFlights[flightKey] {
+            flight = running
+        } else {
+            flight = Task { await self.makeThumbnail(flightKey, registration) }
+            thumbnailFlights[flightKey] = flight
+        }
+        return await Self.value(of: flight, within: configuration.requestTimeout)
+    }
+
+    func notify(_ notification: ArtworkNotification) {
+        for continuation in subscribers.values { continuation.yield(notification) }
+    }
+
+    private func unsubscribe(_ id: Int) {
+        subscribers[id] = nil
+    }
+}
+
+/// Remembers up to `capacity` strings, so each thing is logged once without unbounded memory.
+struct BoundedOnceSet {
+    let capacity: Int
+    private var seen: Set<String> = []
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    /// True the first time `value` is seen (while there is room; afterwards always false).
+    mutating func insert(_ value: String) -> Bool {
+        guard seen.count < capacity else { return false }
+        return seen.insert(value).inserted
+    }
+}

@@ -1,2 +1,0 @@
-// DashportArtwork: placeholder until its issue lands.
-enum DashportArtworkModule {}

@@ -1,2 +1,0 @@
-// DashportFrames: placeholder until its issue lands.
-enum DashportFramesModule {}

@@ -1,2 +1,0 @@
-// DashportHeadUnit: placeholder until its issue lands.
-enum DashportHeadUnitModule {}

@@ -1,0 +1,177 @@
+import DashportFrames
+import DashportLink
+import DashportLog
+import DashportMessages
+import DashportTLS
+
+/// The car (head unit) side of one AAP link, sans-IO, built from the same frame and TLS layers
+/// as ``PhoneLink``. It is the fake head unit of the tests and of the `dashport-hu` emulator.
+///
+/// It speaks first: ``start(now:)`` sends VERSION_REQUEST. Then it is the TLS client, sends
+/// AUTH_COMPLETE, answers SERVICE_DISCOVERY_REQUEST with ``HeadUnitConfiguration/car``, answers
+/// CHANNEL_OPEN_REQUESTs on listed channels and reports service traffic. It is strict about what
+/// the phone does (a message on a channel it did not open closes the link) so tests catch phone
+/// bugs, and scriptable: see ``HeadUnitConfiguration``, ``sendUnchecked(channel:messageId:body:encrypted:)``
+/// and ``injectRaw(_:)``.
+///
+/// Not thread-safe and not `Sendable` (it owns a `TLSSession`).
+public final class HeadUnitLink {
+    public let configuration: HeadUnitConfiguration
+    public internal(set) var phase: LinkPhase = .versionExchange
+    /// The version the phone answered, once it did with status 0.
+    public internal(set) var version: AAPVersion?
+    public internal(set) var closeReason: LinkCloseReason?
+    /// Channels we answered with success, in no particular order.
+    public internal(set) var openChannels: Set<UInt8> = []
+
+    var wire: LinkWire
+    let logger: Logger
+    var pings: PingKeeper
+    var startedAt: Duration?
+    var byeByeDeadline: Duration?
+
+    /// `tls` must be a client session (`TLSConfiguration.client`) that has not started yet.
+    public init(configuration: HeadUnitConfiguration = HeadUnitConfiguration(), tls: TLSSession, logger: Logger = .silent) {
+        self.configuration = configuration
+        self.wire = LinkWire(tls: tls, limits: configuration.limits)
+        self.logger = logger.labelled("hu")
+        self.pings = PingKeeper(interval: configuration.pingInterval ?? .seconds(1))
+    }
+
+    /// Opens the conversation: VERSION_REQUEST on channel 0, flags 0x03. Call once, when the
+    /// transport is up; it starts the handshake clock.
+    public func start(now: Duration) -> [HeadUnitAction] {
+        guard startedAt == nil, phase != .closed else { return [] }
+        startedAt = now
+        var out = HeadUnitOutbox()
+        logger.info("requesting version", ["version": "\(configuration.version)"])
+        sendControl(ControlID.versionRequest, VersionBody.request(configuration.version), encrypted: false, &out)
+        return out.actions
+    }
+
+    /// Takes bytes the transport read (any split) and returns what to do, in order.
+    public func receive(_ bytes: some Collection<UInt8>, now: Duration) -> [HeadUnitAction] {
+        guard phase != .closed else { return [] }
+        if startedAt == nil { startedAt = now }
+        var out = HeadUnitOutbox()
+        wire.feed(bytes)
+        while phase != .closed {
+            do {
+                guard let message = try wire.nextMessage() else { break }
+                dispatch(message, now: now, &out)
+            } catch {
+                close(error, &out)
+            }
+        }
+        return out.actions
+    }
+
+    /// Fires what is due at `now`: the handshake deadline, the bye-bye grace, our next ping.
+    public func tick(now: Duration) -> [HeadUnitAction] {
+        guard phase != .closed else { return [] }
+        if startedAt == nil { startedAt = now }
+        var out = HeadUnitOutbox()
+        if let deadline = handshakeDeadline, now >= deadline {
+            close(.handshakeTimeout(phase: phase), &out)
+        } else if phase == .closing, let deadline = byeByeDeadline, now >= deadline {
+            close(.byeBye(answered: false), &out)
+        } else if phase == .running, let timestamp = pings.due(now: now) {
+            sendControl(ControlID.pingRequest, AAP.PingRequest(timestamp: timestamp).serializedBytes(),
+                        encrypted: configuration.controlEncryption == .encrypted, &out)
+        }
+        return out.actions
+    }
+
+    /// When ``tick(now:)`` must be called next; `nil` when nothing is scheduled.
+    public var nextDeadline: Duration? {
+        guard phase != .closed else { return nil }
+        var candidates = [handshakeDeadline].compactMap { $0 }
+        if phase == .closing, let byeByeDeadline { candidates.append(byeByeDeadline) }
+        if phase == .running, let next = pings.nextPingAt { candidates.append(next) }
+        return candidates.min()
+    }
+
+    /// Sends a service message on a channel we opened, encrypted and fragmented.
+    public func send(channel: UInt8, messageId: UInt16, body: [UInt8]) throws(LinkSendError) -> [HeadUnitAction] {
+        guard phase == .running else { throw .notRunning(phase) }
+        guard openChannels.contains(channel) else { throw .channelNotOpen(channel) }
+        guard wire.fits(bodyCount: body.count) else {
+            throw .messageTooLarge(size: body.count + 2, limit: configuration.limits.maxMessageSize)
+        }
+        var out = HeadUnitOutbox()
+        sendMessage(channel: channel, messageId, body, encrypted: true, &out)
+        return out.actions
+    }
+
+    /// Script hook: frames and sends any message on any channel, with no phase or channel check.
+    /// Encrypting before TLS is up closes the link with `.tlsFailure(.notEstablished)`.
+    public func sendUnchecked(channel: UInt8, messageId: UInt16, body: [UInt8], encrypted: Bool) -> [HeadUnitAction] {
+        guard phase != .closed else { return [] }
+        var out = HeadUnitOutbox()
+        if encrypted && !wire.tls.isHandshakeComplete {
+            close(.tlsFailure(.notEstablished), &out)
+        } else {
+            sendMessage(channel: channel, messageId, body, encrypted: encrypted, &out)
+        }
+        return out.actions
+    }
+
+    /// Script hook: these exact bytes, in order with everything else we send (garbage, a
+    /// hand-made frame). Does not touch the TLS session, so later records stay in sequence.
+    public func injectRaw(_ bytes: [UInt8]) -> [HeadUnitAction] {
+        phase == .closed ? [] : [.send(bytes)]
+    }
+
+    /// Ends the session: BYEBYE_REQUEST, then close on BYEBYE_RESPONSE or after the grace.
+    public func sayByeBye(reason: AAP.ByeByeRequest.Reason = .userSelection, now: Duration) -> [HeadUnitAction] {
+        guard phase != .closed, phase != .closing else { return [] }
+        var out = HeadUnitOutbox()
+        guard wire.tls.isHandshakeComplete else {
+            close(.byeBye(answered: false), &out)
+            return out.actions
+        }
+        sendControl(ControlID.byeByeRequest, AAP.ByeByeRequest(reason: reason).serializedBytes(), encrypted: true, &out)
+        if phase != .closed {
+            phase = .closing
+            pings.stop()
+            byeByeDeadline = now + configuration.byeByeGrace
+        }
+        return out.actions
+    }
+
+    // MARK: - Internals shared with HeadUnitLink+Handling
+
+    private var handshakeDeadline: Duration? {
+        guard let startedAt, phase.isSetup else { return nil }
+        return startedAt + configuration.handshakeDeadline
+    }
+
+    /// Whether AUTH_COMPLETE and pings we originate or answer go out encrypted now.
+    var encryptsControl: Bool {
+        configuration.controlEncryption == .encrypted && wire.tls.isHandshakeComplete
+    }
+
+    func sendMessage(channel: UInt8, _ id: UInt16, _ body: some Collection<UInt8>, encrypted: Bool, _ out: inout HeadUnitOutbox) {
+        do {
+            out.send(try wire.encode(channel: channel, messageId: id, body: body, encrypted: encrypted))
+        } catch {
+            close(error, &out)
+        }
+    }
+
+    func sendControl(_ id: UInt16, _ body: some Collection<UInt8>, encrypted: Bool, _ out: inout HeadUnitOutbox) {
+        sendMessage(channel: 0, id, body, encrypted: encrypted, &out)
+    }
+
+    func close(_ reason: LinkCloseReason, _ out: inout HeadUnitOutbox) {
+        guard phase != .closed else { return }
+        logger.notice("link closed", ["reason": reason.description, "phase": phase.rawValue])
+        phase = .closed
+        closeReason = reason
+        pings.stop()
+        out.actions.append(.close(reason))
+    }
+}
+
+@available(*, unavailable, message: "HeadUnitLink owns a TLSSession; keep it on one thread or actor")
+extension HeadUnitLink: Sendable {}

@@ -1,2 +1,0 @@
-// DashportLink: placeholder until its issue lands.
-enum DashportLinkModule {}

@@ -1,0 +1,73 @@
+import DashportFrames
+
+/// Settings of one phone-role link. Every default is what a stock AAP head unit expects.
+public struct LinkConfiguration: Sendable {
+    /// ServiceDiscoveryRequest field 4 (`label_text`); real phones send "Android".
+    public var labelText: String
+    /// ServiceDiscoveryRequest field 5 (`device_name`); real phones send e.g. "Google Pixel 8".
+    public var deviceName: String
+    /// Setup (version exchange → TLS → auth → discovery) must finish within this time, counted from
+    /// the first call to ``PhoneLink/receive(_:now:)`` or ``PhoneLink/tick(now:)``. Default 10 s.
+    public var handshakeDeadline: Duration
+    /// Close the link after this long without a received byte. Off (`nil`) by default: some head
+    /// units (openauto) send nothing at all when idle (aap-protocol.md §8.3).
+    public var idleDeadline: Duration?
+    /// How often we send PING_REQUEST once running. A ping interval the head unit advertises in its
+    /// discovery response wins, clamped to ``pingIntervalRange``. Default 1 s.
+    public var pingInterval: Duration
+    /// The range an advertised ping interval is clamped into.
+    public var pingIntervalRange: ClosedRange<Duration>
+    /// Highest minor version we answer for major 1: we answer 1.min(requested, this). Default 7.
+    public var maxMinorVersion: UInt16
+    /// How long a CHANNEL_OPEN_REQUEST may stay unanswered before it is reported as failed.
+    public var channelOpenTimeout: Duration
+    /// After our BYEBYE_REQUEST, how long to wait for BYEBYE_RESPONSE before closing anyway.
+    public var byeByeGrace: Duration
+    /// Frame and message size caps (receive and send).
+    public var limits: FrameLimits
+    /// Which of the listed services we send CHANNEL_OPEN_REQUEST for.
+    public var wantsService: @Sendable (CarService) -> Bool
+
+    public init(
+        labelText: String = "Dashport",
+        deviceName: String = "Dashport on Linux",
+        handshakeDeadline: Duration = .seconds(10),
+        idleDeadline: Duration? = nil,
+        pingInterval: Duration = .seconds(1),
+        pingIntervalRange: ClosedRange<Duration> = .milliseconds(200) ... .seconds(30),
+        maxMinorVersion: UInt16 = 7,
+        channelOpenTimeout: Duration = .seconds(5),
+        byeByeGrace: Duration = .seconds(1),
+        limits: FrameLimits = .default,
+        wantsService: @escaping @Sendable (CarService) -> Bool = LinkConfiguration.drivesDashportServices
+    ) {
+        self.labelText = labelText
+        self.deviceName = deviceName
+        self.handshakeDeadline = handshakeDeadline
+        self.idleDeadline = idleDeadline
+        self.pingInterval = pingInterval
+        self.pingIntervalRange = pingIntervalRange
+        self.maxMinorVersion = maxMinorVersion
+        self.channelOpenTimeout = channelOpenTimeout
+        self.byeByeGrace = byeByeGrace
+        self.limits = limits
+        self.wantsService = wantsService
+    }
+
+    /// The vendor-extension service name of the Dashport media channel.
+    public static let dashportMediaServiceName = "dashport.media"
+
+    /// The default service choice: media playback status, input, the classic media browser and the
+    /// Dashport media channel (vendor extension `dashport.media`). Audio sinks, sensors and other
+    /// vendor extensions are left closed.
+    public static let drivesDashportServices: @Sendable (CarService) -> Bool = { service in
+        switch service.kind {
+        case .mediaPlaybackStatus, .input, .mediaBrowser:
+            true
+        case .vendorExtension(let name, _):
+            name == LinkConfiguration.dashportMediaServiceName
+        case .mediaSink, .sensor, .other:
+            false
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import DashportFrames
+import DashportTLS
+
+/// One whole message as received: decrypted, reassembled, split into id and body.
+package struct InboundMessage: Sendable, Hashable {
+    package var channel: UInt8
+    /// Whether the frame that started the message was encrypted (decided per frame, §1.5).
+    package var encrypted: Bool
+    package var messageId: UInt16
+    package var body: ArraySlice<UInt8>
+}
+
+/// The frame I/O of one link, for both roles: bytes → frames → decrypt → reassemble on the way
+/// in; message → fragments → one TLS record each → frames on the way out (aap-protocol.md §1, §2.8).
+///
+/// Both directions go through the one `TLSSession`, strictly in call order, so the TLS record
+/// sequence numbers match the order of frames on the wire. It does not interpret messages.
+package struct LinkWire {
+    package let limits: FrameLimits
+    package let tls: TLSSession
+    private var decoder: FrameDecoder
+    private var assembler: MessageAssembler
+
+    package init(tls: TLSSession, limits: FrameLimits) {
+        self.tls = tls
+        self.limits = limits
+        self.decoder = FrameDecoder(limits: limits)
+        self.assembler = MessageAssembler(limits: limits)
+    }
+
+    /// Bytes received but not yet returned as part of a message frame.
+    package var bufferedByteCount: Int { decoder.bufferedByteCount }
+
+    /// Appends bytes read from the transport.
+    package mutating func feed(_ bytes: some Collection<UInt8>) {
+        decoder.feed(bytes)
+    }
+
+    /// The next complete message, or `nil` when more bytes are needed. Frames are decrypted one by
+    /// one, and the call returns as soon as a message completes, so a caller that handles each
+    /// message before asking for the next sees the TLS handshake finish before the first
+    /// encrypted frame is decrypted.
+    package mutating func nextMessage() throws(LinkCloseReason) -> InboundMessage? {
+        while true {
+            let frame: Frame?
+            do {
+                frame = try decoder.next()
+            } catch {
+                throw .badFrame(error)
+            }
+            guard let frame else { return nil }
+            let plaintext = try decryptIfNeeded(frame)
+            let assembled: AssembledMessage?
+            do {
+                assembled = try assembler.add(header: frame.header, plaintext: plaintext)
+            } catch {
+                throw .badFrame(error)
+            }
+            guard let assembled else { continue }
+            guard let id = assembled.messageId else {
+                throw .missingMessageId(channel: assembled.channel, length: assembled.bytes.count)
+            }
+            return InboundMessage(channel: assembled.channel, encrypted: assembled.encrypted,
+                                  messageId: id, body: assembled.body)
+        }
+    }
+
+    private func decryptIfNeeded(_ frame: Frame) throws(LinkCloseReason) -> [UInt8] {
+        guard frame.header.flags.contains(.encrypted) else { return frame.payload }
+        // An empty LAST frame ends a message that is a multiple of 16384 bytes: no record (§8.2).
+        if frame.payload.isEmpty { return [] }
+        guard tls.isHandshakeComplete else { throw .tlsFailure(.notEstablished) }
+        do {
+            return try tls.decrypt(frame.payload)
+        } catch {
+            throw .tlsFailure(error)
+        }
+    }
+
+    /// The wire bytes (one or more frames) of message `id` + `body` on `channel`. Each fragment
+    /// of an encrypted message is one TLS record. Control-namespace ids (2…0x7FFF) on a non-zero
+    /// channel get the control flag, so CHANNEL_OPEN frames go out as 0x0F (§1.2).
+    package func encode(
+        channel: UInt8, messageId: UInt16, body: some Collection<UInt8>, encrypted: Bool
+    ) throws(LinkCloseReason) -> [UInt8] {
+        let message = MessageID.encode(messageId, body: body)
+        let control = channel != 0 && messageId >= 2 && messageId < 0x8000
+        var wire: [UInt8] = []
+        for fragment in Fragmenter.fragments(
+            channel: channel, message: message, encrypted: encrypted, control: control, limits: limits
+        ) {
+            let payload: [UInt8]
+            if encrypted && !fragment.plaintext.isEmpty {
+                do {
+                    payload = try tls.encrypt(fragment.plaintext)
+                } catch {
+                    throw .tlsFailure(error)
+                }
+            } else {
+                payload = Array(fragment.plaintext)
+            }
+            let frame = Fragmenter.frame(fragment, wirePayload: payload)
+            frame.header.encode(into: &wire)
+            wire.append(contentsOf: frame.payload)
+        }
+        return wire
+    }
+
+    /// Message id + body size, checked against the message cap before anything is encrypted.
+    package func fits(bodyCount: Int) -> Bool {
+        bodyCount + 2 <= limits.maxMessageSize
+    }
+}

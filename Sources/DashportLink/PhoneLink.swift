@@ -1,0 +1,214 @@
+import DashportFrames
+import DashportLog
+import DashportMessages
+import DashportTLS
+
+/// The phone side of one AAP link, sans-IO: bytes and the time go in, wire bytes, events and a
+/// close come out (aap-protocol.md §2.2).
+///
+/// The head unit drives setup: VERSION_REQUEST → our VERSION_RESPONSE → TLS (we are the server)
+/// in ENCAPSULATED_SSL messages → AUTH_COMPLETE → our SERVICE_DISCOVERY_REQUEST → its response →
+/// our CHANNEL_OPEN_REQUESTs for the listed services we drive → running: pings about every second,
+/// service traffic on open channels → BYEBYE either way.
+///
+/// The driver calls ``receive(_:now:)`` with whatever the transport read, ``tick(now:)`` at
+/// ``nextDeadline``, ``send(channel:messageId:body:)`` for service messages and performs the
+/// returned actions in order. `now` is any monotonic clock reading (the same clock every call).
+/// Every wire error ends this link only, with a typed ``LinkCloseReason``.
+///
+/// Not thread-safe and not `Sendable` (it owns a `TLSSession`): keep each link on one thread
+/// or actor, and write its `send` actions to the transport in the order they are returned.
+public final class PhoneLink {
+    public let configuration: LinkConfiguration
+    /// Where the link is now.
+    public internal(set) var phase: LinkPhase = .versionExchange
+    /// The version we answered, once the version exchange is done.
+    public internal(set) var version: AAPVersion?
+    /// The head unit's description, once its discovery response arrived.
+    public internal(set) var car: CarDescription?
+    /// Why the link closed, once it has.
+    public internal(set) var closeReason: LinkCloseReason?
+
+    var wire: LinkWire
+    let logger: Logger
+    var channels: ChannelTable?
+    var pings: PingKeeper
+    /// First clock reading seen: the handshake deadline counts from here.
+    var startedAt: Duration?
+    var lastReceivedAt: Duration?
+    var byeByeDeadline: Duration?
+    /// The first bytes, kept until 4 are in to check they start a plain channel-0 frame.
+    var preamble: [UInt8] = []
+
+    /// `tls` must be a server session (`TLSConfiguration.server`) that has not started yet.
+    public init(configuration: LinkConfiguration = LinkConfiguration(), tls: TLSSession, logger: Logger = .silent) {
+        self.configuration = configuration
+        self.wire = LinkWire(tls: tls, limits: configuration.limits)
+        self.logger = logger.labelled("link")
+        self.pings = PingKeeper(interval: configuration.pingInterval)
+    }
+
+    /// Takes bytes the transport read (any split) and returns what to do, in order.
+    public func receive(_ bytes: some Collection<UInt8>, now: Duration) -> [LinkAction] {
+        guard phase != .closed else { return [] }
+        var out = Outbox()
+        begin(now)
+        if !bytes.isEmpty { lastReceivedAt = now }
+        if phase == .versionExchange && preamble.count < FrameHeader.baseSize {
+            preamble.append(contentsOf: bytes.prefix(FrameHeader.baseSize - preamble.count))
+            if let problem = VersionExchange.preambleProblem(preamble) {
+                close(.notAAP(problem), &out)
+                return out.actions
+            }
+        }
+        wire.feed(bytes)
+        while phase != .closed {
+            do {
+                guard let message = try wire.nextMessage() else { break }
+                dispatch(message, now: now, &out)
+            } catch {
+                close(phase == .versionExchange ? .notAAP("\(error)") : error, &out)
+            }
+        }
+        return out.actions
+    }
+
+    /// Fires what is due at `now`: the handshake and idle deadlines, channel-open timeouts, our
+    /// next ping, the bye-bye grace. Call it at ``nextDeadline`` (earlier calls are harmless).
+    public func tick(now: Duration) -> [LinkAction] {
+        guard phase != .closed else { return [] }
+        var out = Outbox()
+        begin(now)
+        if let deadline = handshakeDeadline, now >= deadline {
+            close(.handshakeTimeout(phase: phase), &out)
+        } else if let deadline = idleDeadline, now >= deadline, let limit = configuration.idleDeadline {
+            close(.idleTimeout(limit), &out)
+        } else if phase == .closing, let deadline = byeByeDeadline, now >= deadline {
+            close(.byeBye(answered: false), &out)
+        }
+        guard phase == .running else { return out.actions }
+        if var table = channels {
+            let expired = table.expire(now: now)
+            channels = table
+            for service in expired {
+                logger.warning("channel open timed out", ["channel": "\(service.channel)", "service": "\(service.kind)"])
+                out.event(.channelOpenFailed(service, .timedOut))
+            }
+        }
+        if let timestamp = pings.due(now: now) {
+            sendControl(ControlID.pingRequest, AAP.PingRequest(timestamp: timestamp).serializedBytes(),
+                        encrypted: true, &out)
+        }
+        return out.actions
+    }
+
+    /// When ``tick(now:)`` must be called next; `nil` when nothing is scheduled (or closed).
+    /// Before the first call to `receive` or `tick` this is `.zero`: tick once when the
+    /// connection is up, which starts the handshake clock.
+    public var nextDeadline: Duration? {
+        guard phase != .closed else { return nil }
+        guard startedAt != nil else { return .zero }
+        var candidates = [handshakeDeadline, idleDeadline].compactMap { $0 }
+        if phase == .closing, let byeByeDeadline { candidates.append(byeByeDeadline) }
+        if phase == .running {
+            if let deadline = channels?.nextDeadline { candidates.append(deadline) }
+            if let deadline = pings.nextPingAt { candidates.append(deadline) }
+        }
+        return candidates.min()
+    }
+
+    /// The services whose channels are open now.
+    public var openServices: [CarService] { channels?.openServices ?? [] }
+
+    /// Sends a service message (id + body) on an open channel, encrypted and fragmented.
+    /// Throws, sending nothing, when the link is not running or the channel is not open.
+    public func send(channel: UInt8, messageId: UInt16, body: [UInt8]) throws(LinkSendError) -> [LinkAction] {
+        guard phase == .running else { throw .notRunning(phase) }
+        guard channels?.isOpen(channel) == true else { throw .channelNotOpen(channel) }
+        guard wire.fits(bodyCount: body.count) else {
+            throw .messageTooLarge(size: body.count + 2, limit: configuration.limits.maxMessageSize)
+        }
+        var out = Outbox()
+        sendMessage(channel: channel, messageId, body, encrypted: true, &out)
+        return out.actions
+    }
+
+    /// Ends the session cleanly: sends BYEBYE_REQUEST and closes on BYEBYE_RESPONSE or after
+    /// ``LinkConfiguration/byeByeGrace``. Before TLS is up there is nobody to tell: it closes now.
+    public func sayByeBye(reason: AAP.ByeByeRequest.Reason = .userSelection, now: Duration) -> [LinkAction] {
+        guard phase != .closed, phase != .closing else { return [] }
+        var out = Outbox()
+        begin(now)
+        guard wire.tls.isHandshakeComplete else {
+            close(.byeBye(answered: false), &out)
+            return out.actions
+        }
+        logger.info("saying bye-bye", ["reason": "\(reason.rawValue)"])
+        sendControl(ControlID.byeByeRequest, AAP.ByeByeRequest(reason: reason).serializedBytes(),
+                    encrypted: true, &out)
+        if phase != .closed {
+            phase = .closing
+            pings.stop()
+            byeByeDeadline = now + configuration.byeByeGrace
+        }
+        return out.actions
+    }
+
+    // MARK: - Internals shared with PhoneLink+Control
+
+    private func begin(_ now: Duration) {
+        if startedAt == nil { startedAt = now }
+    }
+
+    private var handshakeDeadline: Duration? {
+        guard let startedAt, phase.isSetup else { return nil }
+        return startedAt + configuration.handshakeDeadline
+    }
+
+    private var idleDeadline: Duration? {
+        guard let limit = configuration.idleDeadline, let since = lastReceivedAt ?? startedAt else { return nil }
+        return since + limit
+    }
+
+    /// Encodes and queues one message; a TLS failure while encrypting closes the link.
+    func sendMessage(channel: UInt8, _ id: UInt16, _ body: some Collection<UInt8>, encrypted: Bool, _ out: inout Outbox) {
+        do {
+            out.send(try wire.encode(channel: channel, messageId: id, body: body, encrypted: encrypted))
+        } catch {
+            close(error, &out)
+        }
+    }
+
+    func sendControl(_ id: UInt16, _ body: some Collection<UInt8>, encrypted: Bool, _ out: inout Outbox) {
+        sendMessage(channel: 0, id, body, encrypted: encrypted, &out)
+    }
+
+    func close(_ reason: LinkCloseReason, _ out: inout Outbox) {
+        guard phase != .closed else { return }
+        logger.notice("link closed", ["reason": reason.description, "phase": phase.rawValue])
+        phase = .closed
+        closeReason = reason
+        pings.stop()
+        out.actions.append(.close(reason))
+    }
+}
+
+@available(*, unavailable, message: "PhoneLink owns a TLSSession; keep it on one thread or actor")
+extension PhoneLink: Sendable {}
+
+/// Actions collected during one call.
+struct Outbox {
+    var actions: [LinkAction] = []
+    mutating func send(_ bytes: [UInt8]) { actions.append(.send(bytes)) }
+    mutating func event(_ event: LinkEvent) { actions.append(.event(event)) }
+}
+
+extension LinkPhase {
+    /// Version exchange through discovery: the phases the handshake deadline covers.
+    package var isSetup: Bool {
+        switch self {
+        case .versionExchange, .tlsHandshake, .authentication, .discovery: true
+        case .running, .closing, .closed: false
+        }
+    }
+}

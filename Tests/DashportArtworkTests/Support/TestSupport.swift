@@ -1,0 +1,95 @@
+import DashportLog
+import Foundation
+import Synchronization
+@testable import DashportArtwork
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The committed test images in Fixtures/artwork (made once with ImageMagick and vips):
+/// landscape-800x400.jpg, small-120x80.jpg, alpha-400x300.png (RGBA), wide-600x300.webp,
+/// bomb-10000x10000.png (1-bit, one colour: 12 KB for 100 megapixels) and truncated.jpg
+/// (the first 3000 bytes of the landscape JPEG).
+enum Fixture {
+    static let directory: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<4 { url.deleteLastPathComponent() }  // this file, Support, DashportArtworkTests, Tests
+        return url.appendingPathComponent("Fixtures/artwork").path
+    }()
+
+    static func path(_ name: String) -> String { directory + "/" + name }
+
+    static func bytes(_ name: String) -> [UInt8] {
+        (try? DiskIO.readFile(path(name), limit: 1 << 20)) ?? []
+    }
+
+    static var landscape: [UInt8] { bytes("landscape-800x400.jpg") }
+    static var small: [UInt8] { bytes("small-120x80.jpg") }
+    static var alpha: [UInt8] { bytes("alpha-400x300.png") }
+    static var webp: [UInt8] { bytes("wide-600x300.webp") }
+    static var bomb: [UInt8] { bytes("bomb-10000x10000.png") }
+    static var truncated: [UInt8] { bytes("truncated.jpg") }
+}
+
+/// A fresh directory under /tmp, removed when the test is done with it.
+final class TemporaryDirectory: Sendable {
+    let path: String
+
+    init() {
+        var template = Array("/tmp/dashport-artwork-XXXXXX".utf8CString)
+        path = template.withUnsafeMutableBufferPointer { buffer in
+            // baseAddress: the array is not empty; mkdtemp fills in the Xs.
+            mkdtemp(buffer.baseAddress!).map { String(cString: $0) } ?? "/tmp/dashport-artwork-failed"
+        }
+    }
+
+    func file(_ name: String) -> String { path + "/" + name }
+
+    func write(_ name: String, _ bytes: [UInt8]) {
+        _ = FileManager.default.createFile(atPath: file(name), contents: Data(bytes))
+    }
+
+    /// Names and sizes of the files directly inside `subdirectory` (or the directory itself).
+    func files(in subdirectory: String? = nil) -> [String: Int] {
+        let directory = subdirectory.map { path + "/" + $0 } ?? path
+        var result: [String: Int] = [:]
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
+            result[name] = DiskIO.info(directory + "/" + name)?.size ?? 0
+        }
+        return result
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// A clock that only moves when told to.
+final class ManualClock: ArtworkClock {
+    private let start = ContinuousClock.now
+    private let offset = Mutex<Duration>(.zero)
+
+    func now() -> ContinuousClock.Instant { start + offset.withLock { $0 } }
+    func advance(by duration: Duration) { offset.withLock { $0 += duration } }
+}
+
+/// A fetcher that takes its time and then fails: for the outer request deadline.
+struct SlowFetcher: ArtworkFetcher {
+    func fetch(_ url: URL, into destination: String, limits: ArtworkFetchLimits) async throws(ArtworkError) -> Int {
+        try? await Task.sleep(for: .seconds(5))
+        throw .io("slow fetcher gave up")
+    }
+}
+
+extension ArtworkConfiguration {
+    /// Test defaults: plain http to the loopback server allowed, everything else as shipped.
+    static func forTests(cache: TemporaryDirectory, roots: [String] = []) -> ArtworkConfiguration {
+        var configuration = ArtworkConfiguration(roots: roots, cacheDirectory: cache.file("cache"))
+        configuration.allowPlainHTTP = true
+        return configuration
+    }
+}
+
+extension [UInt8] {
+    var isJPEG: Bool { starts(with: [0xff, 0xd8, 0xff]) }
+    var isPNG: Bool { starts(with: [0x89, 0x50, 0x4e, 0x47]) }
+}
