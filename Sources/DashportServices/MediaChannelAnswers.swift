@@ -9,7 +9,10 @@ extension MediaChannelService {
     /// The browse core's answer to a `.children` or `.search` request: a page of items (with the
     /// total and whether a next page exists) or an error screen. A screen the car cannot draw
     /// becomes an empty page. An answer too large for one message is rejected `unavailable`.
-    public mutating func browseAnswered(_ ticket: MediaChannelTicket, _ answer: BrowseAnswer) -> [MediaChannelAction] {
+    /// `artworkKeys` maps the items' artwork URIs (`artworkURIs(in:)`) to registered keys.
+    public mutating func browseAnswered(
+        _ ticket: MediaChannelTicket, _ answer: BrowseAnswer, artworkKeys: [String: String]
+    ) -> [MediaChannelAction] {
         guard let request = take(ticket, "a browse answer", where: { kind in
             if case .children = kind { return true }
             if case .search = kind { return true }
@@ -25,7 +28,7 @@ extension MediaChannelService {
         case .items(let items, let total, _):
             let (start, overflow) = page.multipliedReportingOverflow(by: pageSize)
             let hasMore = !overflow && start < total && total - start > items.count
-            outcome = .items(itemPage(items, page: page, total: total, hasMore: hasMore))
+            outcome = .items(itemPage(items, page: page, total: total, hasMore: hasMore, keys: artworkKeys))
         case .error(let error) where profile.drawableErrors.contains(error.code):
             let resolution = error.resolution.map { DashportMedia.BrowseErrorScreen.Resolution(label: $0.label, url: $0.url) }
             outcome = .errorScreen(DashportMedia.BrowseErrorScreen(code: error.code.wire, message: error.message, resolution: resolution))
@@ -37,10 +40,24 @@ extension MediaChannelService {
     }
 
     /// The browse core's answer to an `.item` request: a page of that one item, or an empty page.
-    public mutating func browseAnswered(_ ticket: MediaChannelTicket, item: BrowseItem?) -> [MediaChannelAction] {
+    public mutating func browseAnswered(
+        _ ticket: MediaChannelTicket, item: BrowseItem?, artworkKeys: [String: String]
+    ) -> [MediaChannelAction] {
         guard let request = take(ticket, "an item answer", where: { $0 == .item }) else { return [] }
         let items = item.map { [$0] } ?? []
-        return [browseResult(request.requestId, .items(itemPage(items, page: 0, total: items.count, hasMore: false)))]
+        let page = itemPage(items, page: 0, total: items.count, hasMore: false, keys: artworkKeys)
+        return [browseResult(request.requestId, .items(page))]
+    }
+
+    /// The artwork URIs of a browse answer's items, for the driver to register before handing the
+    /// answer in.
+    public static func artworkURIs(in answer: BrowseAnswer) -> Set<String> {
+        Set(answer.items.compactMap(\.artworkUri))
+    }
+
+    /// The artwork URI of an item answer, for the driver to register before handing it in.
+    public static func artworkURIs(in item: BrowseItem?) -> Set<String> {
+        Set([item?.artworkUri].compactMap { $0 })
     }
 
     /// The session's answer to a command: accepted, or rejected with a wire reason (a command the
@@ -93,9 +110,11 @@ extension MediaChannelService {
         return request
     }
 
-    private func itemPage(_ items: [BrowseItem], page: Int, total: Int, hasMore: Bool) -> DashportMedia.ItemPage {
+    private func itemPage(
+        _ items: [BrowseItem], page: Int, total: Int, hasMore: Bool, keys: [String: String]
+    ) -> DashportMedia.ItemPage {
         DashportMedia.ItemPage(
-            items: items.map(wireItem), page: UInt32(clamping: page), total: UInt32(clamping: total), hasMore: hasMore)
+            items: items.map { wireItem($0, keys: keys) }, page: UInt32(clamping: page), total: UInt32(clamping: total), hasMore: hasMore)
     }
 
     /// BROWSE_RESULT, or a rejection when it would not fit in one message.
@@ -110,9 +129,9 @@ extension MediaChannelService {
     }
 
     /// A browse item on the wire: every field, with the artwork URI replaced by its key.
-    func wireItem(_ item: BrowseItem) -> DashportMedia.BrowseItem {
+    func wireItem(_ item: BrowseItem, keys: [String: String]) -> DashportMedia.BrowseItem {
         DashportMedia.BrowseItem(
-            id: item.id, title: item.title, subtitle: item.subtitle, artworkKey: artworkKey(item.artworkUri),
+            id: item.id, title: item.title, subtitle: item.subtitle, artworkKey: artworkKey(item.artworkUri, keys),
             browsable: item.browsable, playable: item.playable, childStyle: item.childStyle?.wire, group: item.group,
             explicit: item.explicit, completion: item.completion, mediaType: item.mediaType?.wire,
             artist: item.artist, album: item.album, durationMs: item.durationMs)

@@ -5,18 +5,22 @@ import DashportBrowse
 import DashportMessages
 import DashportSession
 
-/// The session's three channels as this service last heard them, and what it last pushed.
+/// What the service knows of the session: the latest playback state and item duration (to resolve
+/// jumps), and each channel's latest wire form next to the one last pushed.
 struct SessionMirror: Sendable {
     var playbackState: PlaybackState?
-    var mediaItem: MediaItemState?
-    var queue: QueueState?
-    var pushedPlaybackState: PlaybackState?
-    var pushedMediaItem: MediaItemState?
-    var pushedQueue: QueueState?
+    var durationMs: Int64?
+    /// Wire forms with their artwork keys resolved; the state without `sentAtMs`.
+    var latestState: DashportMedia.PlaybackState?
+    var latestItem: DashportMedia.MediaItemState?
+    var latestQueue: DashportMedia.QueueState?
+    var pushedState: DashportMedia.PlaybackState?
+    var pushedItem: DashportMedia.MediaItemState?
+    var pushedQueue: DashportMedia.QueueState?
 
     /// The position at `now` by the last playback state (0 before any).
     func projectedPositionMs(at now: SessionInstant) -> Int64 {
-        playbackState?.projectedPositionMs(at: now, durationMs: mediaItem?.item?.durationMs) ?? 0
+        playbackState?.projectedPositionMs(at: now, durationMs: durationMs) ?? 0
     }
 }
 
@@ -28,20 +32,26 @@ extension MediaChannelService {
 
     /// One update from the session core, pushed to the car once the channel is open (before
     /// ``open(now:)`` it is only remembered; the three channels go out after the hello). A channel
-    /// value equal to the one last pushed is not pushed again.
+    /// value whose wire form equals the one last pushed is not pushed again (the replay of a late
+    /// subscription; a rate change while paused, as the anchor's rate is 0 until playing).
+    /// `artworkKeys` maps the update's artwork URIs (`artworkURIs(in:)`) to registered keys.
     ///
     /// PLAYBACK_STATE carries the anchor as the schema documents it: `valueMs` at server monotonic
     /// `atMs`, `rate` 0 unless playing, and `sentAtMs` = `now`, which must come from the session's
     /// clock. The `sleepTimer` action is listed with the capabilities whenever `pause` is (the
     /// session arms a timer only then).
-    public mutating func sessionUpdated(_ update: SessionUpdate, now: SessionInstant) -> [MediaChannelAction] {
+    public mutating func sessionUpdated(
+        _ update: SessionUpdate, artworkKeys: [String: String], now: SessionInstant
+    ) -> [MediaChannelAction] {
         switch update {
         case .playbackState(let state):
             session.playbackState = state
+            session.latestState = wireState(state, keys: artworkKeys)
         case .mediaItem(let item):
-            session.mediaItem = item
+            session.durationMs = item.item?.durationMs
+            session.latestItem = DashportMedia.MediaItemState(item: item.item.map { wireMediaItem($0, keys: artworkKeys) })
         case .queue(let queue):
-            session.queue = queue
+            session.latestQueue = wireQueue(queue, keys: artworkKeys)
         case .error(let error):
             guard isOpen else { return [] }
             return [send(.sessionError, Self.wireError(error))]
@@ -55,6 +65,17 @@ extension MediaChannelService {
         return isOpen ? pushKnownState(now: now) : []
     }
 
+    /// The artwork URIs a session update would send (covers of items, icons of custom actions), for
+    /// the driver to register before handing the update in.
+    public static func artworkURIs(in update: SessionUpdate) -> Set<String> {
+        switch update {
+        case .playbackState(let state): Set(state.customActions.compactMap(\.iconUri))
+        case .mediaItem(let item): Set([item.item?.artworkUri].compactMap { $0 })
+        case .queue(let queue): Set(queue.items.compactMap(\.artworkUri))
+        case .error, .sleepTimerFired: []
+        }
+    }
+
     /// A browse core notification: children-changed goes to the car (no parent = everything).
     /// Reports are telemetry for logs; they reach cars, if at all, through the session's errors.
     public func browseNotified(_ notification: BrowseNotification) -> [MediaChannelAction] {
@@ -62,27 +83,30 @@ extension MediaChannelService {
         return [send(.childrenChanged, DashportMedia.ChildrenChanged(parentId: parentId))]
     }
 
-    /// Pushes every channel whose value differs from what was last pushed: queue, item, state.
+    /// Pushes every channel whose latest wire form differs from what was last pushed: queue, item,
+    /// state (stamped `sentAtMs` = `now`).
     mutating func pushKnownState(now: SessionInstant) -> [MediaChannelAction] {
         var actions: [MediaChannelAction] = []
-        if let queue = session.queue, queue != session.pushedQueue {
+        if let queue = session.latestQueue, queue != session.pushedQueue {
             session.pushedQueue = queue
-            actions.append(send(.queueState, wireQueue(queue)))
+            actions.append(send(.queueState, queue))
         }
-        if let item = session.mediaItem, item != session.pushedMediaItem {
-            session.pushedMediaItem = item
-            actions.append(send(.mediaItemState, DashportMedia.MediaItemState(item: item.item.map(wireMediaItem))))
+        if let item = session.latestItem, item != session.pushedItem {
+            session.pushedItem = item
+            actions.append(send(.mediaItemState, item))
         }
-        if let state = session.playbackState, state != session.pushedPlaybackState {
-            session.pushedPlaybackState = state
-            actions.append(send(.playbackState, wireState(state, now: now)))
+        if var state = session.latestState, state != session.pushedState {
+            session.pushedState = state
+            state.sentAtMs = now.milliseconds
+            actions.append(send(.playbackState, state))
         }
         return actions
     }
 
     // MARK: - Wire values
 
-    func wireState(_ state: PlaybackState, now: SessionInstant) -> DashportMedia.PlaybackState {
+    /// The wire playback state, without `sentAtMs` (stamped when pushed).
+    func wireState(_ state: PlaybackState, keys: [String: String]) -> DashportMedia.PlaybackState {
         var capabilities = state.capabilities.map(\.wire)
         if state.capabilities.contains(.pause) { capabilities.append(.sleepTimer) }
         return DashportMedia.PlaybackState(
@@ -90,12 +114,11 @@ extension MediaChannelService {
             position: DashportMedia.PositionAnchor(
                 valueMs: state.position.valueMs, atMs: state.position.at.milliseconds,
                 rate: state.isAdvancing ? state.position.rate : 0),
-            sentAtMs: now.milliseconds,
             bufferedPositionMs: state.bufferedPositionMs,
             controls: state.controls.map(\.wire).sorted { $0.rawValue < $1.rawValue },
             capabilities: capabilities.sorted { $0.rawValue < $1.rawValue },
             customActions: state.customActions.map {
-                DashportMedia.CustomActionInfo(name: $0.name, label: $0.label, iconArtworkKey: artworkKey($0.iconUri))
+                DashportMedia.CustomActionInfo(name: $0.name, label: $0.label, iconArtworkKey: artworkKey($0.iconUri, keys))
             },
             queueIndex: state.queueIndex.flatMap { UInt32(exactly: $0) },
             errorMessage: state.errorMessage,
@@ -103,15 +126,15 @@ extension MediaChannelService {
             shuffle: state.shuffle)
     }
 
-    func wireMediaItem(_ item: MediaItem) -> DashportMedia.MediaItem {
+    func wireMediaItem(_ item: MediaItem, keys: [String: String]) -> DashportMedia.MediaItem {
         DashportMedia.MediaItem(
             id: item.id, title: item.title, artist: item.artist, album: item.album,
-            artworkKey: artworkKey(item.artworkUri), durationMs: item.durationMs)
+            artworkKey: artworkKey(item.artworkUri, keys), durationMs: item.durationMs)
     }
 
     /// The queue, cut from the end (and logged) in the unlikely case it exceeds one message.
-    func wireQueue(_ queue: QueueState) -> DashportMedia.QueueState {
-        var wire = DashportMedia.QueueState(items: queue.items.map(wireMediaItem))
+    func wireQueue(_ queue: QueueState, keys: [String: String]) -> DashportMedia.QueueState {
+        var wire = DashportMedia.QueueState(items: queue.items.map { wireMediaItem($0, keys: keys) })
         var size = wire.serializedBytes().count
         while size > WireLimits.maximumMessageBytes, !wire.items.isEmpty {
             let keep = wire.items.count * WireLimits.maximumMessageBytes / size

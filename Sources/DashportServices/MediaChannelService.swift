@@ -13,17 +13,20 @@ import DashportSession
 /// The connection driver creates one when the link reports the channel open, with the car's
 /// profile bytes from `VendorExtensionService.data`, then:
 /// 1. sends what ``open(now:)`` returns: SERVER_HELLO, then whatever session state it already has;
-/// 2. subscribes to the session core and hands every update to ``sessionUpdated(_:now:)`` (the
+/// 2. subscribes to the session core and hands every update to ``sessionUpdated(_:artworkKeys:now:)`` (the
 ///    three values a subscription replays first are the full state; values already pushed are
 ///    not pushed twice), and every browse notification to ``browseNotified(_:)``;
 /// 3. hands every message on the channel to ``receive(messageId:body:now:)``;
 /// 4. performs the ``MediaChannelAction``s it gets back, in order, and hands each answer back
 ///    with its ticket; answers may come back in any order.
 ///
-/// Artwork never leaves as a URI: every artwork URI in an item, a state push or a custom action is
-/// turned into a key by the `artworkKeyFor` closure given at init, synchronously, so no round trip
-/// is needed (the driver backs it with the artwork endpoint's registry). A URI it cannot register
-/// leaves the item without artwork.
+/// Artwork never leaves as a URI. Everything that can carry covers (a browse answer, an item, a
+/// session update) is handed in together with the keys for its URIs: the driver lists them with
+/// `artworkURIs(in:)` (one for each), registers each with the artwork
+/// endpoint (`await ArtworkService.register(uri)`, which is actor-isolated, so it cannot be a
+/// synchronous callback), and passes `[uri: key]`. The service puts only those keys on the wire; a
+/// URI without a key (refused by the registry) leaves the item without artwork. No round trip
+/// through the service is needed: registering happens in the same async step as the core call.
 ///
 /// Requests are checked before any work: at most ``MediaChannelConfiguration/maxInFlightRequests``
 /// in flight (the excess is rejected `busy` at once), ids and queries at most 1 KiB, page sizes
@@ -41,7 +44,6 @@ public struct MediaChannelService: Sendable {
     /// Whether ``open(now:)`` ran (pushes before it only update what the service knows).
     public internal(set) var isOpen = false
 
-    let artworkKeyFor: @Sendable (String) -> String?
     let logger: Logger
     var pending: [MediaChannelTicket: PendingRequest] = [:]
     var nextTicket: UInt64 = 1
@@ -50,22 +52,18 @@ public struct MediaChannelService: Sendable {
     /// - Parameters:
     ///   - profileData: `VendorExtensionService.data` as the car sent it (empty when absent);
     ///     missing or undecodable data means the schema's default profile (logged).
-    ///   - artworkKeyFor: the opaque key for an artwork URI (registering it), or nil when the URI
-    ///     cannot be served. Called for every URI about to be sent.
     public init(
         channel: UInt8,
         carId: String,
         profileData: [UInt8],
         server: MediaChannelServerInfo,
         configuration: MediaChannelConfiguration = MediaChannelConfiguration(),
-        artworkKeyFor: @escaping @Sendable (String) -> String?,
         logger: Logger = .silent
     ) {
         self.channel = channel
         self.carId = carId
         self.server = server
         self.configuration = configuration
-        self.artworkKeyFor = artworkKeyFor
         self.logger = logger.labelled("media").with("car", carId).with("channel", String(channel))
         self.profile = MediaChannelCarProfile.decode(profileData, configuration: configuration, logger: self.logger)
     }
@@ -144,11 +142,11 @@ public struct MediaChannelService: Sendable {
         .send(OutgoingMessage(channel: channel, messageId: UInt16(truncatingIfNeeded: id.rawValue), message: message))
     }
 
-    /// The key for an artwork URI, never the URI itself.
-    func artworkKey(_ uri: String?) -> String? {
-        guard let uri, !uri.isEmpty, let key = artworkKeyFor(uri) else { return nil }
+    /// The key the driver registered for an artwork URI, never the URI itself.
+    func artworkKey(_ uri: String?, _ keys: [String: String]) -> String? {
+        guard let uri, !uri.isEmpty, let key = keys[uri] else { return nil }
         guard key != uri, !key.isEmpty else {
-            logger.error("the artwork registry answered a URI with itself (or nothing) as its key: artwork left out")
+            logger.error("an artwork URI was handed in as its own key (or an empty key): artwork left out")
             return nil
         }
         return key

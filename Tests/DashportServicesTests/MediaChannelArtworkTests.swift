@@ -73,8 +73,8 @@ struct MediaChannelArtworkTests {
         var car = MediaChannelFakeCar()
         let art = try MediaChannelFakeCar.ticket(car.send(.getArtwork, DashportMedia.GetArtwork(requestId: 1, key: "k")))
         let list = try MediaChannelFakeCar.ticket(car.send(.getChildren, DashportMedia.GetChildren(requestId: 2, parentId: "p")))
-        #expect(try MediaChannelFakeCar.browseResult(car.service.browseAnswered(list, .empty)).requestId == 2)
-        #expect(car.service.browseAnswered(art, .empty).isEmpty)
+        #expect(try MediaChannelFakeCar.browseResult(car.answer(list, .empty)).requestId == 2)
+        #expect(car.answer(art, .empty).isEmpty)
         let image = MediaChannelArtworkImage(bytes: [1], mimeType: "image/png", width: 1, height: 1)
         #expect(try MediaChannelFakeCar.artworkResult(car.service.artworkAnswered(art, .success(image))).requestId == 1)
     }

@@ -20,7 +20,7 @@ struct MediaChannelBrowseTests {
         #expect(actions == [.browse(ticket, .children(parentId: "tab", page: 2, pageSize: 10, car: car.service.profile.browse))])
         #expect(car.service.inFlightCount == 1)
 
-        let answer = car.service.browseAnswered(ticket, .items(Self.items(["a", "b", "c"]), total: 33, fromCache: true))
+        let answer = car.answer(ticket, .items(Self.items(["a", "b", "c"]), total: 33, fromCache: true))
         let result = try MediaChannelFakeCar.browseResult(answer)
         #expect(result.requestId == 7)
         let page = try MediaChannelFakeCar.page(result)
@@ -34,7 +34,7 @@ struct MediaChannelBrowseTests {
         let ticket = try MediaChannelFakeCar.ticket(
             car.send(.getChildren, DashportMedia.GetChildren(requestId: 1, parentId: "tab", page: 3, pageSize: 10)))
         let page = try MediaChannelFakeCar.page(MediaChannelFakeCar.browseResult(
-            car.service.browseAnswered(ticket, .items(Self.items(["x", "y", "z"]), total: 33, fromCache: false))))
+            car.answer(ticket, .items(Self.items(["x", "y", "z"]), total: 33, fromCache: false))))
         #expect(page.hasMore == false && page.total == 33 && page.page == 3)
     }
 
@@ -62,7 +62,7 @@ struct MediaChannelBrowseTests {
             id: "album-1", title: "Album", subtitle: "Someone", artworkUri: "https://img.example/a.jpg",
             browsable: true, playable: true, childStyle: .categoryGrid, group: "2024", explicit: true, completion: 0.5,
             mediaType: .podcastEpisode, artist: "Artist", album: "Album", durationMs: 1234)
-        let result = try MediaChannelFakeCar.browseResult(car.service.browseAnswered(ticket, item: item))
+        let result = try MediaChannelFakeCar.browseResult(car.answer(ticket, item: item))
         #expect(result.requestId == 11)
         let page = try MediaChannelFakeCar.page(result)
         #expect(page.total == 1 && page.hasMore == false && page.page == 0)
@@ -77,7 +77,7 @@ struct MediaChannelBrowseTests {
     @Test func unknownItemIsAnEmptyPage() throws {
         var car = MediaChannelFakeCar()
         let ticket = try MediaChannelFakeCar.ticket(car.send(.getItem, DashportMedia.GetItem(requestId: 3, id: "gone")))
-        let page = try MediaChannelFakeCar.page(MediaChannelFakeCar.browseResult(car.service.browseAnswered(ticket, item: nil)))
+        let page = try MediaChannelFakeCar.page(MediaChannelFakeCar.browseResult(car.answer(ticket, item: nil)))
         #expect(page.items.isEmpty && page.total == 0 && page.hasMore == false)
     }
 
@@ -87,7 +87,7 @@ struct MediaChannelBrowseTests {
         let ticket = try MediaChannelFakeCar.ticket(actions)
         #expect(actions == [.browse(ticket, .search(query: "jazz", page: 1, pageSize: 5, car: car.service.profile.browse))])
         let page = try MediaChannelFakeCar.page(MediaChannelFakeCar.browseResult(
-            car.service.browseAnswered(ticket, .items(Self.items(["j6"]), total: 6, fromCache: false))))
+            car.answer(ticket, .items(Self.items(["j6"]), total: 6, fromCache: false))))
         #expect(page.items.map(\.id) == ["j6"] && page.page == 1 && page.hasMore == false)
     }
 
@@ -111,9 +111,9 @@ struct MediaChannelBrowseTests {
         #expect(Set([first, second, third]).count == 3)
         #expect(car.service.pendingTickets == [first, second, third])
 
-        let c = try MediaChannelFakeCar.browseResult(car.service.browseAnswered(third, .items(Self.items(["c1"]), total: 1, fromCache: false)))
-        let a = try MediaChannelFakeCar.browseResult(car.service.browseAnswered(first, .items(Self.items(["a1", "a2"]), total: 2, fromCache: false)))
-        let b = try MediaChannelFakeCar.browseResult(car.service.browseAnswered(second, item: Self.items(["b"])[0]))
+        let c = try MediaChannelFakeCar.browseResult(car.answer(third, .items(Self.items(["c1"]), total: 1, fromCache: false)))
+        let a = try MediaChannelFakeCar.browseResult(car.answer(first, .items(Self.items(["a1", "a2"]), total: 2, fromCache: false)))
+        let b = try MediaChannelFakeCar.browseResult(car.answer(second, item: Self.items(["b"])[0]))
         #expect([c.requestId, a.requestId, b.requestId] == [300, 100, 200])
         #expect(try MediaChannelFakeCar.page(c).items.map(\.id) == ["c1"])
         #expect(try MediaChannelFakeCar.page(a).items.map(\.id) == ["a1", "a2"])
@@ -126,15 +126,33 @@ struct MediaChannelBrowseTests {
         let uris = ["https://covers.example/very-secret/one.jpg", "file:///music/covers/two.png", "bad://nope"]
         let items = uris.enumerated().map { BrowseItem(id: "i\($0.offset)", title: "T", artworkUri: $0.element, playable: true) }
         let ticket = try MediaChannelFakeCar.ticket(car.send(.getChildren, DashportMedia.GetChildren(requestId: 1, parentId: "p")))
-        let actions = car.service.browseAnswered(ticket, .items(items, total: 3, fromCache: false))
+        let actions = car.answer(ticket, .items(items, total: 3, fromCache: false))
         let page = try MediaChannelFakeCar.page(MediaChannelFakeCar.browseResult(actions))
         #expect(page.items.map(\.artworkKey) == [car.registry.key(for: uris[0]), car.registry.key(for: uris[1]), nil])
-        #expect(page.items.compactMap(\.artworkKey) == ["key-1", "key-2"])
+        #expect(Set(page.items.compactMap(\.artworkKey)) == ["key-1", "key-2"])
         guard case .send(let message) = try #require(actions.first) else { return }
         for uri in uris {
             #expect(!message.body.containsSubsequence(Array(uri.utf8)))
             #expect(!message.body.containsSubsequence(Array("covers".utf8)))
         }
+    }
+
+    @Test func onlyKeysHandedInAreSentAndNeverAURIAsItsOwnKey() throws {
+        var car = MediaChannelFakeCar()
+        let uri = "https://covers.example/x.jpg"
+        let items = [
+            BrowseItem(id: "a", title: "A", artworkUri: uri, playable: true),
+            BrowseItem(id: "b", title: "B", artworkUri: "https://covers.example/unregistered.jpg", playable: true),
+        ]
+        let first = try MediaChannelFakeCar.ticket(car.send(.getChildren, DashportMedia.GetChildren(requestId: 1, parentId: "p")))
+        let page = try MediaChannelFakeCar.page(MediaChannelFakeCar.browseResult(
+            car.service.browseAnswered(first, .items(items, total: 2, fromCache: false), artworkKeys: [uri: "opaque"])))
+        #expect(page.items.map(\.artworkKey) == ["opaque", nil])
+        let second = try MediaChannelFakeCar.ticket(car.send(.getItem, DashportMedia.GetItem(requestId: 2, id: "a")))
+        let item = try MediaChannelFakeCar.page(MediaChannelFakeCar.browseResult(
+            car.service.browseAnswered(second, item: items[0], artworkKeys: [uri: uri])))
+        #expect(item.items.map(\.artworkKey) == [nil])
+        #expect(car.log.contains(.error, "handed in as its own key"))
     }
 
     @Test func childrenChangedIsPushedOnceOpen() throws {

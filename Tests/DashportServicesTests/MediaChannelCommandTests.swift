@@ -52,8 +52,8 @@ struct MediaChannelCommandTests {
     @Test func jumpsWithAnAmountBecomeSeeksFromTheLastState() throws {
         var car = MediaChannelFakeCar()
         let state = PlaybackState(status: .playing, position: PositionAnchor(valueMs: 10_000, at: SessionInstant(milliseconds: 1000)))
-        _ = car.service.sessionUpdated(.mediaItem(MediaItemState(item: MediaItem(id: "t", durationMs: 100_000))), now: .zero)
-        _ = car.service.sessionUpdated(.playbackState(state), now: .zero)
+        _ = car.update(.mediaItem(MediaItemState(item: MediaItem(id: "t", durationMs: 100_000))), now: .zero)
+        _ = car.update(.playbackState(state), now: .zero)
         let forward = car.send(.playbackCommand, DashportMedia.PlaybackCommand(requestId: 1, command: .jumpForward(DashportMedia.Jump(ms: 5000))), now: 3000)
         #expect(forward == [.command(try MediaChannelFakeCar.ticket(forward), .seekTo(ms: 17_000), .dashportCar(id: "car-1"))])
         let back = car.send(.playbackCommand, DashportMedia.PlaybackCommand(requestId: 2, command: .jumpBack(DashportMedia.Jump(ms: 30_000))), now: 3000)

@@ -50,7 +50,7 @@ struct MediaChannelErrorScreenTests {
             throw MediaChannelTestFailure.wrongMessage
         }
         let answer = await core.children(of: parent, page: page, pageSize: size, for: profile)
-        let result = try MediaChannelFakeCar.browseResult(car.service.browseAnswered(ticket, answer))
+        let result = try MediaChannelFakeCar.browseResult(car.answer(ticket, answer))
         #expect(result.requestId == 77)
         return (answer, result)
     }

@@ -25,8 +25,11 @@ enum MediaChannelReceived: Hashable {
 final class MediaChannelKeyRegistry: Sendable {
     private let keys = Mutex<[String: String]>([:])
 
-    var artworkKeyFor: @Sendable (String) -> String? {
-        { [self] uri in self.register(uri) }
+    /// What the driver passes as `artworkKeys`: every URI registered, the refused ones left out.
+    func keys(for uris: Set<String>) -> [String: String] {
+        var result: [String: String] = [:]
+        for uri in uris.sorted() { result[uri] = register(uri) }
+        return result
     }
 
     func register(_ uri: String) -> String? {
@@ -60,7 +63,7 @@ struct MediaChannelFakeCar {
         service = MediaChannelService(
             channel: Self.channel, carId: "car-1", profileData: data,
             server: MediaChannelServerInfo(name: "Dashport", version: "1.2.3", supportsSearch: supportsSearch),
-            configuration: configuration, artworkKeyFor: registry.artworkKeyFor,
+            configuration: configuration,
             logger: Logger(label: "test", level: .trace, sink: log))
     }
 
@@ -71,6 +74,20 @@ struct MediaChannelFakeCar {
 
     mutating func sendRaw(_ id: UInt16, _ body: [UInt8], now: Int64 = 0) -> [MediaChannelAction] {
         service.receive(messageId: id, body: body, now: SessionInstant(milliseconds: now))
+    }
+
+    /// The browse core's answer handed back as the driver does: its URIs registered first.
+    mutating func answer(_ ticket: MediaChannelTicket, _ answer: BrowseAnswer) -> [MediaChannelAction] {
+        service.browseAnswered(ticket, answer, artworkKeys: registry.keys(for: MediaChannelService.artworkURIs(in: answer)))
+    }
+
+    mutating func answer(_ ticket: MediaChannelTicket, item: BrowseItem?) -> [MediaChannelAction] {
+        service.browseAnswered(ticket, item: item, artworkKeys: registry.keys(for: MediaChannelService.artworkURIs(in: item)))
+    }
+
+    /// A session update handed in as the driver does: its URIs registered first.
+    mutating func update(_ update: SessionUpdate, now: SessionInstant) -> [MediaChannelAction] {
+        service.sessionUpdated(update, artworkKeys: registry.keys(for: MediaChannelService.artworkURIs(in: update)), now: now)
     }
 
     /// The one ticket of a single driver action (the test fails when there is not exactly one).

@@ -77,7 +77,7 @@ extension MediaChannelPushTests {
             status: .paused, position: PositionAnchor(valueMs: 4000, at: SessionInstant(milliseconds: 9000), rate: 1.5),
             bufferedPositionMs: 8000, controls: [.play], capabilities: [.play, .seekTo], queueIndex: 2, repeatMode: .one,
             shuffle: true)
-        let actions = car.service.sessionUpdated(.playbackState(paused), now: SessionInstant(milliseconds: 12_345))
+        let actions = car.update(.playbackState(paused), now: SessionInstant(milliseconds: 12_345))
         guard case .playbackState(let wire) = try? MediaChannelFakeCar.only(actions) else {
             Issue.record("no state push")
             return
@@ -92,7 +92,7 @@ extension MediaChannelPushTests {
         var playing = paused
         playing.status = .playing
         playing.capabilities.insert(.pause)
-        let next = car.service.sessionUpdated(.playbackState(playing), now: SessionInstant(milliseconds: 12_400))
+        let next = car.update(.playbackState(playing), now: SessionInstant(milliseconds: 12_400))
         guard case .playbackState(let moving) = try? MediaChannelFakeCar.only(next) else {
             Issue.record("no state push")
             return

@@ -31,7 +31,7 @@ struct MediaChannelRequestTests {
         #expect(artwork.requestId == 5 && error.code == .busy)
         #expect(car.service.inFlightCount == 2)
 
-        _ = car.service.browseAnswered(first, .empty)
+        _ = car.answer(first, .empty)
         #expect(try MediaChannelFakeCar.ticket(car.send(.getItem, DashportMedia.GetItem(requestId: 6, id: "x"))) != first)
     }
 
@@ -143,8 +143,8 @@ struct MediaChannelRequestTests {
         #expect(car.service.commandAnswered(ticket, .accepted).isEmpty)
         #expect(car.log.contains(.error, "ticket of another kind"))
         #expect(car.service.inFlightCount == 1)
-        #expect(try MediaChannelFakeCar.browseResult(car.service.browseAnswered(ticket, item: nil)).requestId == 1)
-        #expect(car.service.browseAnswered(ticket, item: nil).isEmpty)
+        #expect(try MediaChannelFakeCar.browseResult(car.answer(ticket, item: nil)).requestId == 1)
+        #expect(car.answer(ticket, item: nil).isEmpty)
         #expect(car.service.artworkAnswered(MediaChannelTicket(rawValue: 999), .failure(.init(message: "x"))).isEmpty)
         #expect(car.log.contains(.warning, "not pending"))
     }
@@ -154,7 +154,7 @@ struct MediaChannelRequestTests {
         let a = try MediaChannelFakeCar.ticket(car.send(.getItem, DashportMedia.GetItem(requestId: 0, id: "x")))
         let b = try MediaChannelFakeCar.ticket(car.send(.getItem, DashportMedia.GetItem(requestId: 0, id: "y")))
         #expect(a != b)
-        #expect(try MediaChannelFakeCar.browseResult(car.service.browseAnswered(b, item: nil)).requestId == 0)
+        #expect(try MediaChannelFakeCar.browseResult(car.answer(b, item: nil)).requestId == 0)
         #expect(car.service.pendingTickets == [a])
     }
 
