@@ -30,10 +30,14 @@ extension MediaChannelService {
             let hasMore = !overflow && start < total && total - start > items.count
             outcome = .items(itemPage(items, page: page, total: total, hasMore: hasMore, keys: artworkKeys))
         case .error(let error) where profile.drawableErrors.contains(error.code):
-            let resolution = error.resolution.map { DashportMedia.BrowseErrorScreen.Resolution(label: $0.label, url: $0.url) }
-            outcome = .errorScreen(DashportMedia.BrowseErrorScreen(code: error.code.wire, message: error.message, resolution: resolution))
+            let resolution = error.resolution.map {
+                DashportMedia.BrowseErrorScreen.Resolution(label: $0.label, url: $0.url)
+            }
+            outcome = .errorScreen(
+                DashportMedia.BrowseErrorScreen(code: error.code.wire, message: error.message, resolution: resolution))
         case .error(let error):
-            logger.info("the car cannot draw \(error.code.rawValue): sent an empty page", ["request": String(request.requestId)])
+            logger.info(
+                "the car cannot draw \(error.code.rawValue): sent an empty page", ["request": String(request.requestId)])
             outcome = .items(DashportMedia.ItemPage(items: [], page: UInt32(clamping: page), total: 0, hasMore: false))
         }
         return [browseResult(request.requestId, outcome)]
@@ -60,8 +64,10 @@ extension MediaChannelService {
         Set([item?.artworkUri].compactMap { $0 })
     }
 
-    /// The session's answer to a command: accepted, or rejected with a wire reason (a command the
-    /// session did not declare is `notInCapabilities`; see ``wireReason(forRejection:)``).
+    /// The session's answer to a command: accepted, or rejected with a wire reason classified from
+    /// the session's words (a command the session did not declare is `notInCapabilities`, a voice
+    /// play without search `notSupported`, an unknown id `notFound`, a bad argument
+    /// `invalidArgument`, anything else `failed`); the words go along as the message.
     public mutating func commandAnswered(_ ticket: MediaChannelTicket, _ result: CommandResult) -> [MediaChannelAction] {
         guard let request = take(ticket, "a command answer", where: { $0 == .command }) else { return [] }
         return [send(.commandResult, commandResult(request.requestId, result))]
@@ -81,13 +87,13 @@ extension MediaChannelService {
         case .failure(let failure):
             outcome = .error(DashportMedia.ArtworkError(code: failure.code.wire, message: failure.message))
         }
-        let answer = DashportMedia.ArtworkResult(requestId: request.requestId, outcome: outcome)
-        guard answer.serializedBytes().count <= WireLimits.maximumMessageBytes else {
+        let body = DashportMedia.ArtworkResult(requestId: request.requestId, outcome: outcome).serializedBytes()
+        guard body.count <= WireLimits.maximumMessageBytes else {
             logger.error("an artwork image is larger than a message may be: answered with an error")
             let error = DashportMedia.ArtworkError(code: .unknown, message: "the image is too large to send")
             return [send(.artworkResult, DashportMedia.ArtworkResult(requestId: request.requestId, outcome: .error(error)))]
         }
-        return [send(.artworkResult, answer)]
+        return [send(.artworkResult, body: body)]
     }
 
     // MARK: - Helpers
@@ -114,18 +120,20 @@ extension MediaChannelService {
         _ items: [BrowseItem], page: Int, total: Int, hasMore: Bool, keys: [String: String]
     ) -> DashportMedia.ItemPage {
         DashportMedia.ItemPage(
-            items: items.map { wireItem($0, keys: keys) }, page: UInt32(clamping: page), total: UInt32(clamping: total), hasMore: hasMore)
+            items: items.map { wireItem($0, keys: keys) }, page: UInt32(clamping: page),
+            total: UInt32(clamping: total), hasMore: hasMore)
     }
 
     /// BROWSE_RESULT, or a rejection when it would not fit in one message.
     private func browseResult(_ requestId: UInt32, _ outcome: DashportMedia.BrowseResult.Outcome) -> MediaChannelAction {
-        let result = DashportMedia.BrowseResult(requestId: requestId, outcome: outcome)
-        guard result.serializedBytes().count <= WireLimits.maximumMessageBytes else {
+        let body = DashportMedia.BrowseResult(requestId: requestId, outcome: outcome).serializedBytes()
+        guard body.count <= WireLimits.maximumMessageBytes else {
             logger.error("a browse page is larger than a message may be: rejected", ["request": String(requestId)])
-            let rejected = DashportMedia.RequestRejected(reason: .unavailable, message: "the page is too large; ask for a smaller page")
+            let rejected = DashportMedia.RequestRejected(
+                reason: .unavailable, message: "the page is too large; ask for a smaller page")
             return send(.browseResult, DashportMedia.BrowseResult(requestId: requestId, outcome: .rejected(rejected)))
         }
-        return send(.browseResult, result)
+        return send(.browseResult, body: body)
     }
 
     /// A browse item on the wire: every field, with the artwork URI replaced by its key.

@@ -54,7 +54,7 @@ extension MediaChannelService {
     /// the refusal at once.
     mutating func admit(_ requestId: UInt32, _ family: RequestFamily, _ intake: Intake) -> [MediaChannelAction] {
         guard pending.count < configuration.maxInFlightRequests else {
-            logger.notice("request over the in-flight cap: busy", ["request": String(requestId)])
+            logger.debug("request over the in-flight cap: busy", ["request": String(requestId)])
             return [reject(requestId, family, .busy)]
         }
         switch intake {
@@ -94,7 +94,8 @@ extension MediaChannelService {
                 case .notSupported(let why): (.notSupported, why)
                 case .notFound(let why): (.notFound, why)
                 }
-            return send(.commandResult, DashportMedia.CommandResult(requestId: requestId, accepted: false, reason: reason, message: message))
+            let result = DashportMedia.CommandResult(requestId: requestId, accepted: false, reason: reason, message: message)
+            return send(.commandResult, result)
         case .artwork:
             let (code, message): (DashportMedia.ArtworkError.Code, String) =
                 switch refusal {

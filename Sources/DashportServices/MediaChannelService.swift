@@ -13,20 +13,24 @@ import DashportSession
 /// The connection driver creates one when the link reports the channel open, with the car's
 /// profile bytes from `VendorExtensionService.data`, then:
 /// 1. sends what ``open(now:)`` returns: SERVER_HELLO, then whatever session state it already has;
-/// 2. subscribes to the session core and hands every update to ``sessionUpdated(_:artworkKeys:now:)`` (the
-///    three values a subscription replays first are the full state; values already pushed are
-///    not pushed twice), and every browse notification to ``browseNotified(_:)``;
+/// 2. subscribes to the session core and hands every update to
+///    ``sessionUpdated(_:artworkKeys:now:)`` (the three values a subscription replays first are
+///    the full state; values already pushed are not pushed twice), and every browse notification
+///    to ``browseNotified(_:)``;
 /// 3. hands every message on the channel to ``receive(messageId:body:now:)``;
 /// 4. performs the ``MediaChannelAction``s it gets back, in order, and hands each answer back
 ///    with its ticket; answers may come back in any order.
 ///
+/// `now` is always the session clock's reading (`SessionClock.now()`): position anchors are on that
+/// clock, and PLAYBACK_STATE's `sentAtMs` must be too.
+///
 /// Artwork never leaves as a URI. Everything that can carry covers (a browse answer, an item, a
 /// session update) is handed in together with the keys for its URIs: the driver lists them with
-/// `artworkURIs(in:)` (one for each), registers each with the artwork
-/// endpoint (`await ArtworkService.register(uri)`, which is actor-isolated, so it cannot be a
-/// synchronous callback), and passes `[uri: key]`. The service puts only those keys on the wire; a
-/// URI without a key (refused by the registry) leaves the item without artwork. No round trip
-/// through the service is needed: registering happens in the same async step as the core call.
+/// `artworkURIs(in:)` (one for each), registers each with the artwork endpoint
+/// (`await ArtworkService.register(uri)`, actor-isolated, so it cannot be a synchronous callback)
+/// and passes `[uri: key]`. Only those keys go on the wire; a URI without a key (refused by the
+/// registry) leaves the item without artwork. No round trip through the service is needed:
+/// registering happens in the same async step as the core call.
 ///
 /// Requests are checked before any work: at most ``MediaChannelConfiguration/maxInFlightRequests``
 /// in flight (the excess is rejected `busy` at once), ids and queries at most 1 KiB, page sizes
@@ -139,7 +143,12 @@ public struct MediaChannelService: Sendable {
 
     /// A message to the car on this channel.
     func send(_ id: DashportMedia.MessageId, _ message: some WireMessage) -> MediaChannelAction {
-        .send(OutgoingMessage(channel: channel, messageId: UInt16(truncatingIfNeeded: id.rawValue), message: message))
+        send(id, body: message.serializedBytes())
+    }
+
+    /// An encoded message to the car on this channel.
+    func send(_ id: DashportMedia.MessageId, body: [UInt8]) -> MediaChannelAction {
+        .send(OutgoingMessage(channel: channel, messageId: UInt16(truncatingIfNeeded: id.rawValue), body: body))
     }
 
     /// The key the driver registered for an artwork URI, never the URI itself.

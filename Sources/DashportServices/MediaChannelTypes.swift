@@ -5,7 +5,7 @@ import DashportBrowse
 import DashportSession
 
 /// One car request the driver performs on a core actor. The answer is handed back with the same
-/// ticket (``MediaChannelService/browseAnswered(_:_:)`` and friends), in any order.
+/// ticket (``MediaChannelService/browseAnswered(_:_:artworkKeys:)`` and friends), in any order.
 ///
 /// Tickets are the service's own, unique per service; the car's request ids may repeat.
 public struct MediaChannelTicket: Sendable, Hashable, Comparable, CustomStringConvertible {
@@ -22,11 +22,11 @@ public struct MediaChannelTicket: Sendable, Hashable, Comparable, CustomStringCo
 
 /// A browse the driver performs on the browse core, with this car's profile.
 public enum MediaChannelBrowseRequest: Sendable, Hashable {
-    /// `BrowseCore.children(of:page:pageSize:for:)`; answer with ``MediaChannelService/browseAnswered(_:_:)``.
+    /// `BrowseCore.children(of:page:pageSize:for:)`; answer with ``MediaChannelService/browseAnswered(_:_:artworkKeys:)``.
     case children(parentId: String, page: Int, pageSize: Int, car: CarProfile)
-    /// `BrowseCore.item(id:for:)`; answer with ``MediaChannelService/browseAnswered(_:item:)``.
+    /// `BrowseCore.item(id:for:)`; answer with ``MediaChannelService/browseAnswered(_:item:artworkKeys:)``.
     case item(id: String, car: CarProfile)
-    /// `BrowseCore.search(_:page:pageSize:for:)`; answer with ``MediaChannelService/browseAnswered(_:_:)``.
+    /// `BrowseCore.search(_:page:pageSize:for:)`; answer with ``MediaChannelService/browseAnswered(_:_:artworkKeys:)``.
     case search(query: String, page: Int, pageSize: Int, car: CarProfile)
 }
 
@@ -34,8 +34,8 @@ public enum MediaChannelBrowseRequest: Sendable, Hashable {
 public enum MediaChannelAction: Sendable, Hashable {
     /// Send this message to the car (through the link's send queue).
     case send(OutgoingMessage)
-    /// Ask the browse core, then call ``MediaChannelService/browseAnswered(_:_:)`` (children, search)
-    /// or ``MediaChannelService/browseAnswered(_:item:)`` (item).
+    /// Ask the browse core, then call ``MediaChannelService/browseAnswered(_:_:artworkKeys:)`` (children, search)
+    /// or ``MediaChannelService/browseAnswered(_:item:artworkKeys:)`` (item).
     case browse(MediaChannelTicket, MediaChannelBrowseRequest)
     /// `SessionCore.perform(_:from:)`, then ``MediaChannelService/commandAnswered(_:_:)``.
     case command(MediaChannelTicket, SessionCommand, CommandSource)

@@ -58,6 +58,18 @@ struct MediaChannelArtworkTests {
             requestId: 13, outcome: .error(DashportMedia.ArtworkError(code: wire, message: "it went wrong"))))
     }
 
+    @Test func anImageTooLargeForOneMessageIsAnError() throws {
+        var car = MediaChannelFakeCar()
+        let ticket = try MediaChannelFakeCar.ticket(car.send(.getArtwork, DashportMedia.GetArtwork(requestId: 15, key: "k")))
+        let image = MediaChannelArtworkImage(bytes: [UInt8](repeating: 7, count: 1 << 20), mimeType: "image/png", width: 9, height: 9)
+        let result = try MediaChannelFakeCar.artworkResult(car.service.artworkAnswered(ticket, .success(image)))
+        guard case .error(let error) = result.outcome else {
+            Issue.record("an oversized image was sent")
+            return
+        }
+        #expect(result.requestId == 15 && error.code == .unknown)
+    }
+
     @Test func anEmptyKeyIsNotFoundAtOnce() throws {
         var car = MediaChannelFakeCar()
         let result = try MediaChannelFakeCar.artworkResult(car.send(.getArtwork, DashportMedia.GetArtwork(requestId: 14, key: "")))

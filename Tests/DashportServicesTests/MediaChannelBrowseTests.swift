@@ -155,6 +155,36 @@ struct MediaChannelBrowseTests {
         #expect(car.log.contains(.error, "handed in as its own key"))
     }
 
+    @Test func aPageTooLargeForOneMessageIsRejectedUnavailable() throws {
+        var car = MediaChannelFakeCar()
+        let title = String(repeating: "t", count: 4096)
+        let items = (0..<300).map { BrowseItem(id: "i\($0)", title: title, playable: true) }
+        let ticket = try MediaChannelFakeCar.ticket(car.send(.getChildren, DashportMedia.GetChildren(requestId: 8, parentId: "p")))
+        let result = try MediaChannelFakeCar.browseResult(car.answer(ticket, .items(items, total: 300, fromCache: false)))
+        guard case .rejected(let rejected) = result.outcome else {
+            Issue.record("not rejected")
+            return
+        }
+        #expect(result.requestId == 8 && rejected.reason == .unavailable)
+    }
+
+    @Test func artworkURIsAreListedForRegistration() {
+        let items = [
+            BrowseItem(id: "a", title: "A", artworkUri: "https://x/a"), BrowseItem(id: "b", title: "B"),
+            BrowseItem(id: "c", title: "C", artworkUri: "https://x/a"),
+        ]
+        #expect(MediaChannelService.artworkURIs(in: .items(items, total: 3, fromCache: false)) == ["https://x/a"])
+        #expect(MediaChannelService.artworkURIs(in: .error(BrowseError(code: .notSupported, message: "m"))).isEmpty)
+        #expect(MediaChannelService.artworkURIs(in: items[0]) == ["https://x/a"])
+        #expect(MediaChannelService.artworkURIs(in: nil as BrowseItem?).isEmpty)
+        let state = PlaybackState(customActions: [CustomAction(name: "n", label: "l", iconUri: "file:///i.png")])
+        #expect(MediaChannelService.artworkURIs(in: .playbackState(state)) == ["file:///i.png"])
+        let item = MediaItem(id: "m", artworkUri: "https://x/m")
+        #expect(MediaChannelService.artworkURIs(in: .mediaItem(MediaItemState(item: item))) == ["https://x/m"])
+        #expect(MediaChannelService.artworkURIs(in: .queue(QueueState(items: [item, MediaItem(id: "n")]))) == ["https://x/m"])
+        #expect(MediaChannelService.artworkURIs(in: .sleepTimerFired).isEmpty)
+    }
+
     @Test func childrenChangedIsPushedOnceOpen() throws {
         var car = MediaChannelFakeCar()
         #expect(car.service.browseNotified(.childrenChanged(parentId: "early")).isEmpty)

@@ -191,6 +191,22 @@ struct MediaChannelPushTests {
         }
     }
 
+    @Test func aQueueTooLargeForOneMessageIsCutFromTheEnd() throws {
+        var car = MediaChannelFakeCar()
+        _ = car.service.open(now: .zero)
+        let title = String(repeating: "q", count: 4096)
+        let queue = QueueState(items: (0..<300).map { MediaItem(id: "e\($0)", title: title) })
+        let actions = car.update(.queue(queue), now: .zero)
+        guard case .queueState(let wire) = try MediaChannelFakeCar.only(actions), case .send(let message) = actions[0] else {
+            Issue.record("no queue push")
+            return
+        }
+        #expect(message.body.count <= WireLimits.maximumMessageBytes)
+        #expect(wire.items.count > 200 && wire.items.count < 300)
+        #expect(wire.items.map(\.id) == queue.items.prefix(wire.items.count).map(\.id))
+        #expect(car.log.contains(.warning, "does not fit one message"))
+    }
+
     @Test func sessionErrorsMapToTheSchemasCodes() {
         let expected: [SessionError.Code: Int32] = [
             .browseRootRejected: 1, .metadataMismatch: 2, .artworkFailed: 3, .browseDepthExceeded: 4,
