@@ -10,13 +10,16 @@ public struct ServerCore: Sendable {
     public let browse: BrowseCore
     public let artwork: ArtworkService
     public let session: SessionCore
+    /// The clock the session's position anchors are read on.
+    public let sessionClock: any SessionClock
     /// Where the catalog came from (for logs and the artwork roots).
     public let catalogPath: String
 
-    public init(browse: BrowseCore, artwork: ArtworkService, session: SessionCore, catalogPath: String) {
+    public init(browse: BrowseCore, artwork: ArtworkService, session: SessionCore, sessionClock: any SessionClock, catalogPath: String) {
         self.browse = browse
         self.artwork = artwork
         self.session = session
+        self.sessionClock = sessionClock
         self.catalogPath = catalogPath
     }
 
@@ -48,7 +51,7 @@ public struct ServerCore: Sendable {
             logger: logger.labelled("session"))
         let restored = await session.restore()
         logger.labelled("session").info("session restore: \(restored)")
-        return ServerCore(browse: browse, artwork: artwork, session: session, catalogPath: catalogPath)
+        return ServerCore(browse: browse, artwork: artwork, session: session, sessionClock: clock, catalogPath: catalogPath)
     }
 }
 

@@ -8,8 +8,10 @@ struct TestServer {
     let log: CollectingSink
     let stateDirectory: String
 
-    static func start(_ adjust: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
-        let directory = FileManager.default.temporaryDirectory
+    static func start(
+        stateDirectory: String? = nil, _ adjust: (inout ServerConfiguration) -> Void = { _ in }
+    ) async throws -> TestServer {
+        let directory = stateDirectory ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("dashport-server-test-\(UUID().uuidString)").path
         var configuration = ServerConfiguration()
         configuration.listen = "127.0.0.1:0"
@@ -21,8 +23,8 @@ struct TestServer {
         return TestServer(server: server, log: sink, stateDirectory: directory)
     }
 
-    func stop() async {
+    func stop(keepingState: Bool = false) async {
         await server.stop(grace: .seconds(2))
-        try? FileManager.default.removeItem(atPath: stateDirectory)
+        if !keepingState { try? FileManager.default.removeItem(atPath: stateDirectory) }
     }
 }
