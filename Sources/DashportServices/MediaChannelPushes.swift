@@ -31,7 +31,8 @@ extension MediaChannelService {
     public static let sleepTimerSubject = "sleepTimer"
 
     /// One update from the session core, pushed to the car once the channel is open (before
-    /// ``open(now:)`` it is only remembered; the three channels go out after the hello). A channel
+    /// ``open(now:)`` the three channels are only remembered and go out after the hello; errors and
+    /// the sleep-timer notice before it are dropped, being events rather than state). A channel
     /// value whose wire form equals the one last pushed is not pushed again (the replay of a late
     /// subscription; a rate change while paused, as the anchor's rate is 0 until playing).
     /// `artworkKeys` maps the update's artwork URIs (`artworkURIs(in:)`) to registered keys.
