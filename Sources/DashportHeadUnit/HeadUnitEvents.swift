@@ -8,6 +8,8 @@ public enum HeadUnitEvent: Sendable, Hashable {
     case tlsEstablished(TLSSummary)
     /// The phone sent SERVICE_DISCOVERY_REQUEST; our response is out.
     case discoveryRequested(labelText: String?, deviceName: String?)
+    /// The phone sent CHANNEL_OPEN_REQUEST on `channel` (reported before it is answered or not).
+    case channelOpenRequested(channel: UInt8, priority: Int32, serviceId: Int32, encrypted: Bool)
     /// We answered a CHANNEL_OPEN_REQUEST with success.
     case channelOpened(CarService)
     /// We answered a CHANNEL_OPEN_REQUEST with a configured non-zero status.

@@ -105,16 +105,11 @@ extension HeadUnitLink {
 
     private func handleChannelMessage(_ message: InboundMessage, _ out: inout HeadUnitOutbox) {
         let channel = message.channel
-        guard phase == .running, let service = configuration.car.service(onChannel: channel) else {
-            if message.messageId == ControlID.channelOpenRequest && phase == .running {
-                // aasdk queues requests for channels it has no handler for and never answers (§8.9).
-                out.event(.channelOpenUnanswered(channel: channel, listed: false))
-            } else {
-                close(.unlistedChannel(channel), &out)
-            }
-            return
-        }
         guard message.messageId == ControlID.channelOpenRequest else {
+            guard phase == .running, configuration.car.service(onChannel: channel) != nil else {
+                close(.unlistedChannel(channel), &out)
+                return
+            }
             guard openChannels.contains(channel) else {
                 close(.channelNotOpen(channel: channel, messageId: message.messageId), &out)
                 return
@@ -122,8 +117,23 @@ extension HeadUnitLink {
             out.event(.message(channel: channel, messageId: message.messageId, body: Array(message.body)))
             return
         }
-        if let request = try? AAP.ChannelOpenRequest(serializedBytes: Array(message.body)), request.serviceId != Int32(channel) {
-            logger.warning("CHANNEL_OPEN_REQUEST names another service", ["channel": "\(channel)", "serviceId": "\(request.serviceId)"])
+        guard phase == .running else {
+            close(.unexpectedMessage(channel: channel, messageId: message.messageId, phase: phase), &out)
+            return
+        }
+        let request: AAP.ChannelOpenRequest
+        do {
+            request = try AAP.ChannelOpenRequest(serializedBytes: Array(message.body))
+        } catch {
+            close(.undecodable(messageId: message.messageId, "\(error)"), &out)
+            return
+        }
+        out.event(.channelOpenRequested(channel: channel, priority: request.priority, serviceId: request.serviceId,
+                                        encrypted: message.encrypted))
+        guard let service = configuration.car.service(onChannel: channel) else {
+            // aasdk queues requests for channels it has no handler for and never answers (§8.9).
+            out.event(.channelOpenUnanswered(channel: channel, listed: false))
+            return
         }
         if configuration.unansweredChannelOpens.contains(channel) {
             out.event(.channelOpenUnanswered(channel: channel, listed: true))

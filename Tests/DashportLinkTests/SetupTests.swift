@@ -32,6 +32,10 @@ import Testing
         #expect(link.phone.openServices.map(\.channel) == [8, 13, 15, 16])
         #expect(link.headUnit.openChannels == [8, 13, 15, 16])
         #expect(link.phone.nextDeadline != nil, "a running link keeps pinging")
+        let requests = link.headUnitEvents.filter { if case .channelOpenRequested = $0 { true } else { false } }
+        #expect(requests == [8, 13, 15, 16].map {
+            .channelOpenRequested(channel: $0, priority: 0, serviceId: Int32($0), encrypted: true)
+        }, "priority 0 and service_id = channel, encrypted")
     }
 
     /// The events come in protocol order, and the head unit sees our label and device name.

@@ -1,0 +1,176 @@
+import DashportLink
+import DashportServices
+import DashportLog
+import DashportTLS
+import DashportTransport
+
+/// Everything that can happen to one car connection, funnelled into one ordered stream so the
+/// sans-IO stack is only ever touched by the connection's own task.
+enum CarInput: Sendable {
+    /// Bytes arrived, or the transport closed.
+    case transport(TransportEvent)
+    /// A deadline the stack asked for has come.
+    case tick
+    /// The server is stopping: say BYEBYE.
+    case shutdown
+    /// Something for the services: a core answer or a core push.
+    case services(ServiceInput)
+}
+
+/// Runs one car: bytes from the transport into the link, the link's actions out to the transport,
+/// service traffic between the link and the core, timers from the link's deadlines.
+///
+/// The link and the services are sans-IO values owned by this task alone; everything else reaches
+/// them as a ``CarInput`` through one `AsyncStream`, in order. One car's failure (bad bytes, a TLS
+/// error, a dead socket) ends only this task.
+struct CarConnection {
+    let stream: any ByteStream
+    let context: ServerContext
+    let logger: Logger
+
+    init(stream: any ByteStream, context: ServerContext) {
+        self.stream = stream
+        self.context = context
+        self.logger = context.logger.with("peer", stream.peerDescription)
+    }
+
+    func run() async {
+        let (inputs, continuation) = AsyncStream.makeStream(of: CarInput.self)
+        guard let id = context.registry.add(peer: stream.peerDescription, shutdown: { continuation.yield(.shutdown) }) else {
+            logger.notice("refused: the server is shutting down")
+            stream.abort()
+            return
+        }
+        defer { context.registry.remove(id) }
+        logger.info("car connected", ["cars": "\(context.registry.count)"])
+
+        let link: PhoneLink
+        do {
+            link = PhoneLink(configuration: context.link, tls: try TLSSession(context: context.tls, logger: logger), logger: logger)
+        } catch {
+            logger.error("cannot start TLS for this car: \(error)")
+            stream.abort()
+            return
+        }
+        let clock = ContinuousClock()
+        let start = clock.now
+        var timer = DeadlineTimer(start: start, inputs: continuation)
+        var services = CarServices(context: context, logger: logger, inputs: continuation)
+        stream.start { event in continuation.yield(.transport(event)) }
+
+        var finished = false
+        func perform(_ actions: [LinkAction]) {
+            for action in actions where !finished {
+                switch action {
+                case .send(let bytes):
+                    stream.write(bytes)
+                case .event(let event):
+                    let outgoing = services.linkEvent(event, now: clock.now - start)
+                    perform(sendAll(outgoing, on: link, now: clock.now - start))
+                case .close(let reason):
+                    logClose(reason, phase: link.phase)
+                    stream.close()
+                    finished = true
+                }
+            }
+        }
+
+        perform(link.tick(now: clock.now - start))
+        timer.arm(at: link.nextDeadline)
+        for await input in inputs {
+            let now = clock.now - start
+            switch input {
+            case .transport(.received(let bytes)):
+                perform(link.receive(bytes, now: now))
+            case .transport(.closed(let error)):
+                if let error {
+                    logger.warning("connection lost during \(link.phase): \(error)")
+                } else {
+                    logger.info("car disconnected during \(link.phase)")
+                }
+                finished = true
+            case .tick:
+                timer.fired()
+                perform(link.tick(now: now))
+                perform(sendAll(services.tick(now: now), on: link, now: now))
+            case .shutdown:
+                perform(link.sayByeBye(now: now))
+            case .services(let serviceInput):
+                perform(sendAll(services.handle(serviceInput, now: now), on: link, now: now))
+            }
+            if finished { break }
+            timer.arm(at: [link.nextDeadline, services.nextDeadline].compactMap { $0 }.min())
+        }
+        timer.cancel()
+        services.stop()
+        continuation.finish()
+        if !finished { stream.abort() }
+    }
+
+    /// Hands each service message to the link; a message the link refuses (channel closed,
+    /// too large) is logged and dropped: it never ends the connection.
+    private func sendAll(_ messages: [OutgoingMessage], on link: PhoneLink, now: Duration) -> [LinkAction] {
+        var actions: [LinkAction] = []
+        for message in messages {
+            do {
+                actions += try link.send(channel: message.channel, messageId: message.messageId, body: message.body)
+            } catch {
+                logger.warning("dropped a service message: \(error)", [
+                    "channel": "\(message.channel)", "message": hex(message.messageId),
+                ])
+            }
+        }
+        return actions
+    }
+
+    private func logClose(_ reason: LinkCloseReason, phase: LinkPhase) {
+        switch reason {
+        case .byeBye, .peerByeBye:
+            logger.info("link closed: \(reason)")
+        default:
+            logger.warning("closing connection: \(reason)", ["phase": "\(phase)"])
+        }
+    }
+}
+
+/// One pending wake-up for the connection task: a child task that sleeps until the earliest
+/// deadline and then yields `.tick`. Re-arming with the same deadline keeps the current sleep.
+struct DeadlineTimer {
+    let start: ContinuousClock.Instant
+    let inputs: AsyncStream<CarInput>.Continuation
+    private var armedAt: Duration?
+    private var task: Task<Void, Never>?
+
+    init(start: ContinuousClock.Instant, inputs: AsyncStream<CarInput>.Continuation) {
+        self.start = start
+        self.inputs = inputs
+    }
+
+    mutating func arm(at deadline: Duration?) {
+        guard deadline != armedAt else { return }
+        task?.cancel()
+        armedAt = deadline
+        guard let deadline else { task = nil; return }
+        let wake = start + deadline
+        task = Task { [inputs] in
+            do { try await Task.sleep(until: wake, clock: .continuous) } catch { return }
+            inputs.yield(.tick)
+        }
+    }
+
+    /// The sleep ended: the next `arm` starts a new one even for an unchanged deadline.
+    mutating func fired() {
+        armedAt = nil
+        task = nil
+    }
+
+    mutating func cancel() {
+        task?.cancel()
+        task = nil
+    }
+}
+
+func hex(_ id: UInt16) -> String {
+    let digits = String(id, radix: 16)
+    return "0x" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+}

@@ -1,0 +1,61 @@
+import Synchronization
+
+/// The cars connected right now, so the server can count them and tell each to say BYEBYE on
+/// shutdown. Thread-safe; entries are added and removed by each connection's own task.
+final class ConnectionRegistry: Sendable {
+    private struct State {
+        var next: UInt64 = 0
+        var entries: [UInt64: Entry] = [:]
+        var shuttingDown = false
+    }
+
+    struct Entry: Sendable {
+        var peer: String
+        var shutdown: @Sendable () -> Void
+    }
+
+    private let state = Mutex(State())
+    private let (drained, drainedContinuation) = AsyncStream.makeStream(of: Void.self)
+
+    /// Registers a car; `shutdown` is called (once) when the server stops. Returns nil when the
+    /// server is already shutting down (the caller closes the connection at once).
+    func add(peer: String, shutdown: @escaping @Sendable () -> Void) -> UInt64? {
+        state.withLock { state -> UInt64? in
+            guard !state.shuttingDown else { return nil }
+            state.next += 1
+            state.entries[state.next] = Entry(peer: peer, shutdown: shutdown)
+            return state.next
+        }
+    }
+
+    func remove(_ id: UInt64) {
+        let empty = state.withLock { state -> Bool in
+            state.entries[id] = nil
+            return state.shuttingDown && state.entries.isEmpty
+        }
+        if empty { drainedContinuation.yield() }
+    }
+
+    var count: Int { state.withLock { $0.entries.count } }
+    var peers: [String] { state.withLock { $0.entries.values.map(\.peer) } }
+
+    /// Asks every car to end its session and returns once all are gone or `grace` has passed.
+    /// Returns how many were still connected at the end.
+    func shutdownAll(grace: Duration) async -> Int {
+        let entries = state.withLock { state -> [Entry] in
+            state.shuttingDown = true
+            return Array(state.entries.values)
+        }
+        entries.forEach { $0.shutdown() }
+        if entries.isEmpty { return 0 }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { [drained] in
+                for await _ in drained { return }
+            }
+            group.addTask { try? await Task.sleep(for: grace) }
+            await group.next()
+            group.cancelAll()
+        }
+        return count
+    }
+}

@@ -1,0 +1,12 @@
+import DashportLink
+import DashportLog
+import DashportTLS
+
+/// What every car connection shares: the TLS context, the link settings, the core and the log.
+struct ServerContext: Sendable {
+    let tls: TLSContext
+    let link: LinkConfiguration
+    let core: ServerCore
+    let logger: Logger
+    let registry: ConnectionRegistry
+}

@@ -1,0 +1,76 @@
+import Foundation
+import DashportArtwork
+import DashportBrowse
+import DashportLog
+import DashportSession
+
+/// The shared core every car connection talks to: one browse tree, one artwork pipeline, one
+/// playback session. Built once per server from its configuration.
+public struct ServerCore: Sendable {
+    public let browse: BrowseCore
+    public let artwork: ArtworkService
+    public let session: SessionCore
+    /// The clock the session's position anchors are read on.
+    public let sessionClock: any SessionClock
+    /// Where the catalog came from (for logs and the artwork roots).
+    public let catalogPath: String
+
+    public init(browse: BrowseCore, artwork: ArtworkService, session: SessionCore, sessionClock: any SessionClock, catalogPath: String) {
+        self.browse = browse
+        self.artwork = artwork
+        self.session = session
+        self.sessionClock = sessionClock
+        self.catalogPath = catalogPath
+    }
+
+    /// Loads the catalog (refusing one that fails validation, with the file, item and problem),
+    /// opens the browse and artwork caches and restores the persisted session, all under
+    /// `stateDirectory`.
+    public static func make(configuration: ServerConfiguration, logger: Logger) async throws -> ServerCore {
+        let catalogPath = try configuration.catalog ?? DemoLibrary.catalogPath()
+        let provider: CatalogProvider
+        do {
+            provider = try CatalogProvider(contentsOf: catalogPath)
+        } catch {
+            throw ConfigurationError("catalog refused: \(error)")
+        }
+        let state = configuration.stateDirectory
+        let cache = BrowseCache(directory: state + "/browse-cache", logger: logger)
+        let browse = BrowseCore(provider: provider, cache: cache, logger: logger)
+
+        let artworkConfiguration = ArtworkConfiguration(
+            roots: [URL(fileURLWithPath: catalogPath).deletingLastPathComponent().path],
+            cacheDirectory: state + "/artwork-cache")
+        let artwork = ArtworkService(configuration: artworkConfiguration, logger: logger)
+
+        let clock = ContinuousSessionClock()
+        let handler = DemoPlaybackHandler(library: provider, clock: clock)
+        let session = SessionCore(
+            handler: handler, clock: clock,
+            persistence: SessionStore(directory: URL(fileURLWithPath: state + "/session")),
+            logger: logger.labelled("session"))
+        let restored = await session.restore()
+        logger.labelled("session").info("session restore: \(restored)")
+        return ServerCore(browse: browse, artwork: artwork, session: session, sessionClock: clock, catalogPath: catalogPath)
+    }
+}
+
+/// Finds the embedded demo library (`Fixtures/demo/catalog.json`).
+public enum DemoLibrary {
+    /// `$DASHPORT_DEMO_CATALOG`, else the catalog next to the sources this binary was built from,
+    /// else `Fixtures/demo/catalog.json` under the working directory.
+    public static func catalogPath(environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigurationError) -> String {
+        var candidates: [String] = []
+        if let explicit = environment["DASHPORT_DEMO_CATALOG"], !explicit.isEmpty { candidates.append(explicit) }
+        // #filePath = <package>/Sources/DashportServer/ServerCore.swift
+        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        candidates.append(package.appendingPathComponent("Fixtures/demo/catalog.json").path)
+        candidates.append(FileManager.default.currentDirectoryPath + "/Fixtures/demo/catalog.json")
+        for path in candidates where FileManager.default.fileExists(atPath: path) {
+            return path
+        }
+        throw ConfigurationError(
+            "the demo library was not found (looked in \(candidates.joined(separator: ", "))); give --catalog FILE")
+    }
+}
