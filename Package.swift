@@ -145,7 +145,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DashportHeadUnitTests",
-            dependencies: ["DashportHeadUnit", "DashportTransport", "DashportMessages", "DashportTLS", "DashportLink"],
+            dependencies: ["DashportHeadUnit", "DashportTransport", "DashportMessages", "DashportTLS", "DashportLink", "DashportServer", "DashportLog"],
             swiftSettings: strict
         ),
         .testTarget(name: "DashportBrowseTests", dependencies: ["DashportBrowse"], swiftSettings: strict),

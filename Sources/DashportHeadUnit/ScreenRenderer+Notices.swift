@@ -2,10 +2,12 @@ import DashportLink
 import DashportMessages
 
 extension ScreenRenderer {
-    /// A link event as one line, for `dashport-hu connect`. Ping timestamps and round-trip times
-    /// are left out so the output is stable.
-    public static func linkEvent(_ event: HeadUnitEvent) -> String {
+    /// A link event as one line (two for TLS), for `dashport-hu connect`. Ping timestamps and
+    /// round-trip times are left out so the output is stable; `nil` for a channel-open request,
+    /// whose outcome has its own line.
+    public static func linkEvent(_ event: HeadUnitEvent) -> String? {
         switch event {
+        case .channelOpenRequested: nil
         case .versionNegotiated(let version): "version: the phone answered AAP \(version)"
         case .tlsEstablished(let tls):
             "tls: \(tls.version) \(tls.cipher)\nserver certificate sha256: \(tls.peerFingerprint ?? "(none presented)")"
@@ -49,7 +51,7 @@ extension ScreenRenderer {
             return stock ? ["key binding requested: \(keycodes.map(String.init).joined(separator: " "))"] : nil
         case .aapPlaybackStatus(let status): return stock ? [aapStatus(status)] : nil
         case .aapPlaybackMetadata(let metadata): return stock ? [aapMetadata(metadata)] : nil
-        case .link(let event): return stock ? linkEvent(event).split(separator: "\n").map(String.init) : nil
+        case .link(let event): return stock ? linkEvent(event).map { $0.split(separator: "\n").map(String.init) } : nil
         }
     }
 
@@ -90,7 +92,7 @@ extension ScreenRenderer {
 
     /// MEDIA_PLAYBACK_METADATA as one line; album art by size only.
     public static func aapMetadata(_ metadata: AAP.MediaPlaybackMetadata) -> String {
-        var text = "aap metadata: " + (metadata.song ?? "(no title)")
+        var text = "aap metadata: " + (metadata.song.flatMap { $0.isEmpty ? nil : $0 } ?? "(no title)")
         text += suffix(metadata.artist, separator: " · ") + suffix(metadata.album, separator: " · ")
         if let seconds = metadata.durationSeconds { text += ", \(clock(Int64(seconds) * 1000))" }
         if let art = metadata.albumArt { text += ", album art \(art.count) bytes" }

@@ -2,23 +2,16 @@ import DashportHeadUnit
 import DashportLink
 import DashportMessages
 import Foundation
-import Synchronization
 import Testing
 
 /// `dashport-hu connect` and a `browse --script` run against an in-process phone (``FakePhone``:
 /// a real PhoneLink on loopback TCP with a faked media channel), asserting the printed screens.
 @Suite struct EmulatorEndToEndTests {
-    final class Lines: Sendable {
-        let storage = Mutex<[String]>([])
-        var all: [String] { storage.withLock { $0 } }
-        func append(_ line: String) { storage.withLock { $0.append(line) } }
-    }
-
     static let configuration = HeadUnitConfiguration().withDashportProfile(CarProfileOptions().profile)
 
     @Test func connectPrintsWhatWasNegotiatedAndSaysByeBye() async throws {
         let phone = try FakePhone()
-        let output = Lines()
+        let output = CollectedLines()
         let outcome = await ConnectProbe.run(
             address: phone.address, configuration: Self.configuration, identity: try TestTLS.carIdentity.get(),
             timeout: .seconds(20), transcript: Transcript { output.append($0) })
@@ -112,11 +105,11 @@ import Testing
     }
 
     /// A connected shell whose output, notices included, goes to the returned lines.
-    static func shell(phone: FakePhone, options: BrowseShellOptions) async throws -> (Lines, BrowseShell) {
+    static func shell(phone: FakePhone, options: BrowseShellOptions) async throws -> (CollectedLines, BrowseShell) {
         let client = try await HeadUnitClient.connect(
             to: phone.address, configuration: configuration, identity: try TestTLS.carIdentity.get())
         let session = try MediaChannelSession.start(client: client, timeout: .seconds(20))
-        let output = Lines()
+        let output = CollectedLines()
         let transcript = Transcript { output.append($0) }
         Task {
             for await notice in session.notices {

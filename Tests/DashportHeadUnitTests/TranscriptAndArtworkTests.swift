@@ -1,19 +1,13 @@
 import DashportHeadUnit
 import DashportMessages
 import Foundation
-import Synchronization
 import Testing
 
 /// The output that `expect` reads, and covers saved by `--save-art`.
 @Suite struct TranscriptAndArtworkTests {
-    final class Lines: Sendable {
-        let storage = Mutex<[String]>([])
-        var all: [String] { storage.withLock { $0 } }
-    }
-
     @Test func expectFindsLinesInOrderAndConsumesThem() async {
-        let sink = Lines()
-        let transcript = Transcript { line in sink.storage.withLock { $0.append(line) } }
+        let sink = CollectedLines()
+        let transcript = Transcript { line in sink.append(line) }
         await transcript.print(["== Albums ==", "  1  ▶    So What  [t1]", "play So What: accepted"])
         #expect(sink.all.count == 3)
         #expect(await transcript.expect("So What", within: .seconds(5)))

@@ -1,4 +1,5 @@
 import DashportTLS
+import Synchronization
 import Testing
 
 /// Certificates, generated once per test process (RSA key generation is slow).
@@ -60,4 +61,11 @@ actor Recorder<Element: Sendable> {
     private func expire(_ id: Int) {
         waiters.removeValue(forKey: id)?.continuation.resume(returning: false)
     }
+}
+
+/// Output lines collected from a ``Transcript`` sink, from any thread.
+final class CollectedLines: Sendable {
+    private let storage = Mutex<[String]>([])
+    var all: [String] { storage.withLock { $0 } }
+    func append(_ line: String) { storage.withLock { $0.append(line) } }
 }
