@@ -43,6 +43,8 @@ extension MediaChannelSession {
         case .answer(let request, let answer):
             if let waiter = answerWaiters.removeValue(forKey: request.requestId) {
                 waiter.resume(returning: .success(answer))
+            } else {
+                earlyAnswers[request.requestId] = answer  // its requester is still returning from the send
             }
         case .serverHello(let hello):
             let waiters = helloWaiters

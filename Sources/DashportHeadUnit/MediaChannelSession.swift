@@ -23,6 +23,8 @@ public enum MediaSessionNotice: Sendable, Hashable {
 public enum MediaSessionError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The car configuration lists no `dashport.media` service.
     case noMediaChannel
+    /// The car configuration lists no input service (for media keys).
+    case noInputChannel
     /// Nothing came within the time allowed; the text says what was awaited.
     case timedOut(String, Duration)
     /// The connection ended first.
@@ -35,6 +37,7 @@ public enum MediaSessionError: Error, Sendable, Hashable, CustomStringConvertibl
     public var description: String {
         switch self {
         case .noMediaChannel: "the car lists no \(LinkConfiguration.dashportMediaServiceName) service"
+        case .noInputChannel: "the car lists no input service"
         case .timedOut(let what, let limit): "no \(what) within \(limit.secondsText)"
         case .closed(let reason): "link closed: \(reason)"
         case .send(let error): "cannot send: \(error)"
@@ -57,11 +60,14 @@ public actor MediaChannelSession {
     /// Every wait for an answer, the hello or a channel is bounded by this.
     public nonisolated let timeout: Duration
     /// Link events, pushes and problems, in order; finishes after ``MediaSessionNotice/closed(_:)``.
+    /// Buffered without a cap, like the client's events: consume it.
     public nonisolated let notices: AsyncStream<MediaSessionNotice>
 
     var media: MediaChannelClient
     let noticeSink: AsyncStream<MediaSessionNotice>.Continuation
     var answerWaiters: [UInt32: CheckedContinuation<Result<MediaChannelAnswer, MediaSessionError>, Never>] = [:]
+    /// Answers that came before their requester was waiting (at most one per request in flight).
+    var earlyAnswers: [UInt32: MediaChannelAnswer] = [:]
     var helloWaiters: [Int: CheckedContinuation<Result<DashportMedia.ServerHello, MediaSessionError>, Never>] = [:]
     var nextWaiterID = 0
     var channelOpen = false
@@ -129,6 +135,9 @@ public actor MediaChannelSession {
             throw .send(error)
         }
         let requestId = request.requestId
+        // The answer may have been taken in while this actor waited for the send to return.
+        if let early = earlyAnswers.removeValue(forKey: requestId) { return early }
+        if let disconnect { throw .closed(disconnect) }
         let expiry = Task { [weak self, timeout] in
             try? await Task.sleep(for: timeout)
             await self?.expireRequest(requestId)
@@ -140,7 +149,7 @@ public actor MediaChannelSession {
     /// Presses and releases one key (an Android keycode: 85 play/pause, 87 next, ...) on the input
     /// channel, as INPUT_REPORTs with the link clock in microseconds as timestamp.
     public func pressKey(_ keycode: UInt32) async throws(MediaSessionError) {
-        guard let inputChannel else { throw .send(.channelNotOpen(0)) }
+        guard let inputChannel else { throw .noInputChannel }
         for down in [true, false] {
             let stamp = UInt64(clamping: client.now().wholeMicroseconds)
             let report = AAP.InputReport(

@@ -104,6 +104,29 @@ import Testing
         await shell.session.client.close()
     }
 
+    @Test func anUnansweredRequestTimesOutAndIsForgotten() async throws {
+        let phone = try FakePhone()
+        let client = try await HeadUnitClient.connect(
+            to: phone.address, configuration: Self.configuration, identity: try TestTLS.carIdentity.get())
+        let session = try MediaChannelSession.start(client: client, timeout: .milliseconds(200))
+        _ = try await session.hello()
+        await #expect(throws: MediaSessionError.timedOut("answer to GET_CHILDREN silent (request 1)", .milliseconds(200))) {
+            _ = try await session.request(.getChildren(parentId: "silent", page: nil, pageSize: nil))
+        }
+        #expect(await session.state.inFlight.isEmpty)
+        // The session goes on: the next request is answered.
+        guard case .browse(let result) = try await session.request(.getChildren(parentId: "root", page: nil, pageSize: nil)) else {
+            Issue.record("a browse request got another kind of answer")
+            return
+        }
+        #expect(result.requestId == 2)
+        await client.close()
+        await #expect(throws: MediaSessionError.closed(.closedLocally)) {
+            _ = await client.closed(within: .seconds(20))
+            _ = try await session.request(.getItem(id: "t1"))
+        }
+    }
+
     /// A connected shell whose output, notices included, goes to the returned lines.
     static func shell(phone: FakePhone, options: BrowseShellOptions) async throws -> (CollectedLines, BrowseShell) {
         let client = try await HeadUnitClient.connect(

@@ -2,7 +2,8 @@ import DashportMessages
 
 /// The server side of the Dashport media channel, faked with a fixed little catalog, for the
 /// emulator's end-to-end tests: root → Albums (grid, two groups), Locked (an error screen),
-/// Podcasts (empty); "t1" plays; seeking is not declared; "cover-1" is a tiny PNG.
+/// Podcasts (empty); "t1" plays; seeking is not declared; "cover-1" is a tiny PNG; the children
+/// of "silent" are never answered.
 struct FakeMediaServer: Sendable {
     static let rootId = "root"
     static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
@@ -36,7 +37,7 @@ struct FakeMediaServer: Sendable {
     func answer(messageId: UInt16, body: [UInt8]) -> [(UInt16, [UInt8])] {
         switch Int32(messageId) {
         case DashportMedia.MessageId.getChildren.rawValue:
-            guard let request = try? DashportMedia.GetChildren(serializedBytes: body) else { return [] }
+            guard let request = try? DashportMedia.GetChildren(serializedBytes: body), request.parentId != "silent" else { return [] }
             return [Self.message(.browseResult, DashportMedia.BrowseResult(requestId: request.requestId, outcome: children(request.parentId)))]
         case DashportMedia.MessageId.getItem.rawValue:
             guard let request = try? DashportMedia.GetItem(serializedBytes: body) else { return [] }
