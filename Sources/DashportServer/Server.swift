@@ -68,6 +68,7 @@ public final class DashportServer: Sendable {
         if cars > 0 { context.logger.notice("saying bye-bye to \(cars) car(s)") }
         let left = await context.registry.shutdownAll(grace: grace)
         if left > 0 { context.logger.warning("\(left) car(s) did not leave within \(grace)") }
+        core.stop()
         await core.session.close()
     }
 
