@@ -100,7 +100,7 @@ extension BrowseShell {
     }
 
     private func missing(_ reference: ItemReference) async -> Bool {
-        await transcript.print("! no row \(Self.text(reference)) on screen (\(rows.count) rows)")
+        await transcript.print("! no row \(Self.text(reference)) on screen (\(rows.count) \(rows.count == 1 ? "row" : "rows"))")
         return true
     }
 }

@@ -77,7 +77,7 @@ public actor BrowseShell {
     /// stops it. Returns normally at its end or at `quit`.
     public func run(_ script: EmulatorScript) async throws(BrowseShellError) {
         for step in script.steps {
-            await transcript.print(["> " + Self.echo(step.command)], searchable: false)
+            await transcript.print(["> " + step.text], searchable: false)
             do {
                 guard try await execute(step.command) else { return }
             } catch .expectationFailed(let text, nil) {
@@ -117,26 +117,7 @@ public actor BrowseShell {
         }
     }
 
-    /// A script line as echoed before its output.
-    static func echo(_ command: EmulatorCommand) -> String {
-        switch command {
-        case .open(let reference): "open \(text(reference))"
-        case .back: "back"
-        case .page(let page): "page \(page)"
-        case .search(let query): "search \(query)"
-        case .playItem(let reference): "play \(text(reference))"
-        case .playFromSearch(let query): "voice \(query)"
-        case .artwork(let reference): "art \(text(reference))"
-        case .nowPlaying: "np"
-        case .transport(let command): ScreenRenderer.describe(command)
-        case .key(let code): "key \(code)"
-        case .wait(let milliseconds): "wait \(milliseconds)"
-        case .expect(let text): "expect \(text)"
-        case .help: "help"
-        case .quit: "quit"
-        }
-    }
-
+    /// A reference as typed: `3`, `id:albums`.
     static func text(_ reference: ItemReference) -> String {
         switch reference {
         case .row(let number): "\(number)"

@@ -1,14 +1,16 @@
 /// A `dashport-hu browse --script` file: the interactive commands, one per line, with `#`
 /// comments and blank lines, plus `wait <ms>` and `expect <text>` for tests.
 public struct EmulatorScript: Sendable, Hashable {
-    /// One command and the 1-based line it came from.
+    /// One command, the 1-based line it came from and that line's text (trimmed), echoed when it runs.
     public struct Step: Sendable, Hashable {
         public var line: Int
         public var command: EmulatorCommand
+        public var text: String
 
-        public init(line: Int, command: EmulatorCommand) {
+        public init(line: Int, command: EmulatorCommand, text: String) {
             self.line = line
             self.command = command
+            self.text = text
         }
     }
 
@@ -34,7 +36,7 @@ public struct EmulatorScript: Sendable, Hashable {
             let line = String(scalars)
             do {
                 if let command = try EmulatorCommand.parse(line) {
-                    steps.append(Step(line: index + 1, command: command))
+                    steps.append(Step(line: index + 1, command: command, text: line.trimmingWhitespace))
                 }
             } catch {
                 throw EmulatorCommandError(line: index + 1, error.text)

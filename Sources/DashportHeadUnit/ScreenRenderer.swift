@@ -21,7 +21,7 @@ public enum ScreenRenderer {
         if let childStyle { summary.append("style \(childStyle)") }
         summary.append("page \(Int(page.page ?? 0) + 1)")
         let count = page.items.count
-        let noun = count == 1 ? "item" : "items"
+        let noun = (page.total.map(Int.init) ?? count) == 1 ? "item" : "items"
         summary.append(page.total.map { "\(count) of \($0) \(noun)" } ?? "\(count) \(noun)")
         if page.hasMore == true { summary.append("more") }
         lines.append(summary.joined(separator: " · "))
