@@ -99,7 +99,7 @@ let package = Package(
         .executableTarget(name: "dashport", dependencies: ["DashportServer"], swiftSettings: strict),
         .executableTarget(
             name: "dashport-hu",
-            dependencies: ["DashportHeadUnit", "DashportTransport", "DashportMessages", "DashportTLS", "DashportLink", "DashportLog"],
+            dependencies: ["DashportHeadUnit", "DashportTransport", "DashportLink", "DashportLog"],
             path: "tools/dashport-hu",
             swiftSettings: strict
         ),

@@ -60,6 +60,9 @@ public struct EmulatorCommandError: Error, Sendable, Hashable, CustomStringConve
     public var description: String { line.map { "line \($0): \(text)" } ?? text }
 }
 
+/// The longest `wait` a script may ask for: one hour.
+public let maxWaitMilliseconds = 3_600_000
+
 /// The media keys `key` knows by name.
 public let mediaKeyNames: [(name: String, keycode: UInt32)] = [
     ("playpause", 85), ("stop", 86), ("next", 87), ("previous", 88), ("play", 126), ("pause", 127),
@@ -104,7 +107,7 @@ extension EmulatorCommand {
         case "seek":
             let seconds = try number("a position in seconds", Double.self)
             guard seconds >= 0, seconds.isFinite else { throw EmulatorCommandError("seek: the position must be 0 or more seconds") }
-            return .transport(.seekToMs(Int64(seconds * 1000)))
+            return .transport(.seekToMs(Int64(clamping: seconds * 1000)))
         case "next": return .transport(.skipToNext(DashportMedia.Empty()))
         case "prev": return .transport(.skipToPrevious(DashportMedia.Empty()))
         case "skip":
@@ -137,7 +140,7 @@ extension EmulatorCommand {
             guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
                 throw EmulatorCommandError("sleep: say a number of seconds, eot or cancel")
             }
-            return .transport(.setSleepTimer(DashportMedia.SleepTimer(until: .durationMs(Int64(seconds * 1000)))))
+            return .transport(.setSleepTimer(DashportMedia.SleepTimer(until: .durationMs(Int64(clamping: seconds * 1000)))))
         case "key":
             let text = try argument("a key name or keycode").lowercased()
             if let named = mediaKeyNames.first(where: { $0.name == text }) { return .key(named.keycode) }
@@ -147,7 +150,9 @@ extension EmulatorCommand {
             return .key(code)
         case "wait":
             let milliseconds = try number("milliseconds", Int.self)
-            guard milliseconds >= 0 else { throw EmulatorCommandError("wait: milliseconds must be 0 or more") }
+            guard (0...maxWaitMilliseconds).contains(milliseconds) else {
+                throw EmulatorCommandError("wait: milliseconds must be between 0 and \(maxWaitMilliseconds)")
+            }
             return .wait(milliseconds: milliseconds)
         case "expect": return .expect(try argument("the text to look for"))
         case "help", "?": return .help

@@ -33,6 +33,7 @@ import Testing
         ("fwd", .transport(.jumpForward(DashportMedia.Jump()))),
         ("back15", .transport(.jumpBack(DashportMedia.Jump()))),
         ("rew", .transport(.jumpBack(DashportMedia.Jump()))),
+        ("seek 1e300", .transport(.seekToMs(Int64.max))),
         ("sleep 600", .transport(.setSleepTimer(DashportMedia.SleepTimer(until: .durationMs(600_000))))),
         ("sleep eot", .transport(.setSleepTimer(DashportMedia.SleepTimer(until: .endOfTrack(DashportMedia.Empty()))))),
         ("sleep cancel", .transport(.cancelSleepTimer(DashportMedia.Empty()))),
@@ -64,7 +65,8 @@ import Testing
         ("shuffle maybe", "shuffle: say on or off"),
         ("sleep soon", "sleep: say a number of seconds, eot or cancel"),
         ("key volume", "key: say playpause, stop, next, previous, play, pause or a keycode"),
-        ("wait -1", "wait: milliseconds must be 0 or more"),
+        ("wait -1", "wait: milliseconds must be between 0 and 3600000"),
+        ("wait 3600001", "wait: milliseconds must be between 0 and 3600000"),
     ])
     func rejectsMistakesWithAClearMessage(line: String, message: String) {
         #expect(throws: EmulatorCommandError(message)) { try EmulatorCommand.parse(line) }
