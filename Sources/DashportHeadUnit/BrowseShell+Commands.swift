@@ -57,7 +57,7 @@ extension BrowseShell {
                 throw .expectationFailed(text: text, line: nil)
             }
         case .help:
-            await transcript.print(emulatorCommandHelp)
+            await transcript.print(EmulatorCommand.helpText)
         case .quit:
             return false
         }

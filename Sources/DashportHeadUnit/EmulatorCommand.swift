@@ -60,15 +60,15 @@ public struct EmulatorCommandError: Error, Sendable, Hashable, CustomStringConve
     public var description: String { line.map { "line \($0): \(text)" } ?? text }
 }
 
-/// The longest `wait` a script may ask for: one hour.
-public let maxWaitMilliseconds = 3_600_000
-
-/// The media keys `key` knows by name.
-public let mediaKeyNames: [(name: String, keycode: UInt32)] = [
-    ("playpause", 85), ("stop", 86), ("next", 87), ("previous", 88), ("play", 126), ("pause", 127),
-]
-
 extension EmulatorCommand {
+    /// The longest `wait` a script may ask for: one hour.
+    public static let maxWaitMilliseconds = 3_600_000
+
+    /// The media keys `key` knows by name, with their Android keycodes.
+    public static let mediaKeyNames: [(name: String, keycode: UInt32)] = [
+        ("playpause", 85), ("stop", 86), ("next", 87), ("previous", 88), ("play", 126), ("pause", 127),
+    ]
+
     /// Parses one command line; `nil` for a blank line or a `#` comment.
     public static func parse(_ line: String) throws(EmulatorCommandError) -> EmulatorCommand? {
         let trimmed = line.trimmingWhitespace

@@ -46,26 +46,28 @@ public struct EmulatorScript: Sendable, Hashable {
     }
 }
 
-/// The `help` text of the browse shell.
-public let emulatorCommandHelp: [String] = [
-    "commands:",
-    "  open <n|id>        browse into row n (or the item with that id; id:42 for a numeric id)",
-    "  back               back to the previous list",
-    "  page <n>           page n (1, 2, ...) of the current list",
-    "  search <query>     search",
-    "  play <n|id>        play a playable row or item id",
-    "  voice <query>      play from search (empty query: play something)",
-    "  art <n|id|key>     fetch a row's cover (or an artwork key)",
-    "  np                 now playing",
-    "  play | pause | stop | next | prev",
-    "  seek <seconds>     seek to a position",
-    "  skip <i>           play queue entry i (1, 2, ...)",
-    "  rate <x>           playback rate, 1 = normal",
-    "  repeat off|one|all, shuffle on|off",
-    "  fwd, back15 (rew)  jump forward / back (the server's default, 15 s)",
-    "  sleep <seconds>|eot|cancel   sleep timer",
-    "  key <name|code>    a media key on the AAP input channel (playpause, stop, next, previous, play, pause)",
-    "  wait <ms>          pause (scripts)",
-    "  expect <text>      fail unless <text> shows up in the output (scripts)",
-    "  help, quit",
-]
+extension EmulatorCommand {
+    /// The `help` text of the browse shell.
+    public static let helpText: [String] = [
+        "commands:",
+        "  open <n|id>        browse into row n (or the item with that id; id:42 for a numeric id)",
+        "  back               back to the previous list",
+        "  page <n>           page n (1, 2, ...) of the current list",
+        "  search <query>     search",
+        "  play <n|id>        play a playable row or item id",
+        "  voice <query>      play from search (empty query: play something)",
+        "  art <n|id|key>     fetch a row's cover (or an artwork key)",
+        "  np                 now playing",
+        "  play | pause | stop | next | prev",
+        "  seek <seconds>     seek to a position",
+        "  skip <i>           play queue entry i (1, 2, ...)",
+        "  rate <x>           playback rate, 1 = normal",
+        "  repeat off|one|all, shuffle on|off",
+        "  fwd, back15 (rew)  jump forward / back (the server's default, 15 s)",
+        "  sleep <seconds>|eot|cancel   sleep timer",
+        "  key <name|code>    a media key on the AAP input channel (playpause, stop, next, previous, play, pause)",
+        "  wait <ms>          pause (scripts)",
+        "  expect <text>      fail unless <text> shows up in the output (scripts)",
+        "  help, quit",
+    ]
+}
