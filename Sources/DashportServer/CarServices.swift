@@ -6,9 +6,17 @@ import DashportSession
 
 /// Input for the services of one car that comes from outside the link: core answers and pushes.
 enum ServiceInput: Sendable {
-    /// The session's state when this car's session subscription began.
+    /// The session's state when the playback status service's subscription began.
     case sessionStarted(SessionSnapshot)
-    case session(SessionUpdate)
+    /// A session update for the playback status service or the media channel, with the artwork
+    /// keys of the URIs it names.
+    case session(SessionUpdate, artworkKeys: [String: String], for: SessionSubscriber)
+    /// Answers and pushes for the Dashport media channel.
+    case mediaBrowse(MediaChannelTicket, BrowseAnswer, artworkKeys: [String: String])
+    case mediaItem(MediaChannelTicket, BrowseItem?, artworkKeys: [String: String])
+    case mediaCommand(MediaChannelTicket, CommandResult)
+    case mediaArtwork(MediaChannelTicket, Result<MediaChannelArtworkImage, MediaChannelArtworkFailure>)
+    case browseNotification(BrowseNotification)
     /// A command from the car finished; `service` says which service sent it.
     case commandFinished(service: UInt8, SessionCommand, CommandResult)
     /// A cover for the AAP playback status service (nil: none or failed).
@@ -17,6 +25,12 @@ enum ServiceInput: Sendable {
     case classicChildren(ClassicBrowserService.Ticket, BrowseAnswer)
     case classicItem(ClassicBrowserService.Ticket, BrowseItem?)
     case classicArtwork(ClassicBrowserService.Ticket, [UInt8]?)
+}
+
+/// Which service a session subscription feeds (each has its own, so each gets the replay of the
+/// current state a new subscription starts with).
+enum SessionSubscriber: Sendable {
+    case playbackStatus, mediaChannel
 }
 
 /// The services of one car connection: created as the link opens their channels, fed the car's
@@ -30,8 +44,10 @@ struct CarServices {
     var status: AAPPlaybackStatusService?
     var input: AAPInputService?
     var classic: ClassicBrowserService?
-    var sessionSubscribed = false
+    var media: MediaChannelService?
+    var statusSubscribed = false
     var sessionStarted = false
+    var mediaSubscribed = false
 
     init(context: ServerContext, logger: Logger, inputs: AsyncStream<CarInput>.Continuation) {
         self.core = context.core
@@ -78,7 +94,7 @@ struct CarServices {
             configuration.sessionClockOrigin = AAPPlaybackStatusService.Configuration.sessionClockOrigin(
                 linkNow: now, sessionNow: core.sessionClock.now())
             status = AAPPlaybackStatusService(channel: service.channel, car: carName, configuration: configuration)
-            subscribeToSession()
+            subscribeStatusToSession()
             // The status service starts once the session's current state is in (`sessionStarted`).
             return []
         case .input(let keycodes):
@@ -88,6 +104,8 @@ struct CarServices {
         case .mediaBrowser:
             classic = ClassicBrowserService(channel: service.channel, car: carName, logger: logger)
             return []
+        case .vendorExtension(let name, let data) where name == LinkConfiguration.dashportMediaServiceName:
+            return openMediaChannel(channel: service.channel, profileData: data)
         default:
             return []
         }
@@ -97,6 +115,7 @@ struct CarServices {
         if status?.channel == service.channel { status = nil }
         if input?.channel == service.channel { input = nil }
         if classic?.channel == service.channel { classic = nil }
+        if media?.channel == service.channel { media = nil }
     }
 
     private mutating func message(channel: UInt8, messageId: UInt16, body: [UInt8], now: Duration) -> [OutgoingMessage] {
@@ -114,6 +133,11 @@ struct CarServices {
             let actions = service.receive(messageId: messageId, body: body, now: now)
             classic = service
             return perform(actions, now: now)
+        }
+        if var service = media, service.channel == channel {
+            let actions = service.receive(messageId: messageId, body: body, now: core.sessionClock.now())
+            media = service
+            return perform(actions)
         }
         logger.debug("service message with no service to take it", [
             "channel": "\(channel)", "message": hex(messageId), "bytes": "\(body.count)",
@@ -133,7 +157,13 @@ struct CarServices {
                 status = service
                 out += perform(actions, service: service.channel, now: now)
             }
-        case .session(let update):
+        case .session(let update, let keys, .mediaChannel):
+            if var service = media {
+                let actions = service.sessionUpdated(update, artworkKeys: keys, now: core.sessionClock.now())
+                media = service
+                out += perform(actions)
+            }
+        case .session(let update, _, .playbackStatus):
             guard sessionStarted else { break }
             if var service = status {
                 let actions = service.sessionUpdated(update, now: now)
@@ -155,6 +185,8 @@ struct CarServices {
                 status = service
                 out += perform(actions, service: service.channel, now: now)
             }
+        case .mediaBrowse, .mediaItem, .mediaCommand, .mediaArtwork, .browseNotification:
+            out += handleMedia(serviceInput)
         case .classicChildren(let ticket, let answer):
             if var service = classic {
                 let actions = service.browseAnswered(ticket, answer, now: now)
@@ -199,81 +231,19 @@ struct CarServices {
 
     // MARK: Performing service actions
 
-    private mutating func subscribeToSession() {
-        guard !sessionSubscribed else { return }
-        sessionSubscribed = true
+    private mutating func subscribeStatusToSession() {
+        guard !statusSubscribed else { return }
+        statusSubscribed = true
         let session = core.session
         let bridge = self.bridge
         bridge.run {
             let updates = await session.subscribe()
-            let snapshot = await session.snapshot
-            bridge.forward(updates) { .session($0) }
-            return .sessionStarted(snapshot)
-        }
-    }
-
-    private func perform(_ actions: [AAPPlaybackStatusService.Action], service channel: UInt8, now: Duration) -> [OutgoingMessage] {
-        var out: [OutgoingMessage] = []
-        for action in actions {
-            switch action {
-            case .send(let message): out.append(message)
-            case .command(let command, let source): send(command, source, channel)
-            case .fetchArtwork(let uri, let width, let height, let itemId): fetchStatusArtwork(uri, width, height, itemId)
-            case .log(let entry): entry.write(to: logger.with("channel", "\(channel)"))
+            bridge.post(.sessionStarted(await session.snapshot))
+            for await update in updates {
+                if Task.isCancelled { break }
+                bridge.post(.session(update, artworkKeys: [:], for: .playbackStatus))
             }
-        }
-        return out
-    }
-
-    private func perform(_ actions: [AAPInputService.Action], service channel: UInt8, now: Duration) -> [OutgoingMessage] {
-        var out: [OutgoingMessage] = []
-        for action in actions {
-            switch action {
-            case .send(let message): out.append(message)
-            case .command(let command, let source): send(command, source, channel)
-            case .log(let entry): entry.write(to: logger.with("channel", "\(channel)"))
-            }
-        }
-        return out
-    }
-
-    private func perform(_ actions: [ClassicBrowserService.Action], now: Duration) -> [OutgoingMessage] {
-        var out: [OutgoingMessage] = []
-        let browse = core.browse
-        let artwork = core.artwork
-        for action in actions {
-            switch action {
-            case .send(let message):
-                out.append(message)
-            case .browse(let ticket, let parentId, let page, let pageSize, let car):
-                bridge.run { .classicChildren(ticket, await browse.children(of: parentId, page: page, pageSize: pageSize, for: car)) }
-            case .fetchItem(let ticket, let itemId, let car):
-                bridge.run { .classicItem(ticket, await browse.item(id: itemId, for: car)) }
-            case .fetchArtwork(let ticket, let uri, let width, let height):
-                bridge.run {
-                    guard let key = await artwork.register(uri) else { return .classicArtwork(ticket, nil) }
-                    return .classicArtwork(ticket, try? await artwork.image(for: key, width: width, height: height).bytes)
-                }
-            case .command(let command, let source):
-                if let channel = classic?.channel { send(command, source, channel) }
-            case .problem:
-                break  // the service logged it already
-            }
-        }
-        return out
-    }
-
-    private func send(_ command: SessionCommand, _ source: CommandSource, _ channel: UInt8) {
-        logger.debug("command from the car", ["channel": "\(channel)", "command": "\(command)"])
-        bridge.perform(command, from: source, on: core.session) { .commandFinished(service: channel, command, $0) }
-    }
-
-    private func fetchStatusArtwork(_ uri: String, _ width: Int, _ height: Int, _ itemId: String) {
-        let artwork = core.artwork
-        bridge.run {
-            guard let key = await artwork.register(uri) else { return .statusArtwork(itemId: itemId, bytes: nil) }
-            let image = try? await artwork.image(for: key, width: width, height: height)
-            return .statusArtwork(itemId: itemId, bytes: image?.bytes)
+            return nil
         }
     }
 }

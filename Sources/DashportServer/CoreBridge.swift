@@ -46,15 +46,21 @@ final class CoreBridge: Sendable {
         }
     }
 
-    /// Forwards every element of a core push stream (session updates, browse notifications).
-    func forward<Element: Sendable>(_ stream: AsyncStream<Element>, as wrap: @escaping @Sendable (Element) -> ServiceInput) {
+    /// Forwards every element of a core push stream (session updates, browse notifications),
+    /// each turned into a service input by `wrap` (which may ask the core, e.g. for artwork keys).
+    func forward<Element: Sendable>(_ stream: AsyncStream<Element>, as wrap: @escaping @Sendable (Element) async -> ServiceInput) {
         run {
             for await element in stream {
                 if Task.isCancelled { break }
-                self.inputs.yield(.services(wrap(element)))
+                self.post(await wrap(element))
             }
             return nil
         }
+    }
+
+    /// Posts an input to the car's stream now.
+    func post(_ input: ServiceInput) {
+        inputs.yield(.services(input))
     }
 
     private func finished(_ id: UInt64) {

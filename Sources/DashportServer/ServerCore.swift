@@ -14,8 +14,11 @@ public struct ServerCore: Sendable {
     public let sessionClock: any SessionClock
     /// Where the catalog came from (for logs and the artwork roots).
     public let catalogPath: String
+    /// Forwards browse reports and artwork failures into the session's error channel.
+    let reporters: [Task<Void, Never>]
 
     public init(browse: BrowseCore, artwork: ArtworkService, session: SessionCore, sessionClock: any SessionClock, catalogPath: String) {
+        self.reporters = ServerCore.forwardReports(browse: browse, artwork: artwork, to: session)
         self.browse = browse
         self.artwork = artwork
         self.session = session
@@ -26,7 +29,10 @@ public struct ServerCore: Sendable {
     /// Loads the catalog (refusing one that fails validation, with the file, item and problem),
     /// opens the browse and artwork caches and restores the persisted session, all under
     /// `stateDirectory`.
-    public static func make(configuration: ServerConfiguration, logger: Logger) async throws -> ServerCore {
+    /// `artworkFetcher` replaces the URLSession downloader (tests serve https covers offline).
+    public static func make(
+        configuration: ServerConfiguration, logger: Logger, artworkFetcher: (any ArtworkFetcher)? = nil
+    ) async throws -> ServerCore {
         let catalogPath = try configuration.catalog ?? DemoLibrary.catalogPath()
         let provider: CatalogProvider
         do {
@@ -41,7 +47,7 @@ public struct ServerCore: Sendable {
         let artworkConfiguration = ArtworkConfiguration(
             roots: [URL(fileURLWithPath: catalogPath).deletingLastPathComponent().path],
             cacheDirectory: state + "/artwork-cache")
-        let artwork = ArtworkService(configuration: artworkConfiguration, logger: logger)
+        let artwork = ArtworkService(configuration: artworkConfiguration, logger: logger, fetcher: artworkFetcher)
 
         let clock = ContinuousSessionClock()
         let handler = DemoPlaybackHandler(library: provider, clock: clock)
@@ -52,6 +58,40 @@ public struct ServerCore: Sendable {
         let restored = await session.restore()
         logger.labelled("session").info("session restore: \(restored)")
         return ServerCore(browse: browse, artwork: artwork, session: session, sessionClock: clock, catalogPath: catalogPath)
+    }
+}
+
+extension ServerCore {
+    /// Browse reports (a dropped tab, a cut branch, a discarded cache, a provider that is down) and
+    /// artwork failures become session errors, so every car that takes them is told.
+    static func forwardReports(browse: BrowseCore, artwork: ArtworkService, to session: SessionCore) -> [Task<Void, Never>] {
+        let fromBrowse = Task {
+            for await notification in await browse.subscribe() {
+                guard case .report(let report) = notification, let code = sessionCode(for: report.code) else { continue }
+                await session.report(SessionError(code: code, severity: .degraded, message: report.message))
+            }
+        }
+        let fromArtwork = Task {
+            for await case .failed(_, let uri, let reason) in await artwork.notifications() {
+                await session.report(SessionError(code: .artworkFailed, severity: .degraded, message: "cover \(uri): \(reason)"))
+            }
+        }
+        return [fromBrowse, fromArtwork]
+    }
+
+    static func sessionCode(for browseCode: String) -> SessionError.Code? {
+        switch browseCode {
+        case BrowseReportCode.rootRejected: .browseRootRejected
+        case BrowseReportCode.depthCut: .browseDepthExceeded
+        case BrowseReportCode.cacheDiscarded: .browseCacheDiscarded
+        case BrowseReportCode.providerUnavailable, BrowseReportCode.providerTimeout: .browseProviderUnavailable
+        default: nil  // logged by the browse core; nothing a car needs to show
+        }
+    }
+
+    /// Stops forwarding reports.
+    func stop() {
+        reporters.forEach { $0.cancel() }
     }
 }
 

@@ -181,7 +181,11 @@ public actor SessionCore {
 
     /// Stops timers and ends every subscriber's stream; later commands are rejected and later
     /// broadcasts ignored (the handler's own timers may still fire into a closed core).
+    /// Writes the session one last time first (position projected to now), so a restart resumes
+    /// exactly where the server stopped rather than at the last 30 s checkpoint.
     public func close() {
+        guard !closed else { return }
+        persist()
         closed = true
         sleepTimer?.handle?.cancel()
         sleepTimer = nil

@@ -70,4 +70,29 @@ struct StockCarPlaybackTests {
         }
         #expect(await server.server.core.session.playbackState.status == .paused)
     }
+
+    @Test func aRestartedServerRestoresTheSessionPausedWhereItStopped() async throws {
+        let first = try await TestServer.start()
+        let car = try await TestCar.connect(to: first.server.address)
+        try await car.waitUntil("input channel open") { $0.openedChannels.contains(Self.inputChannel) }
+        await press(126, on: car)
+        try await car.waitUntil("playing") { car in
+            car.messages(on: Self.statusChannel).contains {
+                $0.id == 0x8001 && (try? AAP.MediaPlaybackStatus(serializedBytes: $0.body))?.state == .playing
+            }
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        let before = await first.server.core.session.snapshot
+        await first.stop(keepingState: true)
+        let stoppedAt = await first.server.core.session.playbackState.position.valueMs
+
+        let second = try await TestServer.start(stateDirectory: first.stateDirectory)
+        defer { Task { await second.stop() } }
+        let after = await second.server.core.session.snapshot
+        #expect(after.playbackState.status == .paused)
+        #expect(after.mediaItem.item?.id == before.mediaItem.item?.id)
+        #expect(after.queue.items.map(\.id) == before.queue.items.map(\.id))
+        #expect(after.playbackState.position.valueMs >= 300)
+        #expect(after.playbackState.position.valueMs <= stoppedAt + 1000)
+    }
 }

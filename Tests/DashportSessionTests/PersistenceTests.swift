@@ -58,12 +58,26 @@ import Testing
         let clock = ManualClock()
         let core = makeDemoCore(clock: clock, store: SessionStore(directory: directory))
         _ = await core.perform(.playFromMediaId("a3"), from: .local)
-        await clock.advance(by: .seconds(45))  // checkpoint at 30 s; then the process dies
-        await core.close()
+        await clock.advance(by: .seconds(45))  // checkpoint at 30 s; then the process dies (no close)
         let (restored, result, _) = await Self.restart(directory)
         #expect(result == .restored)
         #expect(await restored.playbackState.status == .paused)
         #expect(await restored.playbackState.position.valueMs == 30_000)
+        _ = core
+    }
+
+    @Test func aCleanCloseWritesTheCurrentPosition() async throws {
+        let directory = try makeTemporaryDirectory()
+        defer { removeDirectory(directory) }
+        let clock = ManualClock()
+        let core = makeDemoCore(clock: clock, store: SessionStore(directory: directory))
+        _ = await core.perform(.playFromMediaId("a3"), from: .local)
+        await clock.advance(by: .seconds(45))  // checkpoint at 30 s; then the server stops cleanly
+        await core.close()
+        let (restored, result, _) = await Self.restart(directory)
+        #expect(result == .restored)
+        #expect(await restored.playbackState.status == .paused)
+        #expect(await restored.playbackState.position.valueMs == 45_000)
     }
 
     @Test func aPositionPastTheDurationIsClamped() async throws {

@@ -1,4 +1,5 @@
 import Foundation
+import DashportArtwork
 import DashportLog
 @testable import DashportServer
 
@@ -8,8 +9,10 @@ struct TestServer {
     let log: CollectingSink
     let stateDirectory: String
 
-    static func start(_ adjust: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
-        let directory = FileManager.default.temporaryDirectory
+    static func start(
+        stateDirectory: String? = nil, artworkFetcher: (any ArtworkFetcher)? = nil, _ adjust: (inout ServerConfiguration) -> Void = { _ in }
+    ) async throws -> TestServer {
+        let directory = stateDirectory ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("dashport-server-test-\(UUID().uuidString)").path
         var configuration = ServerConfiguration()
         configuration.listen = "127.0.0.1:0"
@@ -17,12 +20,12 @@ struct TestServer {
         adjust(&configuration)
         let sink = CollectingSink()
         let logger = Logger(label: "test", level: .debug, sink: sink)
-        let server = try await DashportServer.start(configuration: configuration, logger: logger)
+        let server = try await DashportServer.start(configuration: configuration, logger: logger, artworkFetcher: artworkFetcher)
         return TestServer(server: server, log: sink, stateDirectory: directory)
     }
 
-    func stop() async {
+    func stop(keepingState: Bool = false) async {
         await server.stop(grace: .seconds(2))
-        try? FileManager.default.removeItem(atPath: stateDirectory)
+        if !keepingState { try? FileManager.default.removeItem(atPath: stateDirectory) }
     }
 }

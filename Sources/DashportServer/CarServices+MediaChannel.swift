@@ -1,0 +1,126 @@
+import DashportArtwork
+import DashportBrowse
+import DashportLink
+import DashportServices
+import DashportSession
+
+/// The Dashport media channel (`dashport.media`): browse, search, play, commands, state pushes
+/// and artwork, between the car and the shared core.
+extension CarServices {
+    mutating func openMediaChannel(channel: UInt8, profileData: [UInt8]) -> [OutgoingMessage] {
+        let server = MediaChannelServerInfo(name: "Dashport", version: DashportVersion.current, supportsSearch: core.browse.supportsSearch)
+        var service = MediaChannelService(
+            channel: channel, carId: carName, profileData: profileData, server: server,
+            logger: logger.with("channel", "\(channel)"))
+        let actions = service.open(now: core.sessionClock.now())
+        media = service
+        subscribeMediaChannel()
+        return perform(actions)
+    }
+
+    /// Its own session subscription (which starts with the current state) and the browse core's
+    /// children-changed notifications.
+    private mutating func subscribeMediaChannel() {
+        guard !mediaSubscribed else { return }
+        mediaSubscribed = true
+        let session = core.session
+        let browse = core.browse
+        let artwork = core.artwork
+        let bridge = self.bridge
+        bridge.run {
+            let updates = await session.subscribe()
+            for await update in updates {
+                if Task.isCancelled { break }
+                let keys = await artworkKeys(for: MediaChannelService.artworkURIs(in: update), artwork)
+                bridge.post(.session(update, artworkKeys: keys, for: .mediaChannel))
+            }
+            return nil
+        }
+        bridge.run {
+            bridge.forward(await browse.subscribe()) { .browseNotification($0) }
+            return nil
+        }
+    }
+
+    mutating func handleMedia(_ input: ServiceInput) -> [OutgoingMessage] {
+        guard var service = media else { return [] }
+        let actions: [MediaChannelAction]
+        switch input {
+        case .mediaBrowse(let ticket, let answer, let keys): actions = service.browseAnswered(ticket, answer, artworkKeys: keys)
+        case .mediaItem(let ticket, let item, let keys): actions = service.browseAnswered(ticket, item: item, artworkKeys: keys)
+        case .mediaCommand(let ticket, let result): actions = service.commandAnswered(ticket, result)
+        case .mediaArtwork(let ticket, let result): actions = service.artworkAnswered(ticket, result)
+        case .browseNotification(let notification): actions = service.browseNotified(notification)
+        default: actions = []
+        }
+        media = service
+        return perform(actions)
+    }
+
+    func perform(_ actions: [MediaChannelAction]) -> [OutgoingMessage] {
+        var out: [OutgoingMessage] = []
+        let browse = core.browse
+        let artwork = core.artwork
+        for action in actions {
+            switch action {
+            case .send(let message):
+                out.append(message)
+            case .browse(let ticket, let request):
+                bridge.run {
+                    switch request {
+                    case .children(let parentId, let page, let pageSize, let car):
+                        let answer = await browse.children(of: parentId, page: page, pageSize: pageSize, for: car)
+                        return .mediaBrowse(ticket, answer, artworkKeys: await artworkKeys(for: MediaChannelService.artworkURIs(in: answer), artwork))
+                    case .search(let query, let page, let pageSize, let car):
+                        let answer = await browse.search(query, page: page, pageSize: pageSize, for: car)
+                        return .mediaBrowse(ticket, answer, artworkKeys: await artworkKeys(for: MediaChannelService.artworkURIs(in: answer), artwork))
+                    case .item(let id, let car):
+                        let item = await browse.item(id: id, for: car)
+                        return .mediaItem(ticket, item, artworkKeys: await artworkKeys(for: MediaChannelService.artworkURIs(in: item), artwork))
+                    }
+                }
+            case .command(let ticket, let command, let source):
+                logger.debug("command from the car", ["channel": "\(media?.channel ?? 0)", "command": "\(command)"])
+                bridge.perform(command, from: source, on: core.session) { .mediaCommand(ticket, $0) }
+            case .artwork(let ticket, let key, let width, let height):
+                bridge.run {
+                    do throws(ArtworkError) {
+                        let image = try await artwork.image(for: ArtworkKey(rawValue: key), width: width, height: height)
+                        return .mediaArtwork(ticket, .success(MediaChannelArtworkImage(
+                            bytes: image.bytes, mimeType: image.mimeType, width: image.width, height: image.height)))
+                    } catch {
+                        return .mediaArtwork(ticket, .failure(MediaChannelArtworkFailure(error)))
+                    }
+                }
+            }
+        }
+        return out
+    }
+}
+
+/// Registers each URI with the artwork endpoint; the map holds the keys of those it accepted.
+func artworkKeys(for uris: Set<String>, _ artwork: ArtworkService) async -> [String: String] {
+    var keys: [String: String] = [:]
+    for uri in uris {
+        if let key = await artwork.register(uri) { keys[uri] = key.rawValue }
+    }
+    return keys
+}
+
+extension MediaChannelArtworkFailure {
+    /// The wire's artwork error for an artwork pipeline error.
+    init(_ error: ArtworkError) {
+        let code: Code = switch error {
+        case .notRegistered, .outsideRoots, .unsupportedScheme: .notFound
+        case .tooLarge, .httpStatus, .tooManyRedirects, .timeout, .io, .backingOff: .fetchFailed
+        case .decodeFailed, .tooManyPixels: .decodeFailed
+        default: .unknown
+        }
+        self.init(code: code, message: "\(error)")
+    }
+}
+
+/// The version Dashport reports to cars.
+public enum DashportVersion {
+    public static let current = "0.1.0"
+}

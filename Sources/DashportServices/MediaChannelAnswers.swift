@@ -1,0 +1,188 @@
+// Sources/DashportServices/MediaChannelAnswers.swift - the driver's answers, turned into BROWSE_RESULT,
+// COMMAND_RESULT and ARTWORK_RESULT with the car's request id.
+
+import DashportBrowse
+import DashportMessages
+import DashportSession
+
+extension MediaChannelService {
+    /// The browse core's answer to a `.children` or `.search` request: a page of items (with the
+    /// total and whether a next page exists) or an error screen. A screen the car cannot draw
+    /// becomes an empty page. An answer too large for one message is rejected `unavailable`.
+    /// `artworkKeys` maps the items' artwork URIs (`artworkURIs(in:)`) to registered keys.
+    public mutating func browseAnswered(
+        _ ticket: MediaChannelTicket, _ answer: BrowseAnswer, artworkKeys: [String: String]
+    ) -> [MediaChannelAction] {
+        guard let request = take(ticket, "a browse answer", where: { kind in
+            if case .children = kind { return true }
+            if case .search = kind { return true }
+            return false
+        }) else { return [] }
+        let (page, pageSize): (Int, Int) =
+            switch request.kind {
+            case .children(let page, let size), .search(let page, let size): (page, size)
+            default: (0, 0)
+            }
+        let outcome: DashportMedia.BrowseResult.Outcome
+        switch answer {
+        case .items(let items, let total, _):
+            let (start, overflow) = page.multipliedReportingOverflow(by: pageSize)
+            let hasMore = !overflow && start < total && total - start > items.count
+            outcome = .items(itemPage(items, page: page, total: total, hasMore: hasMore, keys: artworkKeys))
+        case .error(let error) where profile.drawableErrors.contains(error.code):
+            let resolution = error.resolution.map {
+                DashportMedia.BrowseErrorScreen.Resolution(label: $0.label, url: $0.url)
+            }
+            outcome = .errorScreen(
+                DashportMedia.BrowseErrorScreen(code: error.code.wire, message: error.message, resolution: resolution))
+        case .error(let error):
+            logger.info(
+                "the car cannot draw \(error.code.rawValue): sent an empty page", ["request": String(request.requestId)])
+            outcome = .items(DashportMedia.ItemPage(items: [], page: UInt32(clamping: page), total: 0, hasMore: false))
+        }
+        return [browseResult(request.requestId, outcome)]
+    }
+
+    /// The browse core's answer to an `.item` request: a page of that one item, or an empty page.
+    public mutating func browseAnswered(
+        _ ticket: MediaChannelTicket, item: BrowseItem?, artworkKeys: [String: String]
+    ) -> [MediaChannelAction] {
+        guard let request = take(ticket, "an item answer", where: { $0 == .item }) else { return [] }
+        let items = item.map { [$0] } ?? []
+        let page = itemPage(items, page: 0, total: items.count, hasMore: false, keys: artworkKeys)
+        return [browseResult(request.requestId, .items(page))]
+    }
+
+    /// The artwork URIs of a browse answer's items, for the driver to register before handing the
+    /// answer in.
+    public static func artworkURIs(in answer: BrowseAnswer) -> Set<String> {
+        Set(answer.items.compactMap(\.artworkUri))
+    }
+
+    /// The artwork URI of an item answer, for the driver to register before handing it in.
+    public static func artworkURIs(in item: BrowseItem?) -> Set<String> {
+        Set([item?.artworkUri].compactMap { $0 })
+    }
+
+    /// The session's answer to a command: accepted, or rejected with a wire reason classified from
+    /// the session's words (a command the session did not declare is `notInCapabilities`, a voice
+    /// play without search `notSupported`, an unknown id `notFound`, a bad argument
+    /// `invalidArgument`, anything else `failed`); the words go along as the message.
+    public mutating func commandAnswered(_ ticket: MediaChannelTicket, _ result: CommandResult) -> [MediaChannelAction] {
+        guard let request = take(ticket, "a command answer", where: { $0 == .command }) else { return [] }
+        return [send(.commandResult, commandResult(request.requestId, result))]
+    }
+
+    /// The artwork endpoint's answer: the image, or an error (never withheld).
+    public mutating func artworkAnswered(
+        _ ticket: MediaChannelTicket, _ result: Result<MediaChannelArtworkImage, MediaChannelArtworkFailure>
+    ) -> [MediaChannelAction] {
+        guard let request = take(ticket, "an artwork answer", where: { $0 == .artwork }) else { return [] }
+        let outcome: DashportMedia.ArtworkResult.Outcome
+        switch result {
+        case .success(let image):
+            outcome = .image(DashportMedia.ArtworkImage(
+                data: image.bytes, mimeType: image.mimeType,
+                width: UInt32(clamping: image.width), height: UInt32(clamping: image.height)))
+        case .failure(let failure):
+            outcome = .error(DashportMedia.ArtworkError(code: failure.code.wire, message: failure.message))
+        }
+        let body = DashportMedia.ArtworkResult(requestId: request.requestId, outcome: outcome).serializedBytes()
+        guard body.count <= WireLimits.maximumMessageBytes else {
+            logger.error("an artwork image is larger than a message may be: answered with an error")
+            let error = DashportMedia.ArtworkError(code: .unknown, message: "the image is too large to send")
+            return [send(.artworkResult, DashportMedia.ArtworkResult(requestId: request.requestId, outcome: .error(error)))]
+        }
+        return [send(.artworkResult, body: body)]
+    }
+
+    // MARK: - Helpers
+
+    /// Removes and returns the pending request of `ticket` when it is of the expected kind. An
+    /// unknown ticket (answered twice, or never handed out) and a wrong kind are logged; a wrong
+    /// kind leaves the request pending so the right answer can still come.
+    private mutating func take(
+        _ ticket: MediaChannelTicket, _ what: String, where matches: (PendingRequest.Kind) -> Bool
+    ) -> PendingRequest? {
+        guard let request = pending[ticket] else {
+            logger.warning("\(what) for a ticket that is not pending: ignored", ["ticket": String(ticket.rawValue)])
+            return nil
+        }
+        guard matches(request.kind) else {
+            logger.error("\(what) for a ticket of another kind: ignored", ["ticket": String(ticket.rawValue)])
+            return nil
+        }
+        pending[ticket] = nil
+        return request
+    }
+
+    private func itemPage(
+        _ items: [BrowseItem], page: Int, total: Int, hasMore: Bool, keys: [String: String]
+    ) -> DashportMedia.ItemPage {
+        DashportMedia.ItemPage(
+            items: items.map { wireItem($0, keys: keys) }, page: UInt32(clamping: page),
+            total: UInt32(clamping: total), hasMore: hasMore)
+    }
+
+    /// BROWSE_RESULT, or a rejection when it would not fit in one message.
+    private func browseResult(_ requestId: UInt32, _ outcome: DashportMedia.BrowseResult.Outcome) -> MediaChannelAction {
+        let body = DashportMedia.BrowseResult(requestId: requestId, outcome: outcome).serializedBytes()
+        guard body.count <= WireLimits.maximumMessageBytes else {
+            logger.error("a browse page is larger than a message may be: rejected", ["request": String(requestId)])
+            let rejected = DashportMedia.RequestRejected(
+                reason: .unavailable, message: "the page is too large; ask for a smaller page")
+            return send(.browseResult, DashportMedia.BrowseResult(requestId: requestId, outcome: .rejected(rejected)))
+        }
+        return send(.browseResult, body: body)
+    }
+
+    /// A browse item on the wire: every field, with the artwork URI replaced by its key.
+    func wireItem(_ item: BrowseItem, keys: [String: String]) -> DashportMedia.BrowseItem {
+        DashportMedia.BrowseItem(
+            id: item.id, title: item.title, subtitle: item.subtitle, artworkKey: artworkKey(item.artworkUri, keys),
+            browsable: item.browsable, playable: item.playable, childStyle: item.childStyle?.wire, group: item.group,
+            explicit: item.explicit, completion: item.completion, mediaType: item.mediaType?.wire,
+            artist: item.artist, album: item.album, durationMs: item.durationMs)
+    }
+}
+
+extension MediaChannelArtworkFailure.Code {
+    var wire: DashportMedia.ArtworkError.Code {
+        switch self {
+        case .notFound: .notFound
+        case .fetchFailed: .fetchFailed
+        case .decodeFailed: .decodeFailed
+        case .busy: .busy
+        case .unknown: .unknown
+        }
+    }
+}
+
+extension BrowseItem.ChildStyle {
+    var wire: DashportMedia.ChildStyle {
+        switch self {
+        case .list: .list
+        case .grid: .grid
+        case .categoryList: .categoryList
+        case .categoryGrid: .categoryGrid
+        }
+    }
+}
+
+extension BrowseItem.MediaType {
+    var wire: DashportMedia.MediaType {
+        switch self {
+        case .folder: .folder
+        case .music: .music
+        case .album: .album
+        case .artist: .artist
+        case .playlist: .playlist
+        case .podcast: .podcast
+        case .podcastEpisode: .podcastEpisode
+        case .audiobook: .audiobook
+        case .radio: .radio
+        case .genre: .genre
+        case .other: .other
+        }
+    }
+}

@@ -1,0 +1,201 @@
+// Sources/DashportServices/MediaChannelPushes.swift - session updates and browse notifications pushed
+// to the car: PLAYBACK_STATE, MEDIA_ITEM_STATE, QUEUE_STATE, SESSION_ERROR, CHILDREN_CHANGED.
+
+import DashportBrowse
+import DashportMessages
+import DashportSession
+
+/// What the service knows of the session: the latest playback state and item duration (to resolve
+/// jumps), and each channel's latest wire form next to the one last pushed.
+struct SessionMirror: Sendable {
+    var playbackState: PlaybackState?
+    var durationMs: Int64?
+    /// Wire forms with their artwork keys resolved; the state without `sentAtMs`.
+    var latestState: DashportMedia.PlaybackState?
+    var latestItem: DashportMedia.MediaItemState?
+    var latestQueue: DashportMedia.QueueState?
+    var pushedState: DashportMedia.PlaybackState?
+    var pushedItem: DashportMedia.MediaItemState?
+    var pushedQueue: DashportMedia.QueueState?
+
+    /// The position at `now` by the last playback state (0 before any).
+    func projectedPositionMs(at now: SessionInstant) -> Int64 {
+        playbackState?.projectedPositionMs(at: now, durationMs: durationMs) ?? 0
+    }
+}
+
+extension MediaChannelService {
+    /// The `subject` of the SESSION_ERROR that says the sleep timer fired. The schema has no notice
+    /// message, so the event travels as a degraded SESSION_ERROR with code `unknown`, this subject
+    /// and a message; the pause itself arrives as a PLAYBACK_STATE push just before it.
+    public static let sleepTimerSubject = "sleepTimer"
+
+    /// One update from the session core, pushed to the car once the channel is open (before
+    /// ``open(now:)`` the three channels are only remembered and go out after the hello; errors and
+    /// the sleep-timer notice before it are dropped, being events rather than state). A channel
+    /// value whose wire form equals the one last pushed is not pushed again (the replay of a late
+    /// subscription; a rate change while paused, as the anchor's rate is 0 until playing).
+    /// `artworkKeys` maps the update's artwork URIs (`artworkURIs(in:)`) to registered keys.
+    ///
+    /// PLAYBACK_STATE carries the anchor as the schema documents it: `valueMs` at server monotonic
+    /// `atMs`, `rate` 0 unless playing, and `sentAtMs` = `now`, which must come from the session's
+    /// clock. The `sleepTimer` action is listed with the capabilities whenever `pause` is (the
+    /// session arms a timer only then).
+    public mutating func sessionUpdated(
+        _ update: SessionUpdate, artworkKeys: [String: String], now: SessionInstant
+    ) -> [MediaChannelAction] {
+        switch update {
+        case .playbackState(let state):
+            session.playbackState = state
+            session.latestState = wireState(state, keys: artworkKeys)
+        case .mediaItem(let item):
+            session.durationMs = item.item?.durationMs
+            session.latestItem = DashportMedia.MediaItemState(item: item.item.map { wireMediaItem($0, keys: artworkKeys) })
+        case .queue(let queue):
+            session.latestQueue = wireQueue(queue, keys: artworkKeys)
+        case .error(let error):
+            guard isOpen else { return [] }
+            return [send(.sessionError, Self.wireError(error))]
+        case .sleepTimerFired:
+            guard isOpen else { return [] }
+            let notice = DashportMedia.SessionError(
+                code: .unknown, severity: .degraded, message: "The sleep timer paused playback.",
+                subject: Self.sleepTimerSubject)
+            return [send(.sessionError, notice)]
+        }
+        return isOpen ? pushKnownState(now: now) : []
+    }
+
+    /// The artwork URIs a session update would send (covers of items, icons of custom actions), for
+    /// the driver to register before handing the update in.
+    public static func artworkURIs(in update: SessionUpdate) -> Set<String> {
+        switch update {
+        case .playbackState(let state): Set(state.customActions.compactMap(\.iconUri))
+        case .mediaItem(let item): Set([item.item?.artworkUri].compactMap { $0 })
+        case .queue(let queue): Set(queue.items.compactMap(\.artworkUri))
+        case .error, .sleepTimerFired: []
+        }
+    }
+
+    /// A browse core notification: children-changed goes to the car (no parent = everything).
+    /// Reports are telemetry for logs; they reach cars, if at all, through the session's errors.
+    public func browseNotified(_ notification: BrowseNotification) -> [MediaChannelAction] {
+        guard isOpen, case .childrenChanged(let parentId) = notification else { return [] }
+        return [send(.childrenChanged, DashportMedia.ChildrenChanged(parentId: parentId))]
+    }
+
+    /// Pushes every channel whose latest wire form differs from what was last pushed: queue, item,
+    /// state (stamped `sentAtMs` = `now`).
+    mutating func pushKnownState(now: SessionInstant) -> [MediaChannelAction] {
+        var actions: [MediaChannelAction] = []
+        if let queue = session.latestQueue, queue != session.pushedQueue {
+            session.pushedQueue = queue
+            actions.append(send(.queueState, queue))
+        }
+        if let item = session.latestItem, item != session.pushedItem {
+            session.pushedItem = item
+            actions.append(send(.mediaItemState, item))
+        }
+        if var state = session.latestState, state != session.pushedState {
+            session.pushedState = state
+            state.sentAtMs = now.milliseconds
+            actions.append(send(.playbackState, state))
+        }
+        return actions
+    }
+
+    // MARK: - Wire values
+
+    /// The wire playback state, without `sentAtMs` (stamped when pushed).
+    func wireState(_ state: PlaybackState, keys: [String: String]) -> DashportMedia.PlaybackState {
+        var capabilities = state.capabilities.map(\.wire)
+        if state.capabilities.contains(.pause) { capabilities.append(.sleepTimer) }
+        return DashportMedia.PlaybackState(
+            status: state.status.wire,
+            position: DashportMedia.PositionAnchor(
+                valueMs: state.position.valueMs, atMs: state.position.at.milliseconds,
+                rate: state.isAdvancing ? state.position.rate : 0),
+            bufferedPositionMs: state.bufferedPositionMs,
+            controls: state.controls.map(\.wire).sorted { $0.rawValue < $1.rawValue },
+            capabilities: capabilities.sorted { $0.rawValue < $1.rawValue },
+            customActions: state.customActions.map {
+                DashportMedia.CustomActionInfo(name: $0.name, label: $0.label, iconArtworkKey: artworkKey($0.iconUri, keys))
+            },
+            queueIndex: state.queueIndex.flatMap { UInt32(exactly: $0) },
+            errorMessage: state.errorMessage,
+            repeatMode: state.repeatMode.wire,
+            shuffle: state.shuffle)
+    }
+
+    func wireMediaItem(_ item: MediaItem, keys: [String: String]) -> DashportMedia.MediaItem {
+        DashportMedia.MediaItem(
+            id: item.id, title: item.title, artist: item.artist, album: item.album,
+            artworkKey: artworkKey(item.artworkUri, keys), durationMs: item.durationMs)
+    }
+
+    /// The queue, cut from the end (and logged) in the unlikely case it exceeds one message.
+    func wireQueue(_ queue: QueueState, keys: [String: String]) -> DashportMedia.QueueState {
+        var wire = DashportMedia.QueueState(items: queue.items.map { wireMediaItem($0, keys: keys) })
+        var size = wire.serializedBytes().count
+        while size > WireLimits.maximumMessageBytes, !wire.items.isEmpty {
+            let keep = wire.items.count * WireLimits.maximumMessageBytes / size
+            wire.items.removeLast(wire.items.count - min(keep, wire.items.count - 1))
+            size = wire.serializedBytes().count
+        }
+        if wire.items.count < queue.items.count {
+            logger.warning("the queue does not fit one message: \(queue.items.count - wire.items.count) entries cut")
+        }
+        return wire
+    }
+
+    static func wireError(_ error: SessionError) -> DashportMedia.SessionError {
+        let code: DashportMedia.SessionErrorCode =
+            switch error.code {
+            case .browseRootRejected: .browseRootRejected
+            case .browseDepthExceeded: .browseDepthExceeded
+            case .browseCacheDiscarded: .cacheDiscarded
+            case .browseProviderUnavailable: .providerUnavailable
+            case .metadataMismatch: .metadataMismatch
+            case .artworkFailed: .artworkFailed
+            case .handlerFailed, .playbackFailed: .playbackFailed
+            case .restoreFailed: .restoreFailed
+            case .persistenceFailed: .unknown
+            }
+        return DashportMedia.SessionError(
+            code: code, severity: error.severity == .fatal ? .fatal : .degraded, message: error.message)
+    }
+}
+
+extension PlaybackStatus {
+    var wire: DashportMedia.PlaybackStatus {
+        switch self {
+        case .playing: .playing
+        case .paused: .paused
+        case .buffering: .buffering
+        case .stopped: .stopped
+        case .error: .error
+        }
+    }
+}
+
+extension SessionCapability {
+    var wire: DashportMedia.PlaybackAction {
+        switch self {
+        case .play: .play
+        case .pause: .pause
+        case .stop: .stop
+        case .seekTo: .seekTo
+        case .jumpForward: .jumpForward
+        case .jumpBack: .jumpBack
+        case .skipToNext: .skipToNext
+        case .skipToPrevious: .skipToPrevious
+        case .skipToQueueItem: .skipToQueueItem
+        case .setRate: .setRate
+        case .setRepeatMode: .setRepeatMode
+        case .setShuffle: .setShuffle
+        case .customAction: .customAction
+        case .playFromMediaId: .playFromMediaId
+        case .playFromSearch: .playFromSearch
+        }
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import Testing
+import DashportHeadUnit
+import DashportLink
+import DashportMessages
+@testable import DashportServer
+
+/// The Dashport media channel over real TCP: browse, play, state pushes and covers, with two
+/// Dashport cars and a stock AAP car sharing one session.
+@Suite("Dashport media channel over TCP", .serialized)
+struct MediaChannelOverTCPTests {
+    static let mediaChannel: UInt8 = 16
+
+    /// A car whose `dashport.media` entry carries a full-rendering profile.
+    static func dashportCar(maxTabs: UInt32 = 4) -> HeadUnitConfiguration {
+        var configuration = HeadUnitConfiguration()
+        let profile = DashportMedia.CarProfile(
+            maxRootTabs: maxTabs, artworkSizes: [DashportMedia.ArtworkSize(width: 128, height: 128)],
+            errorScreenSupport: .full, supportsSearch: true)
+        configuration.car.services = configuration.car.services.map { service in
+            guard case .vendorExtension(let name, _) = service.kind else { return service }
+            return CarService(channel: service.channel, kind: .vendorExtension(name: name, data: profile.serializedBytes()))
+        }
+        return configuration
+    }
+
+    func children(_ car: TestCar, of parent: String, requestId: UInt32) async throws -> [DashportMedia.BrowseItem] {
+        let request = DashportMedia.GetChildren(requestId: requestId, parentId: parent, page: 0, pageSize: 50)
+        await car.sendUnchecked(channel: Self.mediaChannel, messageId: 0x8003, body: request.serializedBytes())
+        try await car.waitUntil("children of \(parent)") { car in
+            car.messages(on: Self.mediaChannel).contains {
+                $0.id == 0x8006 && (try? DashportMedia.BrowseResult(serializedBytes: $0.body))?.requestId == requestId
+            }
+        }
+        let result = try #require(await car.messages(on: Self.mediaChannel).lazy
+            .filter { $0.id == 0x8006 }
+            .compactMap { try? DashportMedia.BrowseResult(serializedBytes: $0.body) }
+            .first { $0.requestId == requestId })
+        guard case .items(let page) = result.outcome else {
+            Issue.record("expected items, got \(String(describing: result.outcome))")
+            return []
+        }
+        return page.items
+    }
+
+    func lastState(_ car: TestCar) async -> DashportMedia.PlaybackState? {
+        await car.messages(on: Self.mediaChannel).last { $0.id == 0x800C }
+            .flatMap { try? DashportMedia.PlaybackState(serializedBytes: $0.body) }
+    }
+
+    func lastItem(_ car: TestCar) async -> DashportMedia.MediaItem? {
+        await car.messages(on: Self.mediaChannel).last { $0.id == 0x800D }
+            .flatMap { try? DashportMedia.MediaItemState(serializedBytes: $0.body) }?.item
+    }
+
+    @Test func twoCarsBrowsePlayAndSeeTheSameStateWithCovers() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let first = try await TestCar.connect(to: server.server.address, configuration: Self.dashportCar())
+        let second = try await TestCar.connect(to: server.server.address, configuration: Self.dashportCar(maxTabs: 3))
+        for car in [first, second] {
+            try await car.waitUntil("server hello") { $0.messages(on: Self.mediaChannel).contains { $0.id == 0x8001 } }
+        }
+        let helloBytes = try #require(await first.messages(on: Self.mediaChannel).first { $0.id == 0x8001 })
+        let hello = try DashportMedia.ServerHello(serializedBytes: helloBytes.body)
+        #expect(hello.supportsSearch)
+
+        let tabs = try await children(first, of: hello.rootId, requestId: 1)
+        #expect(tabs.count == 4)
+        #expect(tabs.allSatisfy { $0.browsable })
+        let secondTabs = try await children(second, of: hello.rootId, requestId: 1)
+        #expect(secondTabs.count == 3)
+
+        // Open the albums tab and play the first album's first track.
+        let albumsTab = try #require(tabs.first { $0.title.lowercased().contains("album") })
+        let albums = try await children(first, of: albumsTab.id, requestId: 2)
+        let album = try #require(albums.first)
+        let tracks = try await children(first, of: album.id, requestId: 3)
+        let track = try #require(tracks.first { $0.playable })
+        #expect(tracks.allSatisfy { $0.artworkKey.map { !$0.contains("://") } ?? true })
+
+        let play = DashportMedia.PlayFromMediaId(requestId: 4, mediaId: track.id)
+        await first.sendUnchecked(channel: Self.mediaChannel, messageId: 0x8008, body: play.serializedBytes())
+        for car in [first, second] {
+            try await car.waitUntil("playing \(track.title)") { car in
+                let messages = car.messages(on: Self.mediaChannel)
+                let playing = messages.last { $0.id == 0x800C }.flatMap { try? DashportMedia.PlaybackState(serializedBytes: $0.body) }?.status == .playing
+                let item = messages.last { $0.id == 0x800D }.flatMap { try? DashportMedia.MediaItemState(serializedBytes: $0.body) }?.item?.id
+                return playing && item == track.id
+            }
+        }
+        let result = try #require(await first.messages(on: Self.mediaChannel).lazy
+            .filter { $0.id == 0x800B }.compactMap { try? DashportMedia.CommandResult(serializedBytes: $0.body) }
+            .first { $0.requestId == 4 })
+        #expect(result.accepted)
+        #expect(await lastItem(first) == lastItem(second))
+        #expect(await lastState(first)?.queueIndex == lastState(second)?.queueIndex)
+
+        // The second car pauses; both see it.
+        let pause = DashportMedia.PlaybackCommand(requestId: 2, command: .pause(DashportMedia.Empty()))
+        await second.sendUnchecked(channel: Self.mediaChannel, messageId: 0x800A, body: pause.serializedBytes())
+        for car in [first, second] {
+            try await car.waitUntil("paused") { car in
+                car.messages(on: Self.mediaChannel).last { $0.id == 0x800C }
+                    .flatMap { try? DashportMedia.PlaybackState(serializedBytes: $0.body) }?.status == .paused
+            }
+        }
+
+        // The playing item's cover at the car's size.
+        let key = try #require(await lastItem(first)?.artworkKey)
+        let get = DashportMedia.GetArtwork(requestId: 9, key: key, width: 128, height: 128)
+        await first.sendUnchecked(channel: Self.mediaChannel, messageId: 0x8010, body: get.serializedBytes())
+        try await first.waitUntil("cover") { $0.messages(on: Self.mediaChannel).contains { $0.id == 0x8011 } }
+        let art = try #require(await first.messages(on: Self.mediaChannel).last { $0.id == 0x8011 })
+        let artwork = try DashportMedia.ArtworkResult(serializedBytes: art.body)
+        guard case .image(let image) = artwork.outcome else {
+            Issue.record("expected an image, got \(String(describing: artwork.outcome))")
+            return
+        }
+        #expect(max(image.width, image.height) == 128)
+        #expect(image.mimeType == "image/jpeg" || image.mimeType == "image/png")
+        #expect(!image.data.isEmpty)
+    }
+
+    @Test func anUnregisteredArtworkKeyIsRefused() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let car = try await TestCar.connect(to: server.server.address, configuration: Self.dashportCar())
+        try await car.waitUntil("server hello") { $0.messages(on: Self.mediaChannel).contains { $0.id == 0x8001 } }
+        let get = DashportMedia.GetArtwork(requestId: 1, key: "file:///etc/passwd", width: 64, height: 64)
+        await car.sendUnchecked(channel: Self.mediaChannel, messageId: 0x8010, body: get.serializedBytes())
+        try await car.waitUntil("artwork answer") { $0.messages(on: Self.mediaChannel).contains { $0.id == 0x8011 } }
+        let art = try #require(await car.messages(on: Self.mediaChannel).last { $0.id == 0x8011 })
+        guard case .error = try DashportMedia.ArtworkResult(serializedBytes: art.body).outcome else {
+            Issue.record("an unregistered key must not be served")
+            return
+        }
+    }
+}
