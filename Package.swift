@@ -147,6 +147,7 @@ let package = Package(
         .testTarget(
             name: "DashportLinkTests",
             dependencies: ["DashportLink", "DashportHeadUnit", "DashportTLS", "DashportFrames", "DashportMessages"],
+            exclude: ["FuzzCrashes"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -150,10 +150,20 @@ SEEDS = {
 }
 
 
+# Also kept as seed-*.bin in the folder the link tests replay (Tests/DashportLinkTests/FuzzCrashes).
+REPLAYED = ["raw-client-hello", "raw-hello-in-fragments", "raw-empty-ssl-then-hello-tight", "run-input-keys",
+            "run-pings-and-byebye", "run-channel-close-and-reopen", "run-phone-sends-big", "run-raw-and-frames"]
+CRASHES = os.path.join(HERE, "..", "..", "Tests", "DashportLinkTests", "FuzzCrashes")
+
+
 def main():
     for name, data in SEEDS.items():
         with open(os.path.join(HERE, name + ".hex"), "w") as out:
             out.write(data.hex() + "\n")
+    os.makedirs(CRASHES, exist_ok=True)
+    for name in REPLAYED:
+        with open(os.path.join(CRASHES, "seed-" + name + ".bin"), "wb") as out:
+            out.write(SEEDS[name])
 
 
 if __name__ == "__main__":
