@@ -129,6 +129,12 @@ let package = Package(
             path: "tools/fuzz/FuzzLink",
             swiftSettings: strict
         ),
+        .executableTarget(
+            name: "FuzzServices",
+            dependencies: ["DashportServices", "DashportMessages", "DashportSession", "DashportBrowse"],
+            path: "tools/fuzz/FuzzServices",
+            swiftSettings: strict
+        ),
 
         // MARK: Tests (Swift Testing only)
         .testTarget(
@@ -161,6 +167,7 @@ let package = Package(
         .testTarget(
             name: "DashportServicesTests",
             dependencies: ["DashportServices", "DashportMessages", "DashportSession", "DashportBrowse", "DashportLog"],
+            exclude: ["FuzzCrashes"],
             swiftSettings: strict
         ),
         .testTarget(name: "DashportTransportTests", dependencies: ["DashportTransport"], swiftSettings: strict),
