@@ -156,7 +156,8 @@ extension ServicesFuzz {
                         statuses += 1
                     } else if message.messageId == metadataId {
                         guard let metadata = decode(AAP.MediaPlaybackMetadata.self, message.body) else { continue }
-                        fuzzCheck(metadata.song == item?.title ?? "" && metadata.artist == item?.artist ?? item?.subtitle ?? "",
+                        let song = onWire(item?.title ?? ""), artist = onWire(item?.artist ?? item?.subtitle ?? "")
+                        fuzzCheck(metadata.song == song && metadata.artist == artist,
                                   "metadata for another item than \(String(describing: item))")
                         if let art = metadata.albumArt {
                             fuzzCheck(!art.isEmpty && art.count <= configuration.maxArtworkBytes, "album art of \(art.count) bytes")

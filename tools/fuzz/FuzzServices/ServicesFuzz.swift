@@ -55,6 +55,11 @@ enum ServicesFuzz {
         }
     }
 
+    /// `text` as it arrives through protobuf-c, which ends a string at its first NUL.
+    static func onWire(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.prefix { $0 != "\0" }))
+    }
+
     // MARK: - Reading the input
 
     /// Reads the script; past the end every read is zero.
