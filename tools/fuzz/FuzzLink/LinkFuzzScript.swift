@@ -53,7 +53,7 @@ extension LinkFuzz {
             takeHeadUnit(headUnit.start(now: now))
             pump()
             fuzzCheck(phone.phase == .running && headUnit.phase == .running,
-                  "the in-memory handshake did not finish: phone \(phone.phase), head unit \(headUnit.phase)")
+                      "the in-memory handshake did not finish: phone \(phone.phase), head unit \(headUnit.phase)")
             while !reader.isAtEnd {
                 perform(reader.byte())
                 pump()
@@ -84,7 +84,7 @@ extension LinkFuzz {
                 if expectDelivery && phone.phase == .running {
                     let delivered = watch.messages.dropFirst(before).map { "\($0.channel)/\($0.id)/\($0.body.count)" }
                     fuzzCheck(delivered == ["\(channel)/\(id)/\(body.count)"] && watch.messages.last?.body == body,
-                          "a \(body.count)-byte message \(id) on channel \(channel) arrived as \(delivered)")
+                              "a \(body.count)-byte message \(id) on channel \(channel) arrived as \(delivered)")
                 }
             case 2:  // any message on any channel, framed and (bit 5) encrypted by the head unit
                 let channel = reader.byte(), id = reader.u16()

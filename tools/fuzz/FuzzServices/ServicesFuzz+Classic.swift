@@ -53,8 +53,9 @@ extension ServicesFuzz {
             switch op % 8 {
             case 0:
                 let prefix = reader.pick(["", "/", "/src/", "/list/", "/single/", "/song/", "/srcx", "src/", "/song"])
-                let node = AAP.MediaGetNode(path: prefix + reader.string(), start: reader.maybe { $0.pick([.max, .min]) { Int32(Int16(bitPattern: $0.u16())) } },
-                                            getAlbumArt: reader.maybe { $0.bool() })
+                let path = prefix + reader.string()
+                let start = reader.maybe { $0.pick([Int32.max, .min]) { Int32(Int16(bitPattern: $0.u16())) } }
+                let node = AAP.MediaGetNode(path: path, start: start, getAlbumArt: reader.maybe { $0.bool() })
                 getNode(node.serializedBytes())
             case 1:
                 let id = reader.pick([getNodeId, browseInputId]) { $0.u16() }

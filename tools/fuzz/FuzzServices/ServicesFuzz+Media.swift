@@ -106,15 +106,17 @@ extension ServicesFuzz {
                 body = DashportMedia.PlayFromMediaId(requestId: requestId, mediaId: reader.string()).serializedBytes()
             case 4:
                 (id, kinds) = (.playFromSearch, [.command])
-                body = DashportMedia.PlayFromSearch(requestId: requestId, query: reader.string(),
-                                                    focus: reader.maybe { DashportMedia.SearchFocus(rawValue: Int32($0.byte() % 9)) }).serializedBytes()
+                let query = reader.string()
+                let focus = reader.maybe { DashportMedia.SearchFocus(rawValue: Int32($0.byte() % 9)) }
+                body = DashportMedia.PlayFromSearch(requestId: requestId, query: query, focus: focus).serializedBytes()
             case 5:
                 (id, kinds) = (.playbackCommand, [.command])
                 body = DashportMedia.PlaybackCommand(requestId: requestId, command: playbackCommand()).serializedBytes()
             case 6:
                 (id, kinds) = (.getArtwork, [.artwork])
-                body = DashportMedia.GetArtwork(requestId: requestId, key: reader.pick(["key-1", "", "k"]) { $0.string() },
-                                                width: reader.maybe { UInt32($0.u16()) * 3 }, height: reader.maybe { UInt32($0.u16()) }).serializedBytes()
+                let key = reader.pick(["key-1", "", "k"]) { $0.string() }
+                let (width, height) = (reader.maybe { UInt32($0.u16()) * 3 }, reader.maybe { UInt32($0.u16()) })
+                body = DashportMedia.GetArtwork(requestId: requestId, key: key, width: width, height: height).serializedBytes()
             default:
                 (id, kinds) = (.carProfile, [])
                 body = reader.take(reader.length())
@@ -129,7 +131,9 @@ extension ServicesFuzz {
             let answered = actions.filter { sentId($0) == Self.resultId(family) }.count
             let ticketed = issued.count - issuedBefore
             fuzzCheck(actions.count == 1 && answered + ticketed == 1, "\(id) got \(actions.count) actions: \(actions)")
-            if let ticket = issued.last, ticketed == 1 { fuzzCheck(kinds.contains(pending[ticket]?.kind ?? .browse), "\(id) got a ticket of another kind") }
+            if let ticket = issued.last, ticketed == 1, let kind = pending[ticket]?.kind {
+                fuzzCheck(kinds.contains(kind), "\(id) got a \(kind) ticket")
+            }
         }
 
         private mutating func playbackCommand() -> DashportMedia.PlaybackCommand.Command? {
@@ -193,7 +197,8 @@ extension ServicesFuzz {
                 let result: Result<MediaChannelArtworkImage, MediaChannelArtworkFailure> = reader.bool()
                     ? .success(MediaChannelArtworkImage(bytes: imageBytes(&reader) ?? [], mimeType: reader.pick(["image/jpeg", ""]),
                                                         width: reader.pick([256, 0, -1, .max]), height: Int(reader.u16())))
-                    : .failure(MediaChannelArtworkFailure(code: reader.pick(MediaChannelArtworkFailure.Code.allCases), message: reader.string()))
+                    : .failure(MediaChannelArtworkFailure(code: reader.pick(MediaChannelArtworkFailure.Code.allCases),
+                                                          message: reader.string()))
                 actions = service.artworkAnswered(ticket, result)
             }
             take(actions, requestId: before?.requestId)

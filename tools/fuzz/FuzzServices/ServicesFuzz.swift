@@ -174,7 +174,8 @@ enum ServicesFuzz {
             position: PositionAnchor(valueMs: r.millis(), at: SessionInstant(milliseconds: r.int64()),
                                      rate: r.pick([1, 0, 0.5, 2, PlaybackState.maxRate])),
             bufferedPositionMs: flags & 0x01 != 0 ? r.millis() : nil,
-            controls: Set(SessionCapability.allCases.filter { capabilities.contains($0) && r.bool() }), capabilities: capabilities, customActions: actions,
+            controls: Set(SessionCapability.allCases.filter { capabilities.contains($0) && r.bool() }),
+            capabilities: capabilities, customActions: actions,
             queueIndex: flags & 0x02 != 0 ? Int(r.byte() % 8) : nil, errorMessage: flags & 0x04 != 0 ? r.string() : nil,
             repeatMode: r.pick(RepeatMode.allCases), shuffle: flags & 0x08 != 0)
     }
