@@ -105,6 +105,27 @@ def op_raw(data):
     return bytes([0x00, len(data)]) + data
 
 
+def service(channel, kind_field, body=b""):
+    """A Service entry: its channel id and the field (4 input, 9 playback status, 11 browser, 12 vendor)."""
+    return field(1, channel) + (field(kind_field, body) if kind_field else b"")
+
+
+def discovery(*services, ping_interval=None):
+    body = b"".join(field(1, entry) for entry in services) + field(2, "Dashport") + field(3, "Fuzz car")
+    if ping_interval is not None:
+        body += field(16, field(1, field(2, ping_interval)))
+    return body
+
+
+def op_discovery(body):
+    """Running mode with bit 7: the head unit's discovery response body, two length bytes first."""
+    return struct.pack("<H", len(body)) + body
+
+
+MEDIA_KEYS = field(1, b"".join(varint(code) for code in (85, 86, 87, 88, 126, 127)))
+AASDK_LIKE = [service(8, 4, MEDIA_KEYS), service(13, 9), service(15, 11), service(16, 12, field(1, "dashport.media"))]
+
+
 def key(code, down, longpress=None):
     body = field(1, code) + field(2, int(down)) + field(3, 0)
     return body if longpress is None else body + field(4, int(longpress))
@@ -145,14 +166,22 @@ SEEDS = {
     + op_frame(8, 0x0B, 0x8001, bytes(8)),
     "run-unchecked-control": b"\x41" + op_unchecked(0, SERVICE_DISCOVERY_RESPONSE, b"")
     + op_unchecked(0, 20, b"\x08\x01") + op_unchecked(3, 0x8001, b"", encrypted=False),
-    "run-unlisted-channel": b"\x81" + op_unchecked(42, 0x8001, b"hi"),
+    "run-unlisted-channel": b"\x01" + op_unchecked(42, 0x8001, b"hi"),
+    "run-discovery-ping-300": b"\x81" + op_discovery(discovery(*AASDK_LIKE, ping_interval=300)) + op_tick(200)
+    + op_control(1, 0),
+    "run-discovery-odd-entries": b"\x83" + op_discovery(discovery(
+        service(0, 9), service(300, 9), service(13, 9), service(13, 11), service(-1, 4, b""), service(15, 0),
+        service(16, 12, field(1, "dashport.media") + field(3, b"\x08\x04")), service(42, 11), service(8, 3))) + op_tick(255)
+    + op_tick(255) + op_service(0, 0x8001, b"\x01"),
+    "run-discovery-undecodable": b"\x85" + op_discovery(b"\x0a\x05\x08") + op_tick(10),
     "run-bad-open-response": b"\x01" + op_unchecked(13, CHANNEL_OPEN_RESPONSE, b"\xff") + op_unchecked(0, CHANNEL_CLOSE, b""),
 }
 
 
 # Also kept as seed-*.bin in the folder the link tests replay (Tests/DashportLinkTests/FuzzCrashes).
 REPLAYED = ["raw-client-hello", "raw-hello-in-fragments", "raw-empty-ssl-then-hello-tight", "run-input-keys",
-            "run-pings-and-byebye", "run-channel-close-and-reopen", "run-phone-sends-big", "run-raw-and-frames"]
+            "run-pings-and-byebye", "run-channel-close-and-reopen", "run-phone-sends-big", "run-raw-and-frames",
+            "run-discovery-odd-entries", "run-discovery-undecodable"]
 CRASHES = os.path.join(HERE, "..", "..", "Tests", "DashportLinkTests", "FuzzCrashes")
 
 

@@ -54,6 +54,16 @@ import Testing
         #expect(script.watch.messages.first?.body == [0x0A, 0x0B, 0x0C])
         #expect(script.watch.closed, "the script ends with a bye-bye")
     }
+
+    /// With bit 7 the discovery response is the input's: the kept seed's odd entries (ids 0, 300
+    /// and -1, a repeated 13) are skipped, the rest listed, and the link still runs.
+    @Test func fuzzedDiscoveryResponseIsParsed() throws {
+        let bytes = Array(try Data(contentsOf: Self.directory.appendingPathComponent("seed-run-discovery-odd-entries.bin")))
+        let script = LinkFuzz.Script(bytes)
+        script.run()
+        #expect(script.phone.car?.services.map(\.channel) == [13, 15, 16, 42, 8])
+        #expect(script.watch.setupStep == 4)
+    }
 }
 
 /// The input being replayed, named in every issue.

@@ -10,9 +10,11 @@ extension LinkFuzz {
     ///
     /// Byte 0 (odd) configures the head unit: bit 1 encrypted control messages, bit 2 it pings every
     /// 700 ms, bit 3 it never answers the open of channel 15, bit 4 it refuses channel 13, bit 5 it
-    /// presents no certificate, bit 6 it does not answer pings, bit 7 it advertises a 300 ms ping
-    /// interval. Then each operation is one byte `op` (`op & 7` the kind, bits 5 and 6 options)
-    /// followed by its arguments (see `perform`). Lengths are one byte, two with bit 6.
+    /// presents no certificate, bit 6 it does not answer pings, bit 7 its SERVICE_DISCOVERY_RESPONSE
+    /// body comes from the input (two length bytes, low first, then the body), so discovery parsing
+    /// is fuzzed too (it still answers channel opens for its own channels 8, 13, 15 and 16). Then
+    /// each operation is one byte `op` (`op & 7` the kind, bits 5 and 6 options) followed by its
+    /// arguments (see `perform`). Lengths are one byte, two with bit 6.
     final class Script {
         let phone: PhoneLink
         let headUnit: HeadUnitLink
@@ -30,21 +32,24 @@ extension LinkFuzz {
         /// The timestamp of the phone's latest ping, for a head-unit answer.
         private var lastPhonePing: Int64 = 0
 
+        /// Whether the discovery response is the input's rather than the head unit's own.
+        let fuzzedDiscovery: Bool
+
         init(_ input: [UInt8]) {
             let flags = input[0]
-            var car = HeadUnitConfiguration.aasdkLikeCar
-            if flags & 0x80 != 0 { car.ping = CarPingConfiguration(interval: .milliseconds(300)) }
+            reader = ByteReader(bytes: input, index: 1)
+            fuzzedDiscovery = flags & 0x80 != 0
+            let discovery = fuzzedDiscovery ? reader.take(Int(reader.byte()) | Int(reader.byte()) << 8) : nil
             let configuration = HeadUnitConfiguration(
-                car: car,
                 controlEncryption: flags & 0x02 != 0 ? .encrypted : .plain,
                 answersPings: flags & 0x40 == 0,
                 pingInterval: flags & 0x04 != 0 ? .milliseconds(700) : nil,
                 unansweredChannelOpens: flags & 0x08 != 0 ? [15] : [],
-                refusedChannelOpens: flags & 0x10 != 0 ? [13: -4] : [:])
+                refusedChannelOpens: flags & 0x10 != 0 ? [13: -4] : [:],
+                discoveryResponseBody: discovery)
             phone = PhoneLink(tls: LinkFuzz.phoneSession())
             headUnit = HeadUnitLink(configuration: configuration, tls: LinkFuzz.carSession(certificate: flags & 0x20 == 0))
             watch = Watch(phone)
-            reader = ByteReader(bytes: input, index: 1)
             random = FuzzRandom(seed: LinkFuzz.fnv1a(input))
         }
 
@@ -52,7 +57,10 @@ extension LinkFuzz {
             toHeadUnit += watch.tick(now)
             takeHeadUnit(headUnit.start(now: now))
             pump()
-            fuzzCheck(phone.phase == .running && headUnit.phase == .running,
+            // Only a discovery response from the input may stop the handshake: one that does not decode.
+            var refused = false
+            if fuzzedDiscovery, case .undecodable(ControlID.serviceDiscoveryResponse, _)? = phone.closeReason { refused = true }
+            fuzzCheck(headUnit.phase == .running && (phone.phase == .running || refused),
                       "the in-memory handshake did not finish: phone \(phone.phase), head unit \(headUnit.phase)")
             while !reader.isAtEnd {
                 perform(reader.byte())
