@@ -12,9 +12,9 @@ extension ServicesFuzz {
     /// 1 any id and body, 2 a browse answer, 3 a command result, 4 an artwork result (each to a
     /// pending ticket picked by the input), 5 a session update, 6 a children-changed notification or
     /// the clock moving, 7 an answer of any kind to any ticket ever handed out.
-    /// Checks: in flight never over the cap; a request gets either one ticket of its family or one
-    /// answer echoing its id at once, and a ticket's answer echoes the id once, only for a pending
-    /// ticket of its kind; every message decodes as its id's type; artwork keys on the wire are
+    /// Checks: in flight never over the cap, and nothing left once every ticket is answered; a
+    /// request gets either one ticket of its family or one answer echoing its id at once, and a
+    /// ticket's answer echoes the id once, only for a pending ticket of its kind; every message decodes as its id's type; artwork keys on the wire are
     /// only keys the driver handed in, never a URI or empty; pushes are stamped with `now`.
     struct MediaRun {
         enum Kind: Equatable { case browse, item, command, artwork }
@@ -54,6 +54,11 @@ extension ServicesFuzz {
             fuzzCheck(opened.first.map { sentId($0) == .serverHello } == true, "open did not start with SERVER_HELLO")
             take(opened)
             while !reader.isAtEnd { perform(reader.byte()) }
+            // The core answers everything still pending: nothing may be left in flight.
+            for ticket in pending.keys.sorted() {
+                if let kind = pending[ticket]?.kind { answer(ticket, kind) }
+            }
+            fuzzCheck(service.inFlightCount == 0, "\(service.inFlightCount) requests in flight after every answer came")
         }
 
         private mutating func perform(_ op: UInt8) {
