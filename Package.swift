@@ -102,6 +102,15 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
+            name: "dashport-bench-link",
+            dependencies: [
+                "DashportServer", "DashportHeadUnit", "DashportLink", "DashportMessages", "DashportTLS",
+                "DashportTransport", "DashportBrowse", "DashportLog",
+            ],
+            path: "tools/bench/link",
+            swiftSettings: strict
+        ),
+        .executableTarget(
             name: "dashport-bench-artwork",
             dependencies: ["DashportArtwork", "CDashportVips"],
             path: "tools/bench/artwork",
