@@ -66,7 +66,9 @@ let package = Package(
         ),
         .target(
             name: "DashportHeadUnit",
-            dependencies: ["DashportFrames", "DashportTLS", "DashportMessages", "DashportLink", "DashportLog"],
+            // DashportTransport only for HeadUnitClient, the async driver of the emulator and tests;
+            // HeadUnitLink itself stays sans-IO.
+            dependencies: ["DashportFrames", "DashportTLS", "DashportMessages", "DashportLink", "DashportLog", "DashportTransport"],
             swiftSettings: strict
         ),
 
@@ -97,7 +99,7 @@ let package = Package(
         .executableTarget(name: "dashport", dependencies: ["DashportServer"], swiftSettings: strict),
         .executableTarget(
             name: "dashport-hu",
-            dependencies: ["DashportHeadUnit", "DashportTransport", "DashportLog"],
+            dependencies: ["DashportHeadUnit", "DashportTransport", "DashportLink", "DashportLog"],
             path: "tools/dashport-hu",
             swiftSettings: strict
         ),
@@ -139,6 +141,11 @@ let package = Package(
         .testTarget(
             name: "DashportLinkTests",
             dependencies: ["DashportLink", "DashportHeadUnit", "DashportTLS", "DashportFrames", "DashportMessages"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "DashportHeadUnitTests",
+            dependencies: ["DashportHeadUnit", "DashportTransport", "DashportMessages", "DashportTLS", "DashportLink", "DashportServer", "DashportLog"],
             swiftSettings: strict
         ),
         .testTarget(name: "DashportBrowseTests", dependencies: ["DashportBrowse"], swiftSettings: strict),
