@@ -14,6 +14,7 @@
 //   Services        DashportServices   (sans-IO AAP + Dashport media channel services)
 //   Transport       DashportTransport  (TCP over epoll; moves bytes only)
 //   Server          DashportServer     (wires a transport connection to the sans-IO stack and the core)
+//                   DashportEmulator   (the same for the car role: HeadUnitClient, the emulator's shell)
 //   Executables     dashport (Sources/dashport), dashport-hu (tools/dashport-hu)
 import PackageDescription
 
@@ -95,9 +96,16 @@ let package = Package(
 
         // MARK: Executables
         .executableTarget(name: "dashport", dependencies: ["DashportServer"], swiftSettings: strict),
+        .target(
+            // The head-unit emulator's IO half: HeadUnitClient drives the sans-IO car-role link over a
+            // transport; the browse shell, scripts and screens of `dashport-hu` sit on it.
+            name: "DashportEmulator",
+            dependencies: ["DashportHeadUnit", "DashportTransport", "DashportTLS", "DashportMessages", "DashportLink", "DashportLog"],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "dashport-hu",
-            dependencies: ["DashportHeadUnit", "DashportTransport", "DashportLog"],
+            dependencies: ["DashportEmulator", "DashportHeadUnit", "DashportTransport", "DashportLink", "DashportLog"],
             path: "tools/dashport-hu",
             swiftSettings: strict
         ),
@@ -150,6 +158,11 @@ let package = Package(
             dependencies: ["DashportLink", "DashportHeadUnit", "DashportTLS", "DashportFrames", "DashportMessages"],
             swiftSettings: strict
         ),
+        .testTarget(
+            name: "DashportHeadUnitTests",
+            dependencies: ["DashportHeadUnit", "DashportEmulator", "DashportTransport", "DashportMessages", "DashportTLS", "DashportLink", "DashportServer", "DashportLog"],
+            swiftSettings: strict
+        ),
         .testTarget(name: "DashportBrowseTests", dependencies: ["DashportBrowse"], swiftSettings: strict),
         .testTarget(name: "DashportArtworkTests", dependencies: ["DashportArtwork"], swiftSettings: strict),
         .testTarget(name: "DashportSessionTests", dependencies: ["DashportSession", "DashportBrowse", "DashportLog"], swiftSettings: strict),
@@ -161,7 +174,7 @@ let package = Package(
         .testTarget(name: "DashportTransportTests", dependencies: ["DashportTransport"], swiftSettings: strict),
         .testTarget(
             name: "DashportServerTests",
-            dependencies: ["DashportServer", "DashportHeadUnit", "DashportTransport"],
+            dependencies: ["DashportServer", "DashportHeadUnit", "DashportTransport", "DashportArtwork", "DashportMessages", "DashportLink", "DashportLog", "DashportTLS", "DashportFrames"],
             swiftSettings: strict
         ),
     ]

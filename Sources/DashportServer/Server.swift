@@ -1,4 +1,5 @@
 import Foundation
+import DashportArtwork
 import DashportLink
 import DashportLog
 import DashportTLS
@@ -17,7 +18,9 @@ public final class DashportServer: Sendable {
 
     /// Binds and starts accepting cars. Throws a clear error when the configuration is refused,
     /// the catalog is invalid, the identity cannot be loaded or the address cannot be bound.
-    public static func start(configuration: ServerConfiguration, logger: Logger) async throws -> DashportServer {
+    public static func start(
+        configuration: ServerConfiguration, logger: Logger, artworkFetcher: (any ArtworkFetcher)? = nil
+    ) async throws -> DashportServer {
         try configuration.validate()
         let address: ListenAddress
         do {
@@ -27,7 +30,7 @@ public final class DashportServer: Sendable {
         }
         let identity = try TLSIdentity.loadOrCreate(stateDirectory: configuration.stateDirectory, logger: logger.labelled("tls"))
         let tls = try TLSContext(.server(identity: identity, peerPolicy: peerPolicy(configuration)))
-        let core = try await ServerCore.make(configuration: configuration, logger: logger)
+        let core = try await ServerCore.make(configuration: configuration, logger: logger, artworkFetcher: artworkFetcher)
         let link = LinkConfiguration(
             labelText: configuration.label,
             deviceName: configuration.deviceName,

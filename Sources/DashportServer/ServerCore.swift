@@ -29,7 +29,10 @@ public struct ServerCore: Sendable {
     /// Loads the catalog (refusing one that fails validation, with the file, item and problem),
     /// opens the browse and artwork caches and restores the persisted session, all under
     /// `stateDirectory`.
-    public static func make(configuration: ServerConfiguration, logger: Logger) async throws -> ServerCore {
+    /// `artworkFetcher` replaces the URLSession downloader (tests serve https covers offline).
+    public static func make(
+        configuration: ServerConfiguration, logger: Logger, artworkFetcher: (any ArtworkFetcher)? = nil
+    ) async throws -> ServerCore {
         let catalogPath = try configuration.catalog ?? DemoLibrary.catalogPath()
         let provider: CatalogProvider
         do {
@@ -44,7 +47,7 @@ public struct ServerCore: Sendable {
         let artworkConfiguration = ArtworkConfiguration(
             roots: [URL(fileURLWithPath: catalogPath).deletingLastPathComponent().path],
             cacheDirectory: state + "/artwork-cache")
-        let artwork = ArtworkService(configuration: artworkConfiguration, logger: logger)
+        let artwork = ArtworkService(configuration: artworkConfiguration, logger: logger, fetcher: artworkFetcher)
 
         let clock = ContinuousSessionClock()
         let handler = DemoPlaybackHandler(library: provider, clock: clock)

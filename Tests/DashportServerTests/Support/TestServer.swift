@@ -1,4 +1,5 @@
 import Foundation
+import DashportArtwork
 import DashportLog
 @testable import DashportServer
 
@@ -9,7 +10,7 @@ struct TestServer {
     let stateDirectory: String
 
     static func start(
-        stateDirectory: String? = nil, _ adjust: (inout ServerConfiguration) -> Void = { _ in }
+        stateDirectory: String? = nil, artworkFetcher: (any ArtworkFetcher)? = nil, _ adjust: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> TestServer {
         let directory = stateDirectory ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("dashport-server-test-\(UUID().uuidString)").path
@@ -19,7 +20,7 @@ struct TestServer {
         adjust(&configuration)
         let sink = CollectingSink()
         let logger = Logger(label: "test", level: .debug, sink: sink)
-        let server = try await DashportServer.start(configuration: configuration, logger: logger)
+        let server = try await DashportServer.start(configuration: configuration, logger: logger, artworkFetcher: artworkFetcher)
         return TestServer(server: server, log: sink, stateDirectory: directory)
     }
 

@@ -1,0 +1,107 @@
+import DashportHeadUnit
+import DashportMessages
+
+extension BrowseShell {
+    /// Runs one command and prints what it shows; `false` after `quit`. Problems the user can fix
+    /// (no such row, not browsable) are printed as `!` lines, not thrown.
+    public func execute(_ command: EmulatorCommand) async throws(BrowseShellError) -> Bool {
+        switch command {
+        case .open(let reference):
+            guard let item = resolve(reference) else { return await missing(reference) }
+            guard item.browsable else {
+                await transcript.print("! \(item.title) cannot be opened (not browsable)")
+                return true
+            }
+            stack.append(Location(source: .children(item.id), title: item.title, childStyle: item.childStyle))
+            try await show()
+        case .back:
+            guard stack.count > 1 else {
+                await transcript.print("! already at the tabs")
+                return true
+            }
+            stack.removeLast()
+            try await show()
+        case .page(let page):
+            guard !stack.isEmpty else { return true }
+            stack[stack.count - 1].page = UInt32(clamping: page - 1)
+            try await show()
+        case .search(let query):
+            stack.append(Location(source: .search(query), title: "Search: \(query)"))
+            try await show()
+        case .playItem(let reference):
+            guard let item = resolve(reference) else { return await missing(reference) }
+            guard item.playable else {
+                await transcript.print("! \(item.title) cannot be played (not playable)")
+                return true
+            }
+            try await sendCommand(.playFromMediaId(item.id), label: "play \(item.title)")
+        case .playFromSearch(let query):
+            try await sendCommand(.playFromSearch(query: query, focus: nil), label: "play from search \"\(query)\"")
+        case .artwork(let reference):
+            try await artwork(reference)
+        case .nowPlaying:
+            let state = await session.state
+            await transcript.print(ScreenRenderer.nowPlaying(state, now: session.client.now()))
+        case .transport(let transport):
+            try await sendCommand(.playbackCommand(transport), label: ScreenRenderer.describe(transport))
+        case .key(let keycode):
+            do {
+                try await session.pressKey(keycode)
+            } catch {
+                throw .session(error)
+            }
+            await transcript.print("key \(keycode): pressed and released")
+        case .wait(let milliseconds):
+            try? await Task.sleep(for: .milliseconds(milliseconds))
+        case .expect(let text):
+            guard await transcript.expect(text, within: options.expectTimeout) else {
+                throw .expectationFailed(text: text, line: nil)
+            }
+        case .help:
+            await transcript.print(EmulatorCommand.helpText)
+        case .quit:
+            return false
+        }
+        return true
+    }
+
+    private func sendCommand(_ kind: MediaChannelRequestKind, label: String) async throws(BrowseShellError) {
+        guard case .command(let result) = try await ask(kind) else { return }
+        await transcript.print(ScreenRenderer.commandResult(label, result))
+    }
+
+    private func artwork(_ reference: ItemReference) async throws(BrowseShellError) {
+        let key: String
+        switch reference {
+        case .row:
+            guard let item = resolve(reference) else {
+                _ = await missing(reference)
+                return
+            }
+            guard let artworkKey = item.artworkKey else {
+                await transcript.print("! \(item.title) has no artwork")
+                return
+            }
+            key = artworkKey
+        case .id(let text):
+            // An item on screen by id, or else the text is an artwork key itself.
+            key = rows.first { $0.id == text }?.artworkKey ?? text
+        }
+        let size = options.artSize
+        guard case .artwork(let result) = try await ask(.getArtwork(key: key, width: size, height: size)) else { return }
+        var saved: String?
+        if case .image(let image) = result.outcome, let directory = options.saveArtDirectory {
+            do {
+                saved = try ArtworkFiles.save(image, key: key, directory: directory)
+            } catch {
+                await transcript.print("! \(error)")
+            }
+        }
+        await transcript.print(ScreenRenderer.artwork(key: key, result: result, savedAs: saved))
+    }
+
+    private func missing(_ reference: ItemReference) async -> Bool {
+        await transcript.print("! no row \(Self.text(reference)) on screen (\(rows.count) \(rows.count == 1 ? "row" : "rows"))")
+        return true
+    }
+}

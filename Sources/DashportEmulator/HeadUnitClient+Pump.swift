@@ -1,0 +1,88 @@
+import DashportHeadUnit
+import DashportLink
+import DashportTransport
+
+/// The client's loop: transport events and timer ticks go through one ordered queue into the
+/// link; its actions become writes, events and the close.
+extension HeadUnitClient {
+    /// Starts the transport, sends VERSION_REQUEST and runs the loop until the stream closes.
+    func begin() {
+        let sink = inputSink
+        stream.start { event in sink.yield(.transport(event)) }
+        perform(link.start(now: now()))
+        // The loop holds the client until the connection is over.
+        Task { await self.pump() }
+    }
+
+    private func pump() async {
+        for await input in inputs {
+            switch input {
+            case .transport(.received(let bytes)):
+                perform(link.receive(bytes, now: now()))
+            case .transport(.closed(let error)):
+                finish(error)
+                return
+            case .tick:
+                timerDeadline = nil
+                perform(link.tick(now: now()))
+            }
+        }
+    }
+
+    /// Carries out the link's actions in order, then re-arms the timer for its next deadline.
+    func perform(_ actions: [HeadUnitAction]) {
+        for action in actions {
+            switch action {
+            case .send(let bytes):
+                stream.write(bytes)
+            case .event(let event):
+                eventSink.yield(.link(event))
+            case .close(let reason):
+                if pendingDisconnect == nil { pendingDisconnect = .link(reason) }
+                stream.close()  // flushes what the link queued before closing (a BYEBYE_RESPONSE)
+            }
+        }
+        rearmTimer()
+    }
+
+    private func rearmTimer() {
+        let next = disconnect == nil ? link.nextDeadline : nil
+        guard next != timerDeadline else { return }
+        timer?.cancel()
+        timer = nil
+        timerDeadline = next
+        guard let next else { return }
+        let sink = inputSink
+        let deadline = origin + next
+        let clock = clock
+        timer = Task {
+            do {
+                try await clock.sleep(until: deadline, tolerance: nil)
+            } catch {
+                return  // re-armed or finished
+            }
+            sink.yield(.tick)
+        }
+    }
+
+    /// The transport is closed: report why, once, and wake everyone waiting.
+    private func finish(_ error: TransportError?) {
+        guard disconnect == nil else { return }
+        timer?.cancel()
+        timer = nil
+        timerDeadline = nil
+        let outcome = pendingDisconnect ?? error.map(HeadUnitDisconnect.transport) ?? .peerClosed
+        disconnect = outcome
+        logger.info("disconnected", ["reason": outcome.description])
+        eventSink.yield(.closed(outcome))
+        eventSink.finish()
+        inputSink.finish()
+        let waiters = closeWaiters
+        closeWaiters = [:]
+        for waiter in waiters.values { waiter.resume(returning: outcome) }
+    }
+
+    func resumeCloseWaiter(_ id: Int, with outcome: HeadUnitDisconnect?) {
+        closeWaiters.removeValue(forKey: id)?.resume(returning: outcome)
+    }
+}

@@ -1,0 +1,160 @@
+import DashportHeadUnit
+import DashportLink
+import DashportLog
+import DashportMessages
+import DashportTLS
+import DashportTransport
+
+/// An emulated head unit on a real connection: drives a ``HeadUnitLink`` over a ``ByteStream``
+/// (TCP via ``connect(to:configuration:identity:timeout:logger:)``) with a real TLS client session
+/// and the monotonic clock, ticking the link at its deadlines.
+///
+/// Everything the link reports arrives on ``events`` (one consumer), ending with
+/// ``HeadUnitClientEvent/closed(_:)``. Bytes read from the stream are queued without a cap (the
+/// transport has no back-pressure); this is a tool and test driver, not a server.
+public actor HeadUnitClient {
+    /// What happened, in order; finishes after ``HeadUnitClientEvent/closed(_:)``.
+    public nonisolated let events: AsyncStream<HeadUnitClientEvent>
+    /// The phone's address, for messages.
+    public nonisolated let peerDescription: String
+    /// The configuration the link runs with (its car description names the channels).
+    public nonisolated let configuration: HeadUnitConfiguration
+
+    let link: HeadUnitLink
+    let stream: any ByteStream
+    let logger: Logger
+    let clock = ContinuousClock()
+    let origin: ContinuousClock.Instant
+    let eventSink: AsyncStream<HeadUnitClientEvent>.Continuation
+    let inputs: AsyncStream<Input>
+    let inputSink: AsyncStream<Input>.Continuation
+    var timer: Task<Void, Never>?
+    var timerDeadline: Duration?
+    /// Set when the link or our own `close` ended the session; reported once the stream is closed.
+    var pendingDisconnect: HeadUnitDisconnect?
+    var disconnect: HeadUnitDisconnect?
+    var closeWaiters: [Int: CheckedContinuation<HeadUnitDisconnect?, Never>] = [:]
+    var nextWaiterID = 0
+
+    enum Input: Sendable {
+        case transport(TransportEvent)
+        case tick
+    }
+
+    /// Connects to a phone (a Dashport server) and starts the link: VERSION_REQUEST goes out at once.
+    ///
+    /// - Parameters:
+    ///   - identity: the client certificate to present; `nil` generates a fresh RSA identity.
+    ///   - timeout: bounds the TCP connect. Setup itself is bounded by
+    ///     ``HeadUnitConfiguration/handshakeDeadline`` and reported on ``events``.
+    public static func connect(
+        to address: ListenAddress,
+        configuration: HeadUnitConfiguration = HeadUnitConfiguration(),
+        identity: TLSIdentity? = nil,
+        timeout: Duration = .seconds(10),
+        logger: Logger = .silent
+    ) async throws(HeadUnitClientError) -> HeadUnitClient {
+        let context = try makeContext(identity: identity)
+        let connection: TCPConnection
+        do {
+            connection = try await withTimeout(timeout) { try await TCPClient.connect(to: address, logger: logger) }
+        } catch let error as TransportError {
+            throw .connect(error)
+        } catch {
+            throw .timedOut("a TCP connection to \(address)", timeout)
+        }
+        return try await start(on: connection, configuration: configuration, context: context, logger: logger)
+    }
+
+    /// Runs the link on a stream that is already connected and not yet started (a TCP connection
+    /// made elsewhere, later a USB transport). VERSION_REQUEST goes out at once.
+    public static func start(
+        on stream: any ByteStream,
+        configuration: HeadUnitConfiguration = HeadUnitConfiguration(),
+        context: TLSContext,
+        logger: Logger = .silent
+    ) async throws(HeadUnitClientError) -> HeadUnitClient {
+        let client: HeadUnitClient
+        do {
+            client = try HeadUnitClient(stream: stream, configuration: configuration, context: context, logger: logger)
+        } catch {
+            stream.abort()
+            throw .tls(error)
+        }
+        await client.begin()
+        return client
+    }
+
+    /// A TLS client context presenting `identity`, or a freshly generated one.
+    public static func makeContext(identity: TLSIdentity? = nil) throws(HeadUnitClientError) -> TLSContext {
+        do throws(TLSError) {
+            let presented: TLSIdentity
+            if let identity {
+                presented = identity
+            } else {
+                presented = try TLSIdentity.generate(commonName: "dashport-hu")
+            }
+            return try TLSContext(.client(identity: presented))
+        } catch {
+            throw .tls(error)
+        }
+    }
+
+    private init(stream: any ByteStream, configuration: HeadUnitConfiguration, context: TLSContext, logger: Logger) throws(TLSError) {
+        let logger = logger.with("peer", stream.peerDescription)
+        self.link = HeadUnitLink(configuration: configuration, tls: try TLSSession(context: context, logger: logger), logger: logger)
+        self.stream = stream
+        self.logger = logger
+        self.configuration = configuration
+        self.peerDescription = stream.peerDescription
+        self.origin = ContinuousClock.now
+        let events = AsyncStream.makeStream(of: HeadUnitClientEvent.self, bufferingPolicy: .unbounded)
+        self.events = events.stream
+        self.eventSink = events.continuation
+        let inputs = AsyncStream.makeStream(of: Input.self, bufferingPolicy: .unbounded)
+        self.inputs = inputs.stream
+        self.inputSink = inputs.continuation
+    }
+
+    /// The link's clock: time since this client was made.
+    public nonisolated func now() -> Duration { clock.now - origin }
+
+    /// Where the link is: setup phases, running, closing, closed.
+    public var phase: LinkPhase { link.phase }
+    /// The version the phone answered, once it did.
+    public var version: AAPVersion? { link.version }
+    /// The channels we answered with success.
+    public var openChannels: Set<UInt8> { link.openChannels }
+
+    /// Sends a service message on a channel the phone opened, encrypted and fragmented.
+    public func send(channel: UInt8, messageId: UInt16, body: [UInt8]) throws(LinkSendError) {
+        perform(try link.send(channel: channel, messageId: messageId, body: body))
+    }
+
+    /// Starts an orderly end: BYEBYE_REQUEST, then the link closes on the answer or after
+    /// ``HeadUnitConfiguration/byeByeGrace``. The outcome arrives on ``events``; see also ``closed(within:)``.
+    public func byeBye(reason: AAP.ByeByeRequest.Reason = .userSelection) {
+        perform(link.sayByeBye(reason: reason, now: now()))
+    }
+
+    /// Closes the connection now (queued bytes are still written), without a bye-bye.
+    public func close() {
+        guard disconnect == nil, pendingDisconnect == nil else { return }
+        pendingDisconnect = .closedLocally
+        stream.close()
+    }
+
+    /// Waits until the connection is over and says why; `nil` if it is still up after `timeout`.
+    public func closed(within timeout: Duration) async -> HeadUnitDisconnect? {
+        if let disconnect { return disconnect }
+        let id = nextWaiterID
+        nextWaiterID += 1
+        let expiry = Task { [weak self] in
+            try? await Task.sleep(for: timeout)
+            await self?.resumeCloseWaiter(id, with: nil)
+        }
+        defer { expiry.cancel() }
+        // Stored before this actor can run anything else, so the expiry always finds it.
+        return await withCheckedContinuation { closeWaiters[id] = $0 }
+    }
+}

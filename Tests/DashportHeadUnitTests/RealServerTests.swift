@@ -1,0 +1,89 @@
+import DashportEmulator
+import DashportHeadUnit
+import DashportLog
+import DashportServer
+import Foundation
+import Testing
+
+/// `dashport-hu connect` and `browse` against the real server, started in-process on 127.0.0.1
+/// (any port) with its own state directory and the embedded demo library. Assertions about the
+/// browse screens stay loose: the demo catalog belongs to another part of the project.
+@Suite(.serialized) struct RealServerTests {
+    /// A server on a fresh state directory; `body` runs against it, then it stops and the directory goes.
+    static func withServer(_ body: (DashportServer) async throws -> Void) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dashport-hu-server-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var configuration = ServerConfiguration()
+        configuration.listen = "127.0.0.1:0"
+        configuration.stateDirectory = directory
+        let server = try await DashportServer.start(
+            configuration: configuration, logger: Logger(label: "server", level: .error, sink: CollectingSink()))
+        do {
+            try await body(server)
+        } catch {
+            await server.stop(grace: .seconds(2))
+            throw error
+        }
+        await server.stop(grace: .seconds(2))
+    }
+
+    @Test func connectNegotiatesWithTheServerAndSaysByeBye() async throws {
+        try await Self.withServer { server in
+            let output = CollectedLines()
+            let outcome = await ConnectProbe.run(
+                address: server.address, configuration: HeadUnitConfiguration().withDashportProfile(CarProfileOptions().profile),
+                identity: try TestTLS.carIdentity.get(), timeout: .seconds(30), transcript: Transcript { output.append($0) })
+
+            #expect(outcome == .success(pings: 2))
+            let lines = output.all
+            #expect(lines.contains("version: the phone answered AAP 1.6"))
+            #expect(lines.contains { $0.hasPrefix("tls: TLSv1.2 ECDHE-RSA-AES") && $0.contains("-GCM-SHA") })
+            #expect(lines.contains("server certificate sha256: \(server.certificateFingerprint)"))
+            for channel in ["channel 8 opened: input (6 keys)", "channel 13 opened: media playback status",
+                            "channel 15 opened: media browser"] {
+                #expect(lines.contains(channel))
+            }
+            #expect(lines.contains { $0.hasPrefix("channel 16 opened: dashport.media") })
+            #expect(lines.contains("key binding requested: 85 86 87 88 126 127"))
+            #expect(lines.contains { $0.hasPrefix("dashport.media hello: ") })
+            #expect(lines.last == "bye-bye answered; done")
+        }
+    }
+
+    @Test func aBrowseScriptOpensPlaysAndPausesOnTheDemoLibrary() async throws {
+        try await Self.withServer { server in
+            let client = try await HeadUnitClient.connect(
+                to: server.address, configuration: HeadUnitConfiguration().withDashportProfile(CarProfileOptions().profile),
+                identity: try TestTLS.carIdentity.get())
+            let session = try MediaChannelSession.start(client: client, timeout: .seconds(20))
+            let output = CollectedLines()
+            let transcript = Transcript { output.append($0) }
+            Task {
+                for await notice in session.notices {
+                    if let lines = ScreenRenderer.notice(notice, stock: false) { await transcript.print(lines) }
+                }
+            }
+            let shell = BrowseShell(session: session, transcript: transcript, options: BrowseShellOptions(expectTimeout: .seconds(20)))
+            try await shell.start()
+            try await shell.run(try EmulatorScript.parse("""
+                open 2
+                open 1
+                play 1
+                expect * playback: playing
+                np
+                pause
+                expect * playback: paused
+                quit
+                """))
+            await client.byeBye()
+            #expect(await client.closed(within: .seconds(20)) == .link(.byeBye(answered: true)))
+
+            let lines = output.all
+            #expect(lines.contains { $0.hasPrefix("dashport.media hello: ") && $0.contains("root ") })
+            #expect(lines.contains("== Tabs =="))
+            #expect(lines.contains { $0.hasPrefix("play ") && $0.hasSuffix(": accepted") })
+            #expect(lines.contains { $0.contains(" · playing · repeat ") })
+            #expect(lines.contains("pause: accepted"))
+        }
+    }
+}

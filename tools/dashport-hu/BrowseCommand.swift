@@ -1,0 +1,151 @@
+import DashportEmulator
+import DashportHeadUnit
+import DashportLink
+import DashportLog
+import DashportTransport
+
+/// `dashport-hu browse HOST:PORT ...`
+enum BrowseCommand {
+    static let usage = """
+        usage: dashport-hu browse HOST:PORT [options]
+
+        Connects as a head unit that speaks the Dashport media channel, lists the tabs and then reads
+        commands from standard input (or runs a script), printing each screen as text. Type "help"
+        for the commands. Exits 0 after quit or end of input, 1 on a failure (no answer, link
+        closed, a failed expect), 2 on a usage error.
+
+        car profile (sent in the discovery response):
+          --max-tabs N           tabs the car draws at the root (server default 4)
+          --legacy | --full      error screens: legacy (2 codes) or full (all 5, default)
+          --max-depth N          deepest level the car opens
+          --art-size PX          artwork box, PX × PX (also asked for by "art")
+
+        options:
+          --page-size N          items per page asked for (default: the server's choice)
+          --save-art DIR         save each cover fetched with "art" as DIR/<key>.<jpg|png>
+          --script FILE          run the commands in FILE (one per line, # comments, wait <ms>,
+                                 expect <text>) instead of reading standard input
+          --timeout S            seconds to wait for the connect, each answer and each expect (default 5)
+          --version M.m          AAP version to ask for (default 1.6)
+          --log-level L          trace, debug, info, notice, warning (default), error; to stderr
+          -h, --help             this text
+        """
+
+    struct Setup {
+        var address: ListenAddress
+        var configuration: HeadUnitConfiguration
+        var options: BrowseShellOptions
+        var timeout: Duration
+        var script: EmulatorScript?
+        var logger: Logger
+    }
+
+    static func run(_ arguments: [String]) async -> Int32 {
+        let setup: Setup
+        do throws(UsageError) {
+            let parsed = try Arguments(
+                arguments, valued: ["max-tabs", "max-depth", "art-size", "save-art", "script", "page-size", "timeout", "version", "log-level"],
+                flags: ["legacy", "full"])
+            if parsed.wantsHelp {
+                Console.out(usage)
+                return 0
+            }
+            guard let built = try parse(parsed) else { return 0 }
+            setup = built
+        } catch {
+            Console.err("dashport-hu browse: \(error)\n")
+            Console.err(usage)
+            return 2
+        }
+        return await browse(setup)
+    }
+
+    private static func parse(_ parsed: Arguments) throws(UsageError) -> Setup? {
+        if parsed.flag("legacy") && parsed.flag("full") { throw UsageError("--legacy and --full exclude each other") }
+        let timeout = try parsed.seconds("timeout", default: .seconds(5))
+        let artSize = try parsed.count("art-size")
+        let profile = CarProfileOptions(
+            maxTabs: try parsed.count("max-tabs"),
+            errorRendering: parsed.flag("legacy") ? .legacy : .full,
+            maxDepth: try parsed.count("max-depth"),
+            artSize: artSize)
+        var configuration = HeadUnitConfiguration()
+        configuration.version = try parsed.version(default: configuration.version)
+        var script: EmulatorScript?
+        if let path = parsed.string("script") {
+            let text = try Console.readScript(path, limit: EmulatorScript.maxBytes)
+            do {
+                script = try EmulatorScript.parse(text)
+            } catch {
+                throw UsageError("--script \(path): \(error)")
+            }
+        }
+        return Setup(
+            address: try parsed.address(),
+            configuration: configuration.withDashportProfile(profile.profile),
+            options: BrowseShellOptions(
+                pageSize: try parsed.count("page-size"), artSize: artSize,
+                saveArtDirectory: parsed.string("save-art"), expectTimeout: timeout),
+            timeout: timeout, script: script, logger: try parsed.logger())
+    }
+
+    private static func browse(_ setup: Setup) async -> Int32 {
+        let client: HeadUnitClient
+        let session: MediaChannelSession
+        do {
+            client = try await HeadUnitClient.connect(
+                to: setup.address, configuration: setup.configuration, timeout: setup.timeout, logger: setup.logger)
+            session = try MediaChannelSession.start(client: client, timeout: setup.timeout)
+        } catch {
+            Console.err("dashport-hu browse: \(error)")
+            return 1
+        }
+        let transcript = Transcript { Console.out($0) }
+        let printer = Task {
+            for await notice in session.notices {
+                if let lines = ScreenRenderer.notice(notice, stock: false) { await transcript.print(lines) }
+            }
+        }
+        let shell = BrowseShell(session: session, transcript: transcript, options: setup.options)
+        var status: Int32 = 0
+        do {
+            try await shell.start()
+            if let script = setup.script {
+                try await shell.run(script)
+            } else {
+                try await interact(shell, transcript: transcript)
+            }
+        } catch {
+            Console.err("dashport-hu browse: \(error)")
+            status = 1
+        }
+        await client.byeBye()
+        if await client.closed(within: setup.configuration.byeByeGrace + .seconds(2)) == nil {
+            await client.close()
+        }
+        _ = await printer.value
+        return status
+    }
+
+    /// Reads commands from standard input until `quit` or end of input. Mistakes and unanswered
+    /// requests are reported and the session goes on; a closed link ends it.
+    private static func interact(_ shell: BrowseShell, transcript: Transcript) async throws(BrowseShellError) {
+        for await line in Console.inputLines() {
+            let command: EmulatorCommand
+            do {
+                guard let parsed = try EmulatorCommand.parse(line) else { continue }
+                command = parsed
+            } catch {
+                await transcript.print("! \(error)")
+                continue
+            }
+            do {
+                guard try await shell.execute(command) else { return }
+            } catch .session(.closed(let reason)) {
+                throw .session(.closed(reason))
+            } catch {
+                await transcript.print("! \(error)")
+            }
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import DashportEmulator
+import DashportHeadUnit
+import DashportLink
+import DashportLog
+import DashportTransport
+
+/// `dashport-hu connect HOST:PORT ...`
+enum ConnectCommand {
+    static let usage = """
+        usage: dashport-hu connect HOST:PORT [options]
+
+        Connects as a head unit, completes the AAP link (version, TLS, discovery, channel opens) and
+        prints what was negotiated: the AAP version, TLS version and cipher, the server certificate's
+        SHA-256 fingerprint and every channel opened with its service. Waits for a ping or two from the
+        phone, says BYEBYE and exits 0; exits 1 with a message on any failure, 2 on a usage error.
+
+        options:
+          --version M.m          AAP version to ask for (default 1.6, as aasdk)
+          --plain-control        AUTH_COMPLETE and pings in plaintext, as aasdk (default)
+          --encrypted-control    AUTH_COMPLETE and pings encrypted, as gartnera/headunit
+          --no-ping-answers      never answer the phone's pings, as openauto
+          --timeout S            seconds for the connect and for the pings (default 10)
+          --log-level L          trace, debug, info, notice, warning (default), error; to stderr
+          -h, --help             this text
+        """
+
+    static func run(_ arguments: [String]) async -> Int32 {
+        let parsed: Arguments
+        let configuration: HeadUnitConfiguration
+        let timeout: Duration
+        let address: ListenAddress
+        do throws(UsageError) {
+            parsed = try Arguments(
+                arguments, valued: ["version", "timeout", "log-level"],
+                flags: ["plain-control", "encrypted-control", "no-ping-answers"])
+            if parsed.wantsHelp {
+                Console.out(usage)
+                return 0
+            }
+            address = try parsed.address()
+            timeout = try parsed.seconds("timeout", default: .seconds(10))
+            if parsed.flag("plain-control") && parsed.flag("encrypted-control") {
+                throw UsageError("--plain-control and --encrypted-control exclude each other")
+            }
+            var base = HeadUnitConfiguration()
+            base.version = try parsed.version(default: base.version)
+            base.controlEncryption = parsed.flag("encrypted-control") ? .encrypted : .plain
+            base.answersPings = !parsed.flag("no-ping-answers")
+            configuration = base.withDashportProfile(CarProfileOptions().profile)
+        } catch {
+            Console.err("dashport-hu connect: \(error)\n")
+            Console.err(usage)
+            return 2
+        }
+        let logger: Logger
+        do {
+            logger = try parsed.logger()
+        } catch {
+            Console.err("dashport-hu connect: \(error)")
+            return 2
+        }
+        let transcript = Transcript { Console.out($0) }
+        let outcome = await ConnectProbe.run(
+            address: address, configuration: configuration, timeout: timeout, transcript: transcript, logger: logger)
+        switch outcome {
+        case .success:
+            return 0
+        case .failure(let message):
+            Console.err("dashport-hu connect: \(message)")
+            return 1
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+
+/// Standard output and error, one `write(2)` per line, unbuffered so a reader of a pipe sees each
+/// line as it happens; and standard input as lines read on their own thread.
+enum Console {
+    static func out(_ line: String) { write(line + "\n", to: 1) }
+
+    static func err(_ line: String) { write(line + "\n", to: 2) }
+
+    private static func write(_ text: String, to fd: Int32) {
+        var bytes = Array(text.utf8)
+        bytes.withUnsafeMutableBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                // baseAddress is non-nil whenever count > 0, which the loop condition ensures.
+                let result = Foundation.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    return  // nowhere left to report it
+                }
+                offset += result
+            }
+        }
+    }
+
+    /// Lines typed on standard input, until end of input. A dedicated thread does the blocking reads,
+    /// so no task of the cooperative pool ever blocks.
+    static func inputLines() -> AsyncStream<String> {
+        let (stream, continuation) = AsyncStream.makeStream(of: String.self)
+        let reader = Thread {
+            while let line = readLine(strippingNewline: true) {
+                continuation.yield(line)
+            }
+            continuation.finish()
+        }
+        reader.name = "dashport-hu-stdin"
+        reader.start()
+        return stream
+    }
+
+    /// A script file's text, refusing files over the script size cap before reading them.
+    static func readScript(_ path: String, limit: Int) throws(UsageError) -> String {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        guard let size = (attributes?[.size] as? NSNumber)?.intValue else {
+            throw UsageError("--script: cannot read \(path)")
+        }
+        guard size <= limit else { throw UsageError("--script: \(path) has \(size) bytes; the limit is \(limit)") }
+        guard let data = FileManager.default.contents(atPath: path) else { throw UsageError("--script: cannot read \(path)") }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
