@@ -41,10 +41,10 @@ enum ThroughputPhase {
         let single = try await bench.connectCar(to: server).0
         let root = single.root
         // The largest tab is the list workload (more items, covers to register).
-        var largest = (id: "", listing: Listing(items: [], bodyBytes: 0))
+        var largest = (id: "", title: "", listing: Listing(items: [], bodyBytes: 0))
         for tab in root.items {
             let listing = try await single.children(of: tab.id)
-            if listing.bodyBytes > largest.listing.bodyBytes { largest = (tab.id, listing) }
+            if listing.bodyBytes > largest.listing.bodyBytes { largest = (tab.id, tab.title, listing) }
         }
         progress("throughput: connecting \(options.cars) cars")
         let many = try await bench.connectCars(options.cars, to: server.address)
@@ -82,7 +82,7 @@ enum ThroughputPhase {
             aap: aap("Dashport", [single], rootId, depth: options.depth),
             echo: try await echo(rootId, root, connections: 1, depth: options.depth)))
         pairs.append(Pair(
-            title: "1 connection, \(options.depth) in flight, largest tab (\(largest.listing.items.count) items)",
+            title: "1 connection, \(options.depth) in flight, largest tab, '\(largest.title)' (\(largest.listing.items.count) items)",
             aap: aap("Dashport", [single], largest.id, depth: options.depth),
             echo: try await echo(largest.id, largest.listing, connections: 1, depth: options.depth)))
         pairs.append(Pair(
