@@ -14,6 +14,7 @@
 //   Services        DashportServices   (sans-IO AAP + Dashport media channel services)
 //   Transport       DashportTransport  (TCP over epoll; moves bytes only)
 //   Server          DashportServer     (wires a transport connection to the sans-IO stack and the core)
+//                   DashportEmulator   (the same for the car role: HeadUnitClient, the emulator's shell)
 //   Executables     dashport (Sources/dashport), dashport-hu (tools/dashport-hu)
 import PackageDescription
 
@@ -66,9 +67,7 @@ let package = Package(
         ),
         .target(
             name: "DashportHeadUnit",
-            // DashportTransport only for HeadUnitClient, the async driver of the emulator and tests;
-            // HeadUnitLink itself stays sans-IO.
-            dependencies: ["DashportFrames", "DashportTLS", "DashportMessages", "DashportLink", "DashportLog", "DashportTransport"],
+            dependencies: ["DashportFrames", "DashportTLS", "DashportMessages", "DashportLink", "DashportLog"],
             swiftSettings: strict
         ),
 
@@ -97,10 +96,26 @@ let package = Package(
 
         // MARK: Executables
         .executableTarget(name: "dashport", dependencies: ["DashportServer"], swiftSettings: strict),
+        .target(
+            // The head-unit emulator's IO half: HeadUnitClient drives the sans-IO car-role link over a
+            // transport; the browse shell, scripts and screens of `dashport-hu` sit on it.
+            name: "DashportEmulator",
+            dependencies: ["DashportHeadUnit", "DashportTransport", "DashportTLS", "DashportMessages", "DashportLink", "DashportLog"],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "dashport-hu",
-            dependencies: ["DashportHeadUnit", "DashportTransport", "DashportLink", "DashportLog"],
+            dependencies: ["DashportEmulator", "DashportHeadUnit", "DashportTransport", "DashportLink", "DashportLog"],
             path: "tools/dashport-hu",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "dashport-bench-link",
+            dependencies: [
+                "DashportServer", "DashportHeadUnit", "DashportLink", "DashportMessages", "DashportTLS",
+                "DashportTransport", "DashportBrowse", "DashportLog",
+            ],
+            path: "tools/bench/link",
             swiftSettings: strict
         ),
         .executableTarget(
@@ -158,7 +173,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DashportHeadUnitTests",
-            dependencies: ["DashportHeadUnit", "DashportTransport", "DashportMessages", "DashportTLS", "DashportLink", "DashportServer", "DashportLog"],
+            dependencies: ["DashportHeadUnit", "DashportEmulator", "DashportTransport", "DashportMessages", "DashportTLS", "DashportLink", "DashportServer", "DashportLog"],
             swiftSettings: strict
         ),
         .testTarget(name: "DashportBrowseTests", dependencies: ["DashportBrowse"], swiftSettings: strict),

@@ -24,6 +24,18 @@ public struct CatalogError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The item contains itself; the path goes from the item back to it.
         case cycle([String])
         case badArtwork(String)
+        /// An `error` whose code is not one of ``BrowseError/Code`` (nil: no code at all).
+        case unknownErrorCode(String?)
+        /// An `error` whose message is missing or blank.
+        case emptyErrorMessage
+        /// An `error` resolution whose label is missing or blank.
+        case emptyResolutionLabel
+        /// An `error` resolution whose url is not an `https://` URL with a host.
+        case badResolutionUrl(String)
+        /// Has an `error` but is not browsable: only opening an item shows its error.
+        case errorOnNonBrowsable
+        /// Has an `error` and lists children, which no car would ever see.
+        case childrenOnErrorItem
 
         public var description: String {
             switch self {
@@ -41,6 +53,14 @@ public struct CatalogError: Error, Sendable, Hashable, CustomStringConvertible {
             case .missingChild(let id): "refers to child '\(id)', which does not exist"
             case .cycle(let path): "contains itself: \(path.joined(separator: " → "))"
             case .badArtwork(let reason): "has bad artwork: \(reason)"
+            case .unknownErrorCode(let code):
+                "has an error \(code.map { "code '\($0)'" } ?? "without a code"), not one of "
+                    + BrowseError.Code.allCases.map(\.rawValue).joined(separator: ", ")
+            case .emptyErrorMessage: "has an error with an empty message"
+            case .emptyResolutionLabel: "has an error resolution with an empty label"
+            case .badResolutionUrl(let url): "has an error resolution url '\(url)' that is not a valid https URL"
+            case .errorOnNonBrowsable: "has an error but is not browsable (only opening an item shows its error)"
+            case .childrenOnErrorItem: "has an error and lists children (opening it shows the error, never the children)"
             }
         }
     }
@@ -79,6 +99,19 @@ public struct CatalogError: Error, Sendable, Hashable, CustomStringConvertible {
 /// `artwork` is a path relative to the catalog file (it must stay inside the catalog's folder and
 /// exist), a `file://` URL of an existing file, or an `https://` URL. A child reference may set the
 /// `group` (section header) the child has in that list. Unknown keys are ignored.
+///
+/// A browsable item without children may carry an `error`: opening it shows that screen instead
+/// of a list (a locked show, a region-blocked album), so a demo can put every error screen in
+/// front of a car:
+///
+/// ```json
+/// { "id": "locked-x", "title": "X", "browsable": true,
+///   "error": { "code": "premiumAccountRequired", "message": "X is for Premium listeners.",
+///              "resolution": { "label": "Upgrade", "url": "https://example.com/premium" } } }
+/// ```
+///
+/// `code` is a ``BrowseError/Code``; `message` must not be blank; `resolution` is optional, and
+/// when present needs a label and may have an `https://` url.
 struct CatalogFile: Decodable {
     var format: String?
     var version: Int?
@@ -102,6 +135,19 @@ struct CatalogFile: Decodable {
         var album: String?
         var durationMs: Int64?
         var children: [ChildRef]?
+        var error: ErrorEntry?
+    }
+
+    /// An item's error screen, as written; checked and turned into a ``BrowseError`` at load.
+    struct ErrorEntry: Decodable {
+        var code: String?
+        var message: String?
+        var resolution: ResolutionEntry?
+    }
+
+    struct ResolutionEntry: Decodable {
+        var label: String?
+        var url: String?
     }
 
     /// `"id"` or `{ "id": "…", "group": "…" }`.
@@ -130,6 +176,8 @@ struct Catalog: Sendable {
     var items: [String: BrowseItem]
     /// Parent id (the root included) → its children, groups applied.
     var children: [String: [BrowseItem]]
+    /// Item id → the error opening it throws (items that carry an `error`).
+    var errors: [String: BrowseError]
     /// Every item that is not a root entry, in file order, with what search looks at (folded).
     var searchable: [(item: BrowseItem, haystack: [String])]
 }

@@ -42,11 +42,13 @@ enum CatalogLoader {
         }
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().standardizedFileURL.path
         var items: [String: BrowseItem] = [:]
+        var errors: [String: BrowseError] = [:]
         var order: [String] = []
         for (index, entry) in file.items.enumerated() {
-            let item = try validate(entry, at: index, folder: folder, path: path)
+            let (item, error) = try validate(entry, at: index, folder: folder, path: path)
             guard items[item.id] == nil else { throw CatalogError(file: path, item: item.id, problem: .duplicateId) }
             items[item.id] = item
+            errors[item.id] = error
             order.append(item.id)
         }
         var children: [String: [BrowseItem]] = [:]
@@ -60,7 +62,8 @@ enum CatalogLoader {
         let searchable = order.filter { !rootIds.contains($0) }.compactMap { id in
             items[id].map { item in (item, [item.title, item.artist, item.album].compactMap { $0.map(fold) }) }
         }
-        return Catalog(title: file.title ?? "Library", items: items, children: children, searchable: searchable)
+        return Catalog(
+            title: file.title ?? "Library", items: items, children: children, errors: errors, searchable: searchable)
     }
 
     /// Case- and diacritic-insensitive form for search.
@@ -68,7 +71,10 @@ enum CatalogLoader {
         text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
     }
 
-    private static func validate(_ entry: CatalogFile.Entry, at index: Int, folder: String, path: String) throws(CatalogError) -> BrowseItem {
+    /// The item an entry describes, and the error opening it shows (if it carries one).
+    private static func validate(
+        _ entry: CatalogFile.Entry, at index: Int, folder: String, path: String
+    ) throws(CatalogError) -> (BrowseItem, BrowseError?) {
         guard let id = entry.id, !id.isEmpty else {
             throw CatalogError(file: path, item: "items[\(index)]", problem: .missingId)
         }
@@ -80,6 +86,12 @@ enum CatalogLoader {
         guard browsable || playable else { throw refuse(.neitherBrowsableNorPlayable) }
         if let completion = entry.completion, !(0...1).contains(completion) { throw refuse(.badCompletion(completion)) }
         if entry.children != nil, !browsable { throw refuse(.childrenOnNonBrowsable) }
+        var screen: BrowseError?
+        if let error = entry.error {
+            guard browsable else { throw refuse(.errorOnNonBrowsable) }
+            guard entry.children == nil else { throw refuse(.childrenOnErrorItem) }
+            screen = try errorScreen(error, item: id, path: path)
+        }
         var artworkUri: String?
         if let artwork = entry.artwork {
             do throws(ArtworkProblem) {
@@ -88,11 +100,37 @@ enum CatalogLoader {
                 throw refuse(.badArtwork(error.reason))
             }
         }
-        return BrowseItem(
+        let item = BrowseItem(
             id: id, title: title, subtitle: entry.subtitle, artworkUri: artworkUri,
             browsable: browsable, playable: playable, childStyle: entry.childStyle, group: entry.group,
             explicit: entry.explicit, completion: entry.completion, mediaType: entry.mediaType,
             artist: entry.artist, album: entry.album, durationMs: entry.durationMs)
+        return (item, screen)
+    }
+
+    /// An item's `error` as the ``BrowseError`` opening it throws: a known code, a message that is
+    /// not blank, and a resolution (if any) with a label and an optional `https://` url.
+    private static func errorScreen(
+        _ entry: CatalogFile.ErrorEntry, item id: String, path: String
+    ) throws(CatalogError) -> BrowseError {
+        func refuse(_ problem: CatalogError.Problem) -> CatalogError { CatalogError(file: path, item: id, problem: problem) }
+        guard let name = entry.code, let code = BrowseError.Code(rawValue: name) else {
+            throw refuse(.unknownErrorCode(entry.code))
+        }
+        guard let message = entry.message, !message.allSatisfy(\.isWhitespace) else { throw refuse(.emptyErrorMessage) }
+        var resolution: BrowseError.Resolution?
+        if let button = entry.resolution {
+            guard let label = button.label, !label.allSatisfy(\.isWhitespace) else { throw refuse(.emptyResolutionLabel) }
+            if let url = button.url, !isHTTPS(url) { throw refuse(.badResolutionUrl(url)) }
+            resolution = BrowseError.Resolution(label: label, url: button.url)
+        }
+        return BrowseError(code: code, message: message, resolution: resolution)
+    }
+
+    /// Whether `text` is an `https://` URL with a host.
+    private static func isHTTPS(_ text: String) -> Bool {
+        guard text.hasPrefix("https://"), let url = URL(string: text), let host = url.host else { return false }
+        return !host.isEmpty
     }
 
     private struct ArtworkProblem: Error {
@@ -103,9 +141,7 @@ enum CatalogLoader {
     /// (relative ones must stay inside the catalog's folder).
     private static func resolveArtwork(_ artwork: String, folder: String) throws(ArtworkProblem) -> String {
         if artwork.hasPrefix("https://") {
-            guard let url = URL(string: artwork), let host = url.host, !host.isEmpty else {
-                throw ArtworkProblem(reason: "'\(artwork)' is not a valid https URL")
-            }
+            guard isHTTPS(artwork) else { throw ArtworkProblem(reason: "'\(artwork)' is not a valid https URL") }
             return artwork
         }
         let file: String

@@ -9,6 +9,8 @@ import Foundation
 /// cycles, artwork files) and held in memory; every list is resolved once, so a browse is a
 /// dictionary lookup. The provider does not apply car rules (the browse core does): the demo's
 /// fifth root entry and its playable-only root entry are passed on for the core to reject.
+/// Opening an item that carries an `error` throws that ``BrowseError`` (the demo's "Locked"
+/// podcasts show one of each code), which the core turns into the screen a car can draw.
 public struct CatalogProvider: BrowseProvider {
     /// The catalog file this was loaded from.
     public let path: String
@@ -26,7 +28,9 @@ public struct CatalogProvider: BrowseProvider {
     /// How many items the catalog has (the root not counted).
     public var itemCount: Int { catalog.items.count }
 
+    /// The children of `parentId`, paged; throws the item's ``BrowseError`` when it carries one.
     public func children(of parentId: String, page: Int, pageSize: Int) async throws -> [BrowseItem] {
+        if let error = catalog.errors[parentId] { throw error }
         guard let list = catalog.children[parentId] else { return [] }
         return Self.page(list, page: page, pageSize: pageSize)
     }

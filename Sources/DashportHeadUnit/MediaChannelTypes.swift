@@ -1,3 +1,4 @@
+import DashportLink
 import DashportMessages
 
 /// What a car request asked for; kept with its request id until the answer arrives.
@@ -106,7 +107,7 @@ public struct PlaybackSnapshot: Sendable, Hashable {
     public func positionMs(at now: Duration, durationMs: Int64? = nil) -> Int64? {
         guard let anchor = state.position else { return nil }
         let sentAt = state.sentAtMs ?? anchor.atMs
-        let elapsed = Double(sentAt - anchor.atMs) + Double((now - receivedAt).wholeMilliseconds)
+        let elapsed = Double(sentAt - anchor.atMs) + Double((now - receivedAt).wholeMicroseconds / 1000)
         let raw = Double(anchor.valueMs) + elapsed * anchor.rate
         var position = raw.isFinite ? Int64(clamping: raw) : anchor.valueMs
         if let durationMs, durationMs > 0 { position = min(position, durationMs) }
@@ -116,13 +117,13 @@ public struct PlaybackSnapshot: Sendable, Hashable {
 
 extension Int64 {
     /// Rounds toward zero, saturating at the type's bounds.
-    init(clamping value: Double) {
+    package init(clamping value: Double) {
         if value >= Double(Int64.max) { self = .max } else if value <= Double(Int64.min) { self = .min } else { self = Int64(value) }
     }
 }
 
 /// `0x8003`-style rendering of a message id.
-func hexID(_ id: UInt16) -> String {
+package func hexID(_ id: UInt16) -> String {
     let digits = String(id, radix: 16)
     return "0x" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
 }

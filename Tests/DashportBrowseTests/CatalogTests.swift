@@ -74,7 +74,7 @@ import Testing
         // The answers of a fresh core, one car at a time.
         var expected: [CarProfile: [String: BrowseAnswer]] = [:]
         for car in cars { expected[car] = await walk(car) }
-        #expect(expected[.full]?.count == 17)  // root, 4 tabs, 6 albums, 4 artists, 2 shows
+        #expect(expected[.full]?.count == 22)  // root, 4 tabs, 6 albums, 4 artists, 2 shows, 5 locked shows
 
         let results = await withTaskGroup(of: (CarProfile, [String: BrowseAnswer]).self) { group in
             for index in 0..<50 {
@@ -177,6 +177,11 @@ import Testing
 
     @Test(arguments: broken)
     func aBrokenCatalogIsRefusedNamingFileItemAndProblem(_ broken: BrokenCatalog) throws {
+        try Self.expectRefused(broken)
+    }
+
+    /// Writes `broken` to a fresh folder and expects the provider to refuse it as described.
+    static func expectRefused(_ broken: BrokenCatalog) throws {
         let folder = TemporaryDirectory()
         defer { folder.remove() }
         let path = folder.path + "/catalog.json"

@@ -1,3 +1,4 @@
+import DashportEmulator
 import DashportHeadUnit
 import DashportLink
 import DashportMessages
@@ -15,7 +16,12 @@ import Testing
         let outcome = await ConnectProbe.run(
             address: phone.address, configuration: Self.configuration, identity: try TestTLS.carIdentity.get(),
             timeout: .seconds(20), transcript: Transcript { output.append($0) })
-        #expect(outcome == .success(pings: 2))
+        // Two pings are waited for; one more may arrive while the bye-bye is on its way.
+        guard case .success(let pings) = outcome else {
+            Issue.record("connect failed: \(outcome)")
+            return
+        }
+        #expect(pings >= 2)
         let lines = output.all
         #expect(lines.first == "connecting to \(phone.address), asking for AAP 1.6")
         #expect(lines.contains("version: the phone answered AAP 1.6"))

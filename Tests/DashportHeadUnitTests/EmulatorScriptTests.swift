@@ -1,3 +1,4 @@
+import DashportEmulator
 import DashportHeadUnit
 import DashportMessages
 import Testing

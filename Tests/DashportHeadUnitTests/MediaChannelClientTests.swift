@@ -1,3 +1,4 @@
+import DashportEmulator
 import DashportHeadUnit
 import DashportLink
 import DashportMessages

@@ -1,3 +1,4 @@
+import DashportEmulator
 import DashportHeadUnit
 import DashportMessages
 import Foundation
@@ -46,13 +47,27 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["cover-1.png"])
     }
 
-    @Test func aMissingDirectoryIsAClearError() {
+    @Test func aMissingDirectoryIsCreated() throws {
+        let parent = FileManager.default.temporaryDirectory.appendingPathComponent("dashport-hu-art-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: parent) }
+        let image = DashportMedia.ArtworkImage(data: [1], mimeType: "image/jpeg", width: 1, height: 1)
+        let path = try ArtworkFiles.save(image, key: "k", directory: parent + "/covers")
+        #expect(path == parent + "/covers/k.jpg")
+        #expect(FileManager.default.contents(atPath: path).map(Array.init) == [1])
+    }
+
+    @Test func aDirectoryThatCannotBeMadeIsAClearError() throws {
+        // A regular file where the folder should be: neither mkdir nor open can succeed, even as root.
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("dashport-hu-file-\(UUID().uuidString)").path
+        try Data([0]).write(to: URL(fileURLWithPath: file))
+        defer { try? FileManager.default.removeItem(atPath: file) }
         let image = DashportMedia.ArtworkImage(data: [1], mimeType: "image/jpeg", width: 1, height: 1)
         #expect {
-            try ArtworkFiles.save(image, key: "k", directory: "/nonexistent-dashport-dir")
+            try ArtworkFiles.save(image, key: "k", directory: file + "/covers")
         } throws: { error in
             guard let error = error as? ArtworkSaveError else { return false }
-            return error.path == "/nonexistent-dashport-dir/k.jpg" && error.reason.hasPrefix("open: ")
+            return error.path == file + "/covers" && error.reason.hasPrefix("mkdir: ")
         }
     }
 }

@@ -36,8 +36,9 @@ struct DemoCoversTests {
         try await car.waitUntil("server hello") { $0.messages(on: 16).contains { $0.id == 0x8001 } }
         let hello = try DashportMedia.ServerHello(serializedBytes: try #require(await car.messages(on: 16).first { $0.id == 0x8001 }).body)
 
-        // Walk the whole tree through the media channel, collecting every artwork key.
-        let walker = MediaChannelOverTCPTests()
+        // Walk the whole tree through the media channel, collecting every artwork key (the locked
+        // shows open to error screens, which have no covers).
+        let walker = ErrorScreensOverTCPTests()
         var keys: Set<String> = []
         var queue = [hello.rootId]
         var requestId: UInt32 = 100
@@ -45,7 +46,12 @@ struct DemoCoversTests {
         while let parent = queue.popLast() {
             guard visited.insert(parent).inserted else { continue }
             requestId += 1
-            for item in try await walker.children(car, of: parent, requestId: requestId) {
+            let outcome = try await walker.browse(car, of: parent, requestId: requestId)
+            guard case .items(let page) = outcome else {
+                #expect(parent.hasPrefix("locked-"), "\(parent) answered \(String(describing: outcome))")
+                continue
+            }
+            for item in page.items {
                 if let key = item.artworkKey { keys.insert(key) }
                 if item.browsable { queue.append(item.id) }
             }

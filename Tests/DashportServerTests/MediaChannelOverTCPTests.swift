@@ -136,4 +136,86 @@ struct MediaChannelOverTCPTests {
             return
         }
     }
+
+    @Test func keysFromAStockCarAndCommandsFromADashportCarInterleave() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let dashport = try await TestCar.connect(to: server.server.address, configuration: Self.dashportCar())
+        var stockConfiguration = HeadUnitConfiguration()
+        stockConfiguration.car.services.removeAll { if case .vendorExtension = $0.kind { true } else { false } }
+        let stock = try await TestCar.connect(to: server.server.address, configuration: stockConfiguration)
+        try await dashport.waitUntil("server hello") { $0.messages(on: Self.mediaChannel).contains { $0.id == 0x8001 } }
+        try await stock.waitUntil("input channel open") { $0.openedChannels.contains(8) }
+
+        func press(_ keycode: UInt32) async {
+            for down in [true, false] {
+                let report = AAP.InputReport(timestamp: 1, keyEvent: AAP.KeyEvent(keys: [AAP.KeyEvent.Key(keycode: keycode, down: down, metastate: 0)]))
+                await stock.sendUnchecked(channel: 8, messageId: 0x8001, body: report.serializedBytes())
+            }
+        }
+        func command(_ id: UInt32, _ command: DashportMedia.PlaybackCommand.Command) async {
+            let body = DashportMedia.PlaybackCommand(requestId: id, command: command).serializedBytes()
+            await dashport.sendUnchecked(channel: Self.mediaChannel, messageId: 0x800A, body: body)
+        }
+        func waitFor(_ status: DashportMedia.PlaybackStatus, item: String? = nil) async throws {
+            try await dashport.waitUntil("\(status) \(item ?? "")") { car in
+                let messages = car.messages(on: Self.mediaChannel)
+                let state = messages.last { $0.id == 0x800C }.flatMap { try? DashportMedia.PlaybackState(serializedBytes: $0.body) }
+                let current = messages.last { $0.id == 0x800D }.flatMap { try? DashportMedia.MediaItemState(serializedBytes: $0.body) }?.item?.id
+                return state?.status == status && (item == nil || current == item)
+            }
+        }
+
+        // The stock car's PLAY starts something; the Dashport car skips; the stock car pauses;
+        // the Dashport car plays again and the stock car skips back: one session, in order.
+        await press(126)
+        try await waitFor(.playing)
+        let first = try #require(await lastItem(dashport)?.id)
+        await command(1, .skipToNext(DashportMedia.Empty()))
+        try await dashport.waitUntil("a new item") { car in
+            car.messages(on: Self.mediaChannel).last { $0.id == 0x800D }
+                .flatMap { try? DashportMedia.MediaItemState(serializedBytes: $0.body) }?.item?.id != first
+        }
+        await press(127)
+        try await waitFor(.paused)
+        await command(2, .play(DashportMedia.Empty()))
+        try await waitFor(.playing)
+        await press(88)
+        try await waitFor(.playing, item: first)
+        #expect(await server.server.core.session.mediaItem.item?.id == first)
+        // The stock car saw the same story on its playback status channel.
+        let stockSongs = await stock.messages(on: 13).filter { $0.id == 0x8003 }
+            .compactMap { try? AAP.MediaPlaybackMetadata(serializedBytes: $0.body).song }
+        #expect(Set(stockSongs).count >= 2)
+    }
+
+    @Test func fiftyCarsBrowsingAtOnceGetTheSameAnswers() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let cars = try await withThrowingTaskGroup(of: TestCar.self) { group in
+            for _ in 0..<50 {
+                group.addTask { try await TestCar.connect(to: server.server.address, configuration: Self.dashportCar()) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        let answers = try await withThrowingTaskGroup(of: [String].self) { group in
+            for car in cars {
+                group.addTask {
+                    try await car.waitUntil("server hello", timeout: .seconds(60)) { $0.messages(on: Self.mediaChannel).contains { $0.id == 0x8001 } }
+                    var seen: [String] = []
+                    let tabs = try await self.children(car, of: "__root__", requestId: 1)
+                    seen += tabs.map(\.id)
+                    for (index, tab) in tabs.enumerated() {
+                        seen += try await self.children(car, of: tab.id, requestId: UInt32(10 + index)).map { "\($0.id)|\($0.title)|\($0.artworkKey ?? "-")" }
+                    }
+                    return seen
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(answers.count == 50)
+        #expect(Set(answers).count == 1, "every car saw the same tabs, children and artwork keys")
+        #expect((answers.first?.count ?? 0) > 10)
+        for car in cars { await car.abort() }
+    }
 }

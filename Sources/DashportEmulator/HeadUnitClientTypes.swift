@@ -1,3 +1,4 @@
+import DashportHeadUnit
 import DashportLink
 import DashportTLS
 import DashportTransport
@@ -87,7 +88,4 @@ extension Duration {
         let tenths = milliseconds / 100
         return tenths % 10 == 0 ? "\(tenths / 10) s" : "\(tenths / 10).\(tenths % 10) s"
     }
-
-    /// Whole milliseconds, saturating.
-    package var wholeMilliseconds: Int64 { wholeMicroseconds / 1000 }
 }

@@ -1,3 +1,4 @@
+import DashportHeadUnit
 import DashportMessages
 
 /// A row of the list on screen, by its 1-based number, or an item by id (`id:42` forces an id

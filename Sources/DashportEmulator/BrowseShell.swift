@@ -1,3 +1,4 @@
+import DashportHeadUnit
 import DashportMessages
 
 /// Settings of a ``BrowseShell``.

@@ -1,3 +1,4 @@
+import DashportHeadUnit
 import DashportMessages
 
 /// Draws what a car would show, as stable text lines (no timestamps, no timing-dependent values

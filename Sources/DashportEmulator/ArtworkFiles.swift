@@ -1,3 +1,4 @@
+import DashportHeadUnit
 import DashportMessages
 import Glibc
 
@@ -27,8 +28,11 @@ public enum ArtworkFiles {
         return stem + (mimeType.lowercased() == "image/png" ? ".png" : ".jpg")
     }
 
-    /// Writes the image's bytes into `directory` and returns the path written.
+    /// Writes the image's bytes into `directory` (created if missing) and returns the path written.
     public static func save(_ image: DashportMedia.ArtworkImage, key: String, directory: String) throws(ArtworkSaveError) -> String {
+        if mkdir(directory, 0o755) != 0 && errno != EEXIST {
+            throw ArtworkSaveError(path: directory, reason: "mkdir: \(String(cString: strerror(errno)))")
+        }
         let path = (directory.hasSuffix("/") ? directory : directory + "/") + fileName(key: key, mimeType: image.mimeType)
         try writeAtomically(image.data, to: path)
         return path

@@ -1,3 +1,4 @@
+import DashportHeadUnit
 import DashportLink
 import DashportMessages
 

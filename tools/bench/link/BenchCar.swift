@@ -1,0 +1,288 @@
+import DashportHeadUnit
+import DashportLink
+import DashportMessages
+import DashportTLS
+import DashportTransport
+import Synchronization
+
+/// When a connect reached each step, in milliseconds from just before the TCP connect.
+struct ConnectTimes: Sendable {
+    var tcp = Double.nan, version = Double.nan, tls = Double.nan, channel = Double.nan, hello = Double.nan, root = Double.nan
+    /// "TLSv1.2 ECDHE-RSA-AES128-GCM-SHA256": what the handshake negotiated.
+    var suite = ""
+}
+
+/// A car that went wrong: the benchmark stops with this text.
+struct BenchFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A Dashport car over TCP for the benchmark: the car-role ``HeadUnitLink`` on a ``TCPConnection``
+/// of the benchmark's own reactor, plus just enough of the Dashport media channel to time a connect
+/// (hello, then GET_CHILDREN of the root) and to keep GET_CHILDREN requests in flight.
+///
+/// Everything runs on the reactor thread as bytes arrive; the link sits behind a mutex so the
+/// benchmark's task can start a load.
+final class BenchCar: Sendable {
+    static let mediaChannel: UInt8 = 16
+    /// A whole-timeout for one connect or one one-off browse; the benchmark fails past it.
+    static let timeout: Duration = .seconds(20)
+
+    let connection: TCPConnection
+    private let loop: EventLoop
+    private let state: Mutex<CarState>
+
+    private init(connection: TCPConnection, loop: EventLoop, state: consuming sending CarState) {
+        self.connection = connection
+        self.loop = loop
+        self.state = Mutex(state)
+    }
+
+    /// Connects, runs the AAP handshake and asks for the root's children as soon as the hello
+    /// comes; returns once they are there, with the time each step was reached from `start`.
+    static func connect(
+        to address: ListenAddress, configuration: HeadUnitConfiguration, tls: TLSContext, loop: EventLoop
+    ) async throws -> (BenchCar, ConnectTimes) {
+        let start = ContinuousClock.now
+        let connection = try await TCPClient.connect(to: address, loop: loop)
+        let session: TLSSession
+        do {
+            session = try TLSSession(context: tls)
+        } catch {
+            connection.abort()
+            throw error
+        }
+        let link = HeadUnitLink(configuration: configuration, tls: session)
+        var times = ConnectTimes()
+        times.tcp = milliseconds(ContinuousClock.now - start)
+        let car = BenchCar(connection: connection, loop: loop, state: CarState(link: link, start: start, times: times))
+        let timer = loop.scheduleTimer(after: timeout) { car.fail("no root tabs within \(timeout)") }
+        let outcome = await withCheckedContinuation { (waiter: CheckedContinuation<Result<ConnectTimes, BenchFailure>, Never>) in
+            car.state.withLock { $0.connectWaiter = waiter }
+            connection.start { event in car.handle(event) }
+            car.state.withLock { state in car.perform(state.link.start(now: state.elapsed), &state) }
+        }
+        timer.cancel()
+        switch outcome {
+        case .success(let times): return (car, times)
+        case .failure(let failure):
+            connection.abort()
+            throw failure
+        }
+    }
+
+    /// The id the server's hello named as the root (known once ``connect(to:configuration:tls:loop:)`` returned).
+    var rootId: String { state.withLock { $0.rootId ?? "" } }
+    /// The root's answer from the connect.
+    var root: Listing { state.withLock { $0.root } }
+
+    /// One GET_CHILDREN, answered (or an error for a rejection, a screen or a lost link).
+    func children(of parentId: String) async throws -> Listing {
+        let timer = loop.scheduleTimer(after: Self.timeout) { self.fail("no answer for '\(parentId)' within \(Self.timeout)") }
+        defer { timer.cancel() }
+        let outcome = await withCheckedContinuation { (waiter: CheckedContinuation<Result<Listing, BenchFailure>, Never>) in
+            state.withLock { state in
+                let id = send(parentId: parentId, &state)
+                state.oneOffs[id] = waiter
+            }
+        }
+        return try outcome.get()
+    }
+
+    /// Keeps `depth` GET_CHILDREN of `parentId` in flight until `deadline`, then waits for the
+    /// last answers. Returns every request's latency.
+    func load(parentId: String, depth: Int, until deadline: ContinuousClock.Instant) async -> LoadResult {
+        let timer = loop.scheduleTimer(after: deadline - .now + Self.timeout) { self.fail("answers stopped during the load") }
+        defer { timer.cancel() }
+        return await withCheckedContinuation { (waiter: CheckedContinuation<LoadResult, Never>) in
+            state.withLock { state in
+                state.load = LoadState(parentId: parentId, deadline: deadline, waiter: waiter)
+                for _ in 0..<depth { sendLoadRequest(&state) }
+            }
+        }
+    }
+
+    /// Resets the connection (the server sees the car vanish).
+    func abort() { connection.abort() }
+
+    // MARK: - Reactor side
+
+    private func handle(_ event: TransportEvent) {
+        state.withLock { state in
+            switch event {
+            case .received(let bytes): perform(state.link.receive(bytes, now: state.elapsed), &state)
+            case .closed(let error): failLocked("connection closed (\(error.map { "\($0)" } ?? "orderly"))", &state)
+            }
+        }
+    }
+
+    private func fail(_ reason: String) {
+        state.withLock { failLocked(reason, &$0) }
+        connection.abort()
+    }
+
+    private func failLocked(_ reason: String, _ state: inout CarState) {
+        state.connectWaiter?.resume(returning: .failure(BenchFailure(reason)))
+        state.connectWaiter = nil
+        for waiter in state.oneOffs.values { waiter.resume(returning: .failure(BenchFailure(reason))) }
+        state.oneOffs.removeAll()
+        if var load = state.load {
+            load.failure = reason
+            finish(load)
+            state.load = nil
+        }
+    }
+
+    private func perform(_ actions: [HeadUnitAction], _ state: inout CarState) {
+        for action in actions {
+            switch action {
+            case .send(let bytes): connection.write(bytes)
+            case .close(let reason):
+                connection.close()
+                failLocked("link closed: \(reason)", &state)
+            case .event(let event):
+                switch event {
+                case .versionNegotiated: state.mark(\.version)
+                case .tlsEstablished(let summary):
+                    state.mark(\.tls)
+                    state.times.suite = "\(summary.version) \(summary.cipher)"
+                case .channelOpened(let service) where service.channel == Self.mediaChannel: state.mark(\.channel)
+                case .message(Self.mediaChannel, let id, let body): media(id, body, &state)
+                default: break
+                }
+            }
+        }
+    }
+
+    private func media(_ id: UInt16, _ body: [UInt8], _ state: inout CarState) {
+        switch Int32(id) {
+        case DashportMedia.MessageId.serverHello.rawValue:
+            guard let hello = try? DashportMedia.ServerHello(serializedBytes: body) else {
+                return failLocked("undecodable SERVER_HELLO", &state)
+            }
+            state.mark(\.hello)
+            state.rootId = hello.rootId
+            state.rootRequest = send(parentId: hello.rootId, &state)
+        case DashportMedia.MessageId.browseResult.rawValue:
+            guard let result = try? DashportMedia.BrowseResult(serializedBytes: body) else {
+                return failLocked("undecodable BROWSE_RESULT", &state)
+            }
+            answered(result, bodyBytes: body.count, &state)
+        default:
+            break  // state pushes: not what is measured
+        }
+    }
+
+    private func answered(_ result: DashportMedia.BrowseResult, bodyBytes: Int, _ state: inout CarState) {
+        let items: [DashportMedia.BrowseItem]? = if case .items(let page) = result.outcome { page.items } else { nil }
+        if result.requestId == state.rootRequest, let waiter = state.connectWaiter {
+            state.mark(\.root)
+            state.root = Listing(items: items ?? [], bodyBytes: bodyBytes)
+            state.connectWaiter = nil
+            waiter.resume(returning: items == nil ? .failure(BenchFailure("the root was not a list")) : .success(state.times))
+        } else if let waiter = state.oneOffs.removeValue(forKey: result.requestId) {
+            waiter.resume(returning: items.map { .success(Listing(items: $0, bodyBytes: bodyBytes)) }
+                ?? .failure(BenchFailure("answer \(result.requestId) was not a list")))
+        } else if var load = state.load, let sentAt = load.sentAt.removeValue(forKey: result.requestId) {
+            let now = ContinuousClock.now
+            load.latencies.append(milliseconds(now - sentAt))
+            load.lastAnswer = now
+            if items == nil { load.rejected += 1 }
+            state.load = load
+            if now < load.deadline {
+                sendLoadRequest(&state)
+            } else if load.sentAt.isEmpty {
+                finish(load)
+                state.load = nil
+            }
+        }
+    }
+
+    private func sendLoadRequest(_ state: inout CarState) {
+        guard let parentId = state.load?.parentId else { return }
+        let id = send(parentId: parentId, &state)
+        state.load?.sentAt[id] = .now
+    }
+
+    /// The GET_CHILDREN the car sends: the first page of 50.
+    static func request(id: UInt32, parentId: String) -> DashportMedia.GetChildren {
+        DashportMedia.GetChildren(requestId: id, parentId: parentId, page: 0, pageSize: 50)
+    }
+
+    /// Sends GET_CHILDREN and returns its request id.
+    private func send(parentId: String, _ state: inout CarState) -> UInt32 {
+        let id = state.nextRequestId
+        state.nextRequestId &+= 1
+        let request = Self.request(id: id, parentId: parentId)
+        do {
+            perform(try state.link.send(channel: Self.mediaChannel, messageId: UInt16(DashportMedia.MessageId.getChildren.rawValue),
+                                        body: request.serializedBytes()), &state)
+        } catch {
+            failLocked("cannot send GET_CHILDREN: \(error)", &state)
+        }
+        return id
+    }
+
+    private func finish(_ load: LoadState) {
+        let elapsed = load.firstSent.map { start in load.lastAnswer.map { $0 - start } ?? .zero } ?? .zero
+        load.waiter.resume(returning: LoadResult(
+            latencies: load.latencies, rejected: load.rejected, seconds: milliseconds(elapsed) / 1000, failure: load.failure))
+    }
+}
+
+/// One car's state, touched only with ``BenchCar/state`` locked.
+struct CarState {
+    let link: HeadUnitLink
+    let start: ContinuousClock.Instant
+    var times: ConnectTimes
+    var connectWaiter: CheckedContinuation<Result<ConnectTimes, BenchFailure>, Never>?
+    var rootId: String?
+    var rootRequest: UInt32?
+    var root = Listing(items: [], bodyBytes: 0)
+    var oneOffs: [UInt32: CheckedContinuation<Result<Listing, BenchFailure>, Never>] = [:]
+    var load: LoadState?
+    var nextRequestId: UInt32 = 1
+
+    init(link: HeadUnitLink, start: ContinuousClock.Instant, times: ConnectTimes) {
+        self.link = link
+        self.start = start
+        self.times = times
+    }
+
+    var elapsed: Duration { ContinuousClock.now - start }
+
+    mutating func mark(_ step: WritableKeyPath<ConnectTimes, Double>) {
+        times[keyPath: step] = milliseconds(elapsed)
+    }
+}
+
+/// A BROWSE_RESULT's items, and the size of its body on the channel (for the echo reference).
+struct Listing: Sendable {
+    var items: [DashportMedia.BrowseItem]
+    var bodyBytes: Int
+}
+
+/// A load in progress on one car.
+struct LoadState {
+    var parentId: String
+    var deadline: ContinuousClock.Instant
+    var waiter: CheckedContinuation<LoadResult, Never>
+    var sentAt: [UInt32: ContinuousClock.Instant] = [:]
+    var latencies: [Double] = []
+    var rejected = 0
+    var firstSent: ContinuousClock.Instant? = .now
+    var lastAnswer: ContinuousClock.Instant?
+    var failure: String?
+}
+
+/// What one connection's load did: a latency per answered request (ms), and how long it ran.
+struct LoadResult: Sendable {
+    var latencies: [Double]
+    var rejected = 0
+    var seconds: Double
+    var failure: String?
+
+    var answered: Int { latencies.count }
+    var rate: Double { seconds > 0 ? Double(answered) / seconds : 0 }
+}

@@ -1,0 +1,181 @@
+import DashportTransport
+import Foundation
+
+/// A /proc file read to its end (they report a size of 0, and smaps is longer than one read).
+func readWhole(_ path: String) -> String? {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+    defer { try? handle.close() }
+    return (try? handle.readToEnd()).map { String(decoding: $0, as: UTF8.self) }
+}
+
+/// Resident memory of one process, from /proc/<pid>/status, in KiB.
+struct MemorySample {
+    var rss: Int
+    var peak: Int
+    /// Private memory (heap, stacks) and file-backed pages (the binary, shared libraries, ICU data).
+    var anonymous: Int
+    var file: Int
+
+    static func read(pid: Int32) throws -> MemorySample {
+        guard let status = readWhole("/proc/\(pid)/status") else { throw BenchFailure("cannot read /proc/\(pid)/status") }
+        func field(_ name: String) -> Int {
+            status.split(separator: "\n").first { $0.hasPrefix(name + ":") }
+                .flatMap { $0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first }
+                .flatMap { Int($0) } ?? 0
+        }
+        return MemorySample(rss: field("VmRSS"), peak: field("VmHWM"), anonymous: field("RssAnon"), file: field("RssFile"))
+    }
+
+    /// The mapped files with the most resident KiB (/proc/<pid>/smaps), largest first.
+    static func largestFiles(pid: Int32, count: Int) -> [(name: String, kib: Int)] {
+        guard let smaps = readWhole("/proc/\(pid)/smaps") else { return [] }
+        var byFile: [String: Int] = [:]
+        var current = ""
+        for line in smaps.split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            if let first = fields.first, first.contains("-"), first.allSatisfy({ $0.isHexDigit || $0 == "-" }) {
+                current = fields.count >= 6 ? String(fields[5]) : ""
+            } else if fields.first == "Rss:", current.hasPrefix("/"), fields.count >= 2, let kib = Int(fields[1]) {
+                byFile[current, default: 0] += kib
+            }
+        }
+        return byFile.sorted { $0.value > $1.value }.prefix(count).map { (String($0.key.split(separator: "/").last ?? ""), $0.value) }
+    }
+}
+
+struct MemoryReport {
+    var reference: MemorySample
+    var idle: MemorySample
+    var loaded: MemorySample
+    var after: MemorySample
+    var again: MemorySample
+    var largestFiles: [(name: String, kib: Int)]
+    var cars: Int
+    var connectSeconds: Double
+}
+
+/// `dashport serve` as a child process: idle, with many cars, after they left; next to a
+/// reference child that only has the Swift runtime, Foundation and one listening reactor.
+enum MemoryPhase {
+    static let targetKiB = 20 * 1024
+    static let settle: Duration = .seconds(1)
+
+    static func run(_ bench: Bench, executable: String, referenceExecutable: String) async throws -> MemoryReport {
+        let directory = bench.workDirectory + "/memory"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+
+        progress("memory: reference process (runtime, Foundation, one reactor)")
+        let readyFile = directory + "/reference-ready"
+        let referenceProcess = try launch(referenceExecutable, ["--idle-reference", readyFile], log: directory + "/reference.log")
+        defer { stop(referenceProcess) }
+        _ = try await waitFor(file: readyFile) { _ in true }
+        try await Task.sleep(for: settle)
+        let reference = try MemorySample.read(pid: referenceProcess.processIdentifier)
+        stop(referenceProcess)
+
+        progress("memory: \(executable) serve, idle")
+        let log = directory + "/serve.log"
+        let server = try launch(executable, [
+            "serve", "--listen", "127.0.0.1:0", "--state-dir", directory + "/state",
+            "--max-connections", "\(bench.options.memoryCars + 16)",
+        ], log: log)
+        defer { stop(server) }
+        let address = try await waitFor(file: log) { text in
+            text.split(separator: "\n").lazy.filter { $0.contains("listening") }
+                .compactMap { $0.split(separator: " ").first { $0.hasPrefix("address=") }?.dropFirst("address=".count) }
+                .compactMap { try? ListenAddress.parse(String($0)) }.first
+        }
+        try await Task.sleep(for: settle)
+        let idle = try MemorySample.read(pid: server.processIdentifier)
+        let largestFiles = MemorySample.largestFiles(pid: server.processIdentifier, count: 8)
+
+        progress("memory: connecting \(bench.options.memoryCars) cars")
+        let start = ContinuousClock.now
+        let cars = try await bench.connectCars(bench.options.memoryCars, to: address)
+        let connectSeconds = milliseconds(ContinuousClock.now - start) / 1000
+        try await Task.sleep(for: settle)
+        let loaded = try MemorySample.read(pid: server.processIdentifier)
+        cars.forEach { $0.abort() }
+        try await Task.sleep(for: settle * 2)
+        let after = try MemorySample.read(pid: server.processIdentifier)
+
+        // A second wave tells memory kept for reuse (the allocator's) from memory leaked per car.
+        progress("memory: \(bench.options.memoryCars) cars again")
+        let again = try await bench.connectCars(bench.options.memoryCars, to: address)
+        try await Task.sleep(for: settle)
+        let secondWave = try MemorySample.read(pid: server.processIdentifier)
+        again.forEach { $0.abort() }
+        return MemoryReport(
+            reference: reference, idle: idle, loaded: loaded, after: after, again: secondWave, largestFiles: largestFiles,
+            cars: cars.count, connectSeconds: connectSeconds)
+    }
+
+    static func launch(_ executable: String, _ arguments: [String], log: String) throws -> Process {
+        guard FileManager.default.createFile(atPath: log, contents: nil) else { throw BenchFailure("cannot create \(log)") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle(forWritingAtPath: log)
+        try process.run()
+        return process
+    }
+
+    /// SIGTERM, then SIGKILL if it is still there after 5 s.
+    static func stop(_ process: Process) {
+        guard process.isRunning else { return }
+        process.terminate()
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    /// Polls `file` until `parse` finds what it wants in it, for at most 20 s.
+    static func waitFor<T>(file: String, _ parse: (String) -> T?) async throws -> T {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            if let text = try? String(contentsOfFile: file, encoding: .utf8), !text.isEmpty, let found = parse(text) { return found }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let text = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
+        throw BenchFailure("nothing usable in \(file) within 20 s: \(text.suffix(500))")
+    }
+
+    /// The reference child: a listening reactor and nothing else, until the parent stops it
+    /// (at most two minutes).
+    static func idleReference(readyFile: String) -> Never {
+        do {
+            let listener = try TCPListener.bind(ListenAddress.parse("127.0.0.1:0"), logger: .silent)
+            listener.start { $0.abort() }
+            guard FileManager.default.createFile(atPath: readyFile, contents: Data("\(listener.boundAddress)\n".utf8)) else { exit(1) }
+            sleep(120)
+            exit(0)
+        } catch {
+            FileHandle.standardError.write(Data("idle reference: \(error)\n".utf8))
+            exit(1)
+        }
+    }
+
+    static func print(_ report: MemoryReport) {
+        func row(_ name: String, _ sample: MemorySample) {
+            Swift.print("| \(name) | \(formatMiB(kilobytes: sample.rss)) | \(formatMiB(kilobytes: sample.peak)) "
+                + "| \(formatMiB(kilobytes: sample.anonymous)) | \(formatMiB(kilobytes: sample.file)) "
+                + "| \(formatRatio(Double(sample.rss) / Double(targetKiB))) |")
+        }
+        Swift.print("Resident memory of a `dashport serve` child process (release build, /proc/<pid>/status), "
+            + "\(settle) after each step; design target: idle under 20 MB\n")
+        Swift.print("| what | VmRSS | VmHWM (peak) | RssAnon (private) | RssFile (mapped files) | VmRSS × 20 MiB target |")
+        Swift.print("|---|---:|---:|---:|---:|---:|")
+        row("reference: Swift runtime + Foundation + one listening reactor, no Dashport core", report.reference)
+        row("`dashport serve`, idle after start", report.idle)
+        row("`dashport serve`, \(report.cars) Dashport cars connected (each browsed its root)", report.loaded)
+        row("`dashport serve`, \(settle * 2) after the \(report.cars) cars left", report.after)
+        row("`dashport serve`, \(report.cars) other cars connected (a second wave)", report.again)
+        let perCar = Double(report.loaded.anonymous - report.idle.anonymous) / Double(max(report.cars, 1))
+        Swift.print(String(format: "\nPer connected car (RssAnon): %.0f KiB. The %d cars connected (TCP, TLS, AAP setup, root tabs) in %.2f s, 16 at a time.",
+                           perCar, report.cars, report.connectSeconds))
+        Swift.print("Largest mapped files of the idle server (resident): "
+            + report.largestFiles.map { "\($0.name) \(formatMiB(kilobytes: $0.kib))" }.joined(separator: ", ") + ".")
+    }
+}
