@@ -7,8 +7,9 @@ import DashportLink
 import DashportMessages
 import DashportTLS
 
-/// Runs one input through a fresh `PhoneLink` with a real TLS server context and traps when the
-/// driver contract breaks. The first byte picks the mode (bit 0) and configuration bits:
+/// Runs one input through a fresh `PhoneLink` with a real TLS server context and reports every
+/// break of the driver contract through `fuzzViolation` (the fuzz target traps, the tests record).
+/// The first byte picks the mode (bit 0) and configuration bits:
 /// - even: the rest is raw wire bytes from a "head unit", fed in input-derived splits with ticks
 ///   at input-derived times (reaches the version exchange and the TLS handshake);
 /// - odd: a real in-memory handshake with a `HeadUnitLink` first, then the rest is a script of
@@ -144,11 +145,13 @@ enum LinkFuzz {
             case .authComplete: step(to: 3, event)
             case .discovered: step(to: 4, event)
             case .channelOpened(let service):
-                fuzzCheck(setupStep == 4 && openChannels.insert(service.channel).inserted, "\(event) for an open channel")
+                let wasClosed = openChannels.insert(service.channel).inserted
+                fuzzCheck(setupStep == 4 && wasClosed, "\(event) for an open channel")
             case .channelOpenFailed(let service, _):
                 fuzzCheck(setupStep == 4 && !openChannels.contains(service.channel), "\(event) for an open channel")
             case .channelClosed(let service):
-                fuzzCheck(openChannels.remove(service.channel) != nil, "\(event) for a channel that was not open")
+                let wasOpen = openChannels.remove(service.channel) != nil
+                fuzzCheck(wasOpen, "\(event) for a channel that was not open")
             case .message(let channel, let id, let body):
                 fuzzCheck(openChannels.contains(channel), "a message on channel \(channel), which is not open")
                 messages.append((channel, id, body))
@@ -234,6 +237,7 @@ enum LinkFuzz {
         bytes.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 }
     }
 
+    /// SplitMix64, seeded from the input: where the bytes are split.
     struct FuzzRandom {
         private var state: UInt64
         init(seed: UInt64) { state = seed }
