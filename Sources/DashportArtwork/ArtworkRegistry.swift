@@ -52,7 +52,7 @@ struct ArtworkRegistry {
     /// How long a remembered file (or its refusal) is trusted before it is checked again.
     let recheckInterval: Duration
     private var entries: BoundedLRU<ArtworkKey, Registration>
-    private var outcomes: BoundedLRU<String, Outcome>
+    private var memo: BoundedLRU<String, Memo>
     private(set) var counters = Counters()
 
     /// - Parameter recheckInterval: `.zero` checks a file on every registration.
@@ -67,22 +67,26 @@ struct ArtworkRegistry {
         self.capacity = max(1, capacity)
         self.recheckInterval = max(.zero, recheckInterval)
         self.entries = BoundedLRU(capacity: capacity)
-        self.outcomes = BoundedLRU(capacity: capacity)
+        self.memo = BoundedLRU(capacity: capacity)
     }
 
     var count: Int { entries.count }
     /// URIs whose outcome is remembered.
-    var rememberedCount: Int { outcomes.count }
+    var rememberedCount: Int { memo.count }
 
     func registration(for key: ArtworkKey) -> Registration? { entries[key] }
 
     /// Registers `uri` (again) and returns its key, or why it cannot be served. `now` decides
     /// whether a remembered file is due for a check.
     mutating func register(_ uri: String, at now: ContinuousClock.Instant) -> Result<ArtworkKey, ArtworkError> {
-        if let known = outcomes[uri], let result = reuse(known, of: uri, at: now) { return result }
-        let outcome = evaluate(uri, at: now)
-        if uri.utf8.count <= Self.maxRememberedURIBytes { outcomes.set(outcome, for: uri) }
-        return settle(outcome)
+        if let known = memo.touchedValue(uri), stillHolds(known, of: uri, at: now) {
+            return settle(known.outcome.value, evaluated: false)
+        }
+        let (outcome, checkedAt) = evaluate(uri, at: now)
+        if uri.utf8.count <= Self.maxRememberedURIBytes {
+            memo.set(Memo(outcome: SharedOutcome(outcome), checkedAt: checkedAt), for: uri)
+        }
+        return settle(outcome, evaluated: true)
     }
 
     /// Resolves `path` and checks that it is a regular file inside a root.
@@ -96,33 +100,34 @@ struct ArtworkRegistry {
         return .success((resolved, info))
     }
 
-    /// The whole work of a registration: parse, check the scheme, for a file resolve it, compute the key.
-    private mutating func evaluate(_ uri: String, at now: ContinuousClock.Instant) -> Outcome {
+    /// The whole work of a registration: parse, check the scheme, for a file resolve it, compute
+    /// the key. Also when the outcome must be checked again: nil when it depends on the URI alone.
+    private mutating func evaluate(_ uri: String, at now: ContinuousClock.Instant) -> (Outcome, checkedAt: ContinuousClock.Instant?) {
         guard let url = URL(string: uri), let scheme = url.scheme?.lowercased() else {
-            return .refused(.unsupportedScheme(String(uri.prefix { $0 != "?" })), until: nil)
+            return (.refused(.unsupportedScheme(String(uri.prefix { $0 != "?" }))), nil)
         }
         switch scheme {
         case "https", "http":
             guard scheme == "https" || allowPlainHTTP, let host = url.host, !host.isEmpty else {
-                return .refused(.unsupportedScheme(Self.redacted(url)), until: nil)
+                return (.refused(.unsupportedScheme(Self.redacted(url))), nil)
             }
             let registration = Registration(uri: uri, source: .remote(url), displayURI: Self.redacted(url))
-            return .remote(key(of: uri), registration)
+            return (.accepted(key(of: uri), registration, file: nil), nil)
         case "file":
             guard (url.host ?? "").isEmpty || url.host == "localhost", url.path.hasPrefix("/") else {
-                return .refused(.unsupportedScheme(uri), until: nil)
+                return (.refused(.unsupportedScheme(uri)), nil)
             }
             counters.filesResolved += 1
             switch resolveFile(url.path) {
             case .failure(let error):
-                return .refused(error, until: now + recheckInterval)
+                return (.refused(error), now)
             case .success(let (path, info)):
                 let key = key(of: "file\u{0}\(path)\u{0}\(info.size)\u{0}\(info.modified)")
                 let registration = Registration(uri: uri, source: .file(url.path), displayURI: uri)
-                return .file(key, registration, FileState(path: url.path, info: info, checkedAt: now))
+                return (.accepted(key, registration, file: FileIdentity(info)), now)
             }
         default:
-            return .refused(.unsupportedScheme(Self.redacted(url)), until: nil)
+            return (.refused(.unsupportedScheme(Self.redacted(url))), nil)
         }
     }
 
@@ -150,69 +155,63 @@ struct ArtworkRegistry {
 }
 
 extension ArtworkRegistry {
-    /// What registering a URI came to, remembered per URI.
-    enum Outcome {
-        /// Accepted. An https/http key depends on the URI alone, so it never needs a check.
-        case remote(ArtworkKey, Registration)
-        /// Accepted, and valid while the path still leads to the same file, unchanged.
-        case file(ArtworkKey, Registration, FileState)
-        /// Refused until `until`; nil when the refusal depends on the URI alone (its scheme or host).
-        case refused(ArtworkError, until: ContinuousClock.Instant?)
+    /// What registering a URI came to.
+    enum Outcome: Sendable {
+        /// Accepted. `file` is the file the key was computed for; nil for https/http, whose key
+        /// depends on the URI alone.
+        case accepted(ArtworkKey, Registration, file: FileIdentity?)
+        case refused(ArtworkError)
     }
 
-    /// Which file a `file://` URI led to when it was last checked.
-    struct FileState {
-        /// The path as written in the URI.
-        var path: String
+    /// A file as `stat` saw it. A path that now leads to another file, or an edit, changes it.
+    struct FileIdentity: Hashable, Sendable {
         var device: UInt64
         var inode: UInt64
         var size: Int
         var modified: Int64
-        var checkedAt: ContinuousClock.Instant
 
-        init(path: String, info: DiskIO.FileInfo, checkedAt: ContinuousClock.Instant) {
-            self.path = path
-            self.device = info.device
-            self.inode = info.inode
-            self.size = info.size
-            self.modified = info.modified
-            self.checkedAt = checkedAt
-        }
-
-        /// Whether `info` (a `stat` of ``path``) is still the file the key was computed for.
-        func isSameFile(as info: DiskIO.FileInfo) -> Bool {
-            info.isRegularFile && info.device == device && info.inode == inode && info.size == size && info.modified == modified
+        init(_ info: DiskIO.FileInfo) {
+            (device, inode, size, modified) = (info.device, info.inode, info.size, info.modified)
         }
     }
 
-    /// The remembered outcome if it still holds (refreshing its place in both LRUs), or nil when
-    /// the URI must be evaluated again: a refusal that expired, or a file that changed.
-    private mutating func reuse(_ outcome: Outcome, of uri: String, at now: ContinuousClock.Instant) -> Result<ArtworkKey, ArtworkError>? {
-        var outcome = outcome
-        switch outcome {
-        case .remote:
-            break
-        case .refused(_, let until):
-            if let until, now >= until { return nil }
-        case .file(let key, let registration, var state):
-            if now >= state.checkedAt + recheckInterval {
-                counters.filesChecked += 1
-                guard let info = DiskIO.info(state.path), state.isSameFile(as: info) else { return nil }
-                state.checkedAt = now
-                outcome = .file(key, registration, state)
-            }
-        }
-        outcomes.set(outcome, for: uri)
-        return settle(outcome)
+    /// An outcome as the memo holds it: reading it on every registration of its URI costs one
+    /// reference count, not one per string inside.
+    final class SharedOutcome: Sendable {
+        let value: Outcome
+        init(_ value: Outcome) { self.value = value }
     }
 
-    /// Registers an accepted outcome's key (again, as the most recent) and returns the result.
-    private mutating func settle(_ outcome: Outcome) -> Result<ArtworkKey, ArtworkError> {
+    /// One remembered URI.
+    struct Memo {
+        let outcome: SharedOutcome
+        /// When the file system was last asked (a file's outcome, accepted or refused); nil when
+        /// the outcome depends on the URI alone and never needs a check.
+        var checkedAt: ContinuousClock.Instant?
+    }
+
+    /// Whether a remembered outcome still holds: one that depends on the URI alone always does;
+    /// one about a file until ``recheckInterval`` is up, and then, for an accepted file, as long
+    /// as one `stat` of its path finds the same file unchanged (the check starts a new interval).
+    private mutating func stillHolds(_ known: Memo, of uri: String, at now: ContinuousClock.Instant) -> Bool {
+        guard let checkedAt = known.checkedAt, now >= checkedAt + recheckInterval else { return true }
+        guard case .accepted(_, let registration, let file?) = known.outcome.value, case .file(let path) = registration.source else {
+            return false  // a refusal is worked out again
+        }
+        counters.filesChecked += 1
+        guard let info = DiskIO.info(path), info.isRegularFile, FileIdentity(info) == file else { return false }
+        memo.set(Memo(outcome: known.outcome, checkedAt: now), for: uri)
+        return true
+    }
+
+    /// The result of an outcome; an accepted key becomes (again) the most recent registration.
+    /// A key registered earlier keeps its registration; a fresh evaluation replaces it.
+    private mutating func settle(_ outcome: Outcome, evaluated: Bool) -> Result<ArtworkKey, ArtworkError> {
         switch outcome {
-        case .remote(let key, let registration), .file(let key, let registration, _):
-            entries.set(registration, for: key)
+        case .accepted(let key, let registration, _):
+            if evaluated || !entries.touch(key) { entries.set(registration, for: key) }
             return .success(key)
-        case .refused(let error, _):
+        case .refused(let error):
             return .failure(error)
         }
     }

@@ -1,9 +1,10 @@
-/// A dictionary of at most `capacity` entries that forgets the least recently set first.
+/// A dictionary of at most `capacity` entries that forgets the least recently used first
+/// (set or touched).
 ///
-/// Every ``set(_:for:)`` appends (key, generation) to a queue; eviction walks the queue from the
-/// front and skips items whose key was set again since (their generation moved on). The queue
-/// is compacted once it is more than twice the live entries, so each operation is amortised O(1)
-/// and the queue never holds more than about twice what the dictionary holds.
+/// Every ``set(_:for:)`` and ``touch(_:)`` appends (key, generation) to a queue; eviction walks
+/// the queue from the front and skips items whose key was used again since (their generation
+/// moved on). The queue is compacted once it is more than twice the live entries, so each
+/// operation is amortised O(1) and the queue never holds much more than the dictionary holds.
 struct BoundedLRU<Key: Hashable, Value> {
     let capacity: Int
     private var entries: [Key: (value: Value, generation: UInt64)] = [:]
@@ -32,9 +33,35 @@ struct BoundedLRU<Key: Hashable, Value> {
             orderStart += 1
             if entries[oldest.key]?.generation == oldest.generation { entries[oldest.key] = nil }
         }
-        if order.count > 2 * max(entries.count, 16) {
-            order = order[orderStart...].filter { entries[$0.key]?.generation == $0.generation }
-            orderStart = 0
-        }
+        compactIfNeeded()
+    }
+
+    /// Makes `key` the most recent entry, leaving its value as it is; false if it is not held.
+    /// One hash lookup, and the value is not copied.
+    @discardableResult
+    mutating func touch(_ key: Key) -> Bool {
+        guard let index = entries.index(forKey: key) else { return false }
+        refresh(key, at: index)
+        return true
+    }
+
+    /// The value of `key`, which becomes the most recent entry (nil if it is not held).
+    mutating func touchedValue(_ key: Key) -> Value? {
+        guard let index = entries.index(forKey: key) else { return nil }
+        refresh(key, at: index)
+        return entries.values[index].value
+    }
+
+    private mutating func refresh(_ key: Key, at index: Dictionary<Key, (value: Value, generation: UInt64)>.Index) {
+        generation &+= 1
+        entries.values[index].generation = generation
+        order.append((key, generation))
+        compactIfNeeded()
+    }
+
+    private mutating func compactIfNeeded() {
+        guard order.count > 2 * max(entries.count, 16) else { return }
+        order = order[orderStart...].filter { entries[$0.key]?.generation == $0.generation }
+        orderStart = 0
     }
 }
