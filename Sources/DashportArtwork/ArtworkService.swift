@@ -85,6 +85,16 @@ public actor ArtworkService {
         }
     }
 
+    /// Registers every URI in one call (one hop onto this actor for a whole browse answer) and
+    /// returns the keys of those accepted, by URI.
+    public func register(all uris: some Sequence<String>) -> [String: ArtworkKey] {
+        var keys: [String: ArtworkKey] = [:]
+        for uri in uris {
+            if let key = register(uri) { keys[uri] = key }
+        }
+        return keys
+    }
+
     /// The cover of `key`, fitted into `width` x `height` (0 means the configured default size).
     ///
     /// Throws at once for an unregistered key, a box outside `1...maxSize`, or a URI in backoff;

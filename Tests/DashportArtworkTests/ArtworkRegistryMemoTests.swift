@@ -159,3 +159,18 @@ import Glibc
         #expect(sink.records.filter { $0.message.contains("refused") }.count == 1)  // logged once
     }
 }
+
+@Suite("Registering many URIs at once")
+struct RegisterAllTests {
+    @Test func registerAllReturnsTheKeysOfTheAcceptedURIsOnly() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dashport-register-all-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let service = ArtworkService(configuration: ArtworkConfiguration(roots: [directory], cacheDirectory: directory + "/cache"))
+        let accepted = "https://example.com/a.jpg"
+        let refused = "ftp://example.com/b.jpg"
+        let keys = await service.register(all: [accepted, refused])
+        #expect(Set(keys.keys) == [accepted])
+        #expect(keys[accepted] == (await service.register(accepted)))
+    }
+}
