@@ -138,6 +138,18 @@ let package = Package(
             path: "tools/fuzz/FuzzFrames",
             swiftSettings: strict
         ),
+        .executableTarget(
+            name: "FuzzLink",
+            dependencies: ["DashportLink", "DashportHeadUnit", "DashportTLS", "DashportFrames", "DashportMessages"],
+            path: "tools/fuzz/FuzzLink",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "FuzzServices",
+            dependencies: ["DashportServices", "DashportMessages", "DashportSession", "DashportBrowse"],
+            path: "tools/fuzz/FuzzServices",
+            swiftSettings: strict
+        ),
 
         // MARK: Tests (Swift Testing only)
         .testTarget(
@@ -156,6 +168,7 @@ let package = Package(
         .testTarget(
             name: "DashportLinkTests",
             dependencies: ["DashportLink", "DashportHeadUnit", "DashportTLS", "DashportFrames", "DashportMessages"],
+            exclude: ["FuzzCrashes"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -169,6 +182,7 @@ let package = Package(
         .testTarget(
             name: "DashportServicesTests",
             dependencies: ["DashportServices", "DashportMessages", "DashportSession", "DashportBrowse", "DashportLog"],
+            exclude: ["FuzzCrashes"],
             swiftSettings: strict
         ),
         .testTarget(name: "DashportTransportTests", dependencies: ["DashportTransport"], swiftSettings: strict),

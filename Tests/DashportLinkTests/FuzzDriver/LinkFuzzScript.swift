@@ -1,0 +1,1 @@
+../../../tools/fuzz/FuzzLink/LinkFuzzScript.swift

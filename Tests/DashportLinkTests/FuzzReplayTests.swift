@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+
+/// Replays every input kept in `FuzzCrashes/` (inputs that ever crashed `tools/fuzz/FuzzLink`, and
+/// hand-made `seed-*.bin` ones) through the fuzzer's own driver: `FuzzDriver/` links to the files
+/// in `tools/fuzz/FuzzLink/`, so an input takes exactly the path it took under libFuzzer. A broken
+/// invariant is an issue here instead of a trap; a crash of the link itself still crashes the test.
+@Suite struct FuzzReplayTests {
+    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("FuzzCrashes")
+
+    static func inputs() throws -> [(name: String, bytes: [UInt8])] {
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            .filter { !$0.hasPrefix(".") && !$0.hasSuffix(".md") }
+            .sorted()
+        return try names.map { ($0, Array(try Data(contentsOf: directory.appendingPathComponent($0)))) }
+    }
+
+    @Test func folderHoldsSeedsOfBothModes() throws {
+        let seeds = try Self.inputs().filter { $0.name.hasPrefix("seed-") }
+        #expect(seeds.contains { ($0.bytes.first ?? 1) & 1 == 0 }, "a raw-mode seed (first byte even)")
+        #expect(seeds.contains { ($0.bytes.first ?? 0) & 1 == 1 }, "a running-mode seed (first byte odd)")
+    }
+
+    @Test func everyKeptInputKeepsTheInvariants() throws {
+        let inputs = try Self.inputs()
+        try #require(!inputs.isEmpty, "FuzzCrashes/ must hold at least one input to replay")
+        for (name, bytes) in inputs {
+            FuzzReplay.$input.withValue(name) { LinkFuzz.run(bytes) }
+        }
+    }
+
+    /// The checks are live: a send the fuzzer would trap on is reported here.
+    @Test func brokenFramesAreReported() {
+        withKnownIssue("a BULK frame too short for a message id") {
+            LinkFuzz.checkFrames([0x00, 0x03, 0x00, 0x01, 0x42])
+        }
+        withKnownIssue("a FIRST frame with no LAST") {
+            LinkFuzz.checkFrames([0x05, 0x01, 0x00, 0x02, 0x00, 0x00, 0x00, 0x09, 0x80, 0x01])
+        }
+        withKnownIssue("a frame over 16384 bytes") {
+            LinkFuzz.checkFrames([0x05, 0x03, 0x40, 0x00] + [UInt8](repeating: 0, count: 0x4000))
+        }
+    }
+
+    /// A running-mode seed really reaches the running link: its service message arrives.
+    @Test func runningSeedDeliversItsMessage() {
+        // Head unit as configured by 0x01; then op 1: channel index 0 (input, 8), id 0x8001, 3 bytes.
+        let script = LinkFuzz.Script([0x01, 0x01, 0x00, 0x80, 0x01, 0x03, 0x0A, 0x0B, 0x0C])
+        script.run()
+        #expect(script.watch.messages.count == 1)
+        #expect(script.watch.messages.first?.channel == 8)
+        #expect(script.watch.messages.first?.id == 0x8001)
+        #expect(script.watch.messages.first?.body == [0x0A, 0x0B, 0x0C])
+        #expect(script.watch.closed, "the script ends with a bye-bye")
+    }
+
+    /// With bit 7 the discovery response is the input's: the kept seed's odd entries (ids 0, 300
+    /// and -1, a repeated 13) are skipped, the rest listed, and the link still runs.
+    @Test func fuzzedDiscoveryResponseIsParsed() throws {
+        let bytes = Array(try Data(contentsOf: Self.directory.appendingPathComponent("seed-run-discovery-odd-entries.bin")))
+        let script = LinkFuzz.Script(bytes)
+        script.run()
+        #expect(script.phone.car?.services.map(\.channel) == [13, 15, 16, 42, 8])
+        #expect(script.watch.setupStep == 4)
+    }
+}
+
+/// The input being replayed, named in every issue.
+enum FuzzReplay {
+    @TaskLocal static var input = "?"
+}
+
+/// What the shared driver calls on a broken invariant (the fuzz target traps instead).
+func fuzzViolation(_ message: String) {
+    Issue.record("\(FuzzReplay.input): \(message)")
+}
+
+func fuzzCheck(_ condition: Bool, _ message: @autoclosure () -> String) {
+    if !condition { fuzzViolation(message()) }
+}

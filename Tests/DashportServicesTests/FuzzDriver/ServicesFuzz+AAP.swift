@@ -1,0 +1,1 @@
+../../../tools/fuzz/FuzzServices/ServicesFuzz+AAP.swift

@@ -1,0 +1,83 @@
+import DashportMessages
+import DashportServices
+import Foundation
+import Testing
+
+/// Replays every input kept in `FuzzCrashes/` (inputs that ever crashed `tools/fuzz/FuzzServices`,
+/// and `seed-*.bin` ones from `Fixtures/services/generate.py`) through the fuzzer's own driver:
+/// `FuzzDriver/` links to the files in `tools/fuzz/FuzzServices/`, so an input takes exactly the
+/// path it took under libFuzzer. A broken invariant is an issue here instead of a trap.
+@Suite struct FuzzReplayTests {
+    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("FuzzCrashes")
+
+    static func inputs() throws -> [(name: String, bytes: [UInt8])] {
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            .filter { !$0.hasPrefix(".") && !$0.hasSuffix(".md") }
+            .sorted()
+        return try names.map { ($0, Array(try Data(contentsOf: directory.appendingPathComponent($0)))) }
+    }
+
+    static func seed(_ name: String) throws -> [UInt8] {
+        Array(try Data(contentsOf: directory.appendingPathComponent("seed-\(name).bin")))
+    }
+
+    @Test func folderHoldsASeedForEveryService() throws {
+        let selectors = Set(try Self.inputs().filter { $0.name.hasPrefix("seed-") }.compactMap { $0.bytes.first.map { $0 & 3 } })
+        #expect(selectors == [0, 1, 2, 3], "seeds for the input, status, classic and media services")
+    }
+
+    @Test func everyKeptInputKeepsTheInvariants() throws {
+        let inputs = try Self.inputs()
+        try #require(!inputs.isEmpty, "FuzzCrashes/ must hold at least one input to replay")
+        for (name, bytes) in inputs {
+            FuzzReplay.$input.withValue(name) { ServicesFuzz.run(bytes) }
+        }
+    }
+
+    /// The seeds reach past the first message: answers, covers and pushes really happen.
+    @Test func seedsReachTheAnswerPaths() throws {
+        var reader = ServicesFuzz.Reader(bytes: try Self.seed("status-start-cover-tick"), index: 1)
+        let status = ServicesFuzz.runStatus(&reader)
+        #expect(status.statuses >= 2 && status.covers >= 1)
+
+        reader = ServicesFuzz.Reader(bytes: try Self.seed("classic-source-two-pages"), index: 1)
+        var classic = ServicesFuzz.ClassicRun(&reader)
+        classic.run()
+        #expect(classic.nodes == 1 && classic.nodesWithCovers == 1 && classic.issued.count >= 4)
+
+        reader = ServicesFuzz.Reader(bytes: try Self.seed("media-browse-and-answer"), index: 1)
+        var media = ServicesFuzz.MediaRun(&reader)
+        media.run()
+        #expect(media.sent[.browseResult] == 2 && media.sent[.mediaItemState] == 1 && media.pending.isEmpty)
+
+        reader = ServicesFuzz.Reader(bytes: try Self.seed("media-commands"), index: 1)
+        media = ServicesFuzz.MediaRun(&reader)
+        media.run()
+        #expect(media.sent[.commandResult] == 5 && media.issued.count == 5 && media.pending.isEmpty)
+    }
+
+    /// The checks are live: what the fuzzer would trap on is reported here.
+    @Test func brokenOutputIsReported() {
+        withKnownIssue("a message on another channel than the service's") {
+            ServicesFuzz.checkSize(OutgoingMessage(channel: 16, messageId: 0x8001, body: []), channel: 15)
+        }
+        withKnownIssue("a body the generated type cannot read") {
+            _ = ServicesFuzz.decode(AAP.MediaRootNode.self, [0x0A, 0x05, 0x2F])
+        }
+    }
+}
+
+/// The input being replayed, named in every issue.
+enum FuzzReplay {
+    @TaskLocal static var input = "?"
+}
+
+/// What the shared driver calls on a broken invariant (the fuzz target traps instead).
+func fuzzViolation(_ message: String) {
+    Issue.record("\(FuzzReplay.input): \(message)")
+}
+
+func fuzzCheck(_ condition: Bool, _ message: @autoclosure () -> String) {
+    if !condition { fuzzViolation(message()) }
+}

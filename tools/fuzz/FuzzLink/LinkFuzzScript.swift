@@ -1,0 +1,232 @@
+// The running mode of FuzzLink: a real in-memory handshake, then the input as a script. Shared with
+// Tests/DashportLinkTests like LinkFuzz.swift.
+import DashportFrames
+import DashportHeadUnit
+import DashportLink
+import DashportMessages
+
+extension LinkFuzz {
+    /// A `PhoneLink` and a `HeadUnitLink` back to back in memory, driven by the input.
+    ///
+    /// Byte 0 (odd) configures the head unit: bit 1 encrypted control messages, bit 2 it pings every
+    /// 700 ms, bit 3 it never answers the open of channel 15, bit 4 it refuses channel 13, bit 5 it
+    /// presents no certificate, bit 6 it does not answer pings, bit 7 its SERVICE_DISCOVERY_RESPONSE
+    /// body comes from the input (two length bytes, low first, then the body), so discovery parsing
+    /// is fuzzed too (it still answers channel opens for its own channels 8, 13, 15 and 16). Then
+    /// each operation is one byte `op` (`op & 7` the kind, bits 5 and 6 options) followed by its
+    /// arguments (see `perform`). Lengths are one byte, two with bit 6.
+    final class Script {
+        let phone: PhoneLink
+        let headUnit: HeadUnitLink
+        let watch: Watch
+        private var reader: ByteReader
+        private var random: FuzzRandom
+        private(set) var now = Duration.seconds(1000)
+        private var toPhone: [UInt8] = []
+        private var toHeadUnit: [UInt8] = []
+        /// No raw bytes went to the phone yet, so its frame decoder is in step with the head unit.
+        private var wireClean = true
+        /// What the phone may still be asked to send (keeps one input's cost bounded): one message
+        /// just over the 1 MiB cap, or several smaller ones.
+        private var sendBudget = LinkFuzz.sendPattern.count
+        /// The timestamp of the phone's latest ping, for a head-unit answer.
+        private var lastPhonePing: Int64 = 0
+
+        /// Whether the discovery response is the input's rather than the head unit's own.
+        let fuzzedDiscovery: Bool
+
+        init(_ input: [UInt8]) {
+            let flags = input[0]
+            reader = ByteReader(bytes: input, index: 1)
+            fuzzedDiscovery = flags & 0x80 != 0
+            let discovery = fuzzedDiscovery ? reader.take(Int(reader.byte()) | Int(reader.byte()) << 8) : nil
+            let configuration = HeadUnitConfiguration(
+                controlEncryption: flags & 0x02 != 0 ? .encrypted : .plain,
+                answersPings: flags & 0x40 == 0,
+                pingInterval: flags & 0x04 != 0 ? .milliseconds(700) : nil,
+                unansweredChannelOpens: flags & 0x08 != 0 ? [15] : [],
+                refusedChannelOpens: flags & 0x10 != 0 ? [13: -4] : [:],
+                discoveryResponseBody: discovery)
+            phone = PhoneLink(tls: LinkFuzz.phoneSession())
+            headUnit = HeadUnitLink(configuration: configuration, tls: LinkFuzz.carSession(certificate: flags & 0x20 == 0))
+            watch = Watch(phone)
+            random = FuzzRandom(seed: LinkFuzz.fnv1a(input))
+        }
+
+        func run() {
+            toHeadUnit += watch.tick(now)
+            takeHeadUnit(headUnit.start(now: now))
+            pump()
+            // Only a discovery response from the input may stop the handshake: one that does not decode.
+            var refused = false
+            if fuzzedDiscovery, case .undecodable(ControlID.serviceDiscoveryResponse, _)? = phone.closeReason { refused = true }
+            fuzzCheck(headUnit.phase == .running && (phone.phase == .running || refused),
+                      "the in-memory handshake did not finish: phone \(phone.phase), head unit \(headUnit.phase)")
+            while !reader.isAtEnd {
+                perform(reader.byte())
+                pump()
+            }
+            advance(by: .seconds(6))
+            toHeadUnit += watch.take(phone.sayByeBye(now: now))
+            pump()
+            advance(by: .seconds(2))
+            fuzzCheck(watch.closed, "a bye-bye did not end the link within the grace (phase \(phone.phase))")
+        }
+
+        private func perform(_ op: UInt8) {
+            switch op & 7 {
+            case 0:  // raw bytes straight to the phone
+                wireClean = false
+                toPhone += reader.take(length(op))
+            case 1:  // a service message the head unit encrypts on one of its open channels
+                let channels = headUnit.openChannels.sorted()
+                let channel = channels.isEmpty ? 0 : channels[Int(reader.byte()) % channels.count]
+                let id = reader.u16()
+                let body = reader.take(length(op))
+                let expectDelivery = wireClean && phone.phase == .running && watch.openChannels.contains(channel)
+                    && id != ControlID.channelOpenResponse && id != ControlID.channelCloseNotification
+                let before = watch.messages.count
+                guard let actions = try? headUnit.send(channel: channel, messageId: id, body: body) else { return }
+                takeHeadUnit(actions)
+                pump()
+                if expectDelivery && phone.phase == .running {
+                    let delivered = watch.messages.dropFirst(before).map { "\($0.channel)/\($0.id)/\($0.body.count)" }
+                    fuzzCheck(delivered == ["\(channel)/\(id)/\(body.count)"] && watch.messages.last?.body == body,
+                              "a \(body.count)-byte message \(id) on channel \(channel) arrived as \(delivered)")
+                }
+            case 2:  // any message on any channel, framed and (bit 5) encrypted by the head unit
+                let channel = reader.byte(), id = reader.u16()
+                takeHeadUnit(headUnit.sendUnchecked(channel: channel, messageId: id, body: reader.take(length(op)),
+                                                    encrypted: op & 0x20 != 0))
+            case 3:  // the clock moves on: both sides tick at every deadline on the way
+                advance(by: .milliseconds(Int64(reader.byte()) * (op & 0x40 != 0 ? 100 : 10)))
+            case 4:  // the phone sends on an open channel (bit 5: any channel)
+                phoneSend(op)
+            case 5:  // bye-bye from the phone (bit 5) or the head unit
+                let reason = AAP.ByeByeRequest.Reason(rawValue: Int32(reader.byte()))
+                if op & 0x20 != 0 {
+                    toHeadUnit += watch.take(phone.sayByeBye(reason: reason, now: now))
+                } else {
+                    takeHeadUnit(headUnit.sayByeBye(reason: reason, now: now))
+                }
+            case 6:
+                controlMessage(op)
+            default:  // a hand-made plaintext frame: any channel, any flags, a message id and a body
+                wireClean = false
+                let channel = reader.byte(), flags = FrameFlags(rawValue: reader.byte()), total = UInt32(reader.u16())
+                let payload = MessageID.encode(reader.u16(), body: reader.take(length(op)))
+                toPhone += Frame(channel: channel, flags: flags, totalLength: flags.type == .first ? total : nil,
+                                 payload: payload).encoded()
+            }
+        }
+
+        private func length(_ op: UInt8) -> Int {
+            Int(reader.byte()) | (op & 0x40 != 0 ? Int(reader.byte()) << 8 : 0)
+        }
+
+        private func phoneSend(_ op: UInt8) {
+            let open = phone.openServices.map(\.channel)
+            let pick = reader.byte()
+            let channel = op & 0x20 != 0 || open.isEmpty ? pick : open[Int(pick) % open.count]
+            let id = reader.u16()
+            let size = min(sendBudget, Int(reader.u16()) * (op & 0x40 != 0 ? 17 : 1))
+            sendBudget -= size
+            let body = Array(LinkFuzz.sendPattern[..<size])
+            do {
+                toHeadUnit += watch.take(try phone.send(channel: channel, messageId: id, body: body))
+            } catch {
+                switch error {
+                case .notRunning(let phase): fuzzCheck(phase == phone.phase && phase != .running, "\(error) while \(phone.phase)")
+                case .channelNotOpen: fuzzCheck(!watch.openChannels.contains(channel) || watch.closed, "\(error) on an open channel")
+                case .messageTooLarge: fuzzCheck(size + 2 > FrameLimits.default.maxMessageSize, "\(error) for \(size) bytes")
+                }
+            }
+        }
+
+        /// Well-formed control traffic the fuzzer would take long to spell: pings either way, a
+        /// channel close, a channel-open answer with any status.
+        private func controlMessage(_ op: UInt8) {
+            let listed = headUnit.configuration.car.services.map(\.channel)
+            let sub = reader.byte(), value = reader.u16()
+            let encrypted = op & 0x20 != 0
+            let (channel, id, body): (UInt8, UInt16, [UInt8])
+            switch sub & 3 {
+            case 0:
+                (channel, id, body) = (0, ControlID.pingRequest, AAP.PingRequest(timestamp: Int64(value)).serializedBytes())
+            case 1:
+                let stamp = op & 0x40 != 0 ? Int64(value) : lastPhonePing
+                (channel, id, body) = (0, ControlID.pingResponse, AAP.PingResponse(timestamp: stamp).serializedBytes())
+            case 2:
+                (channel, id, body) = (listed[Int(value) % listed.count], ControlID.channelCloseNotification, [])
+            default:
+                let status = AAP.MessageStatus(rawValue: Int32(Int8(truncatingIfNeeded: value)))
+                (channel, id, body) = (listed[Int(value >> 8) % listed.count], ControlID.channelOpenResponse,
+                                       AAP.ChannelOpenResponse(status: status).serializedBytes())
+            }
+            takeHeadUnit(headUnit.sendUnchecked(channel: channel, messageId: id, body: body, encrypted: encrypted || channel != 0))
+        }
+
+        // MARK: - Moving bytes and time
+
+        private func takeHeadUnit(_ actions: [HeadUnitAction]) {
+            for action in actions {
+                switch action {
+                case .send(let bytes):
+                    toPhone += bytes
+                case .event(.pingReceived(let timestamp, _)):
+                    lastPhonePing = timestamp
+                case .event:
+                    break
+                case .close(let reason):
+                    switch reason {
+                    case .badFrame, .missingMessageId, .tlsFailure:
+                        fuzzViolation("the head unit could not read what the phone sent: \(reason)")
+                    default:
+                        break
+                    }
+                }
+            }
+        }
+
+        /// Delivers both ways until both sides are quiet; the phone gets input-derived pieces.
+        private func pump() {
+            var rounds = 0
+            while !toPhone.isEmpty || !toHeadUnit.isEmpty {
+                rounds += 1
+                fuzzCheck(rounds < 10_000, "the two sides never go quiet")
+                let forPhone = toPhone
+                toPhone = []
+                var start = 0
+                while start < forPhone.count {
+                    let r = random.next()
+                    let end = r & 3 == 0 ? forPhone.count : min(forPhone.count, start + 1 + Int((r >> 8) % 64))
+                    toHeadUnit += watch.take(phone.receive(forPhone[start..<end], now: now))
+                    start = end
+                }
+                let forHeadUnit = toHeadUnit
+                toHeadUnit = []
+                if !forHeadUnit.isEmpty { takeHeadUnit(headUnit.receive(forHeadUnit, now: now)) }
+            }
+        }
+
+        /// Moves the clock by `interval`, stopping at each deadline of either side to tick both.
+        private func advance(by interval: Duration) {
+            let target = now + interval
+            var steps = 0
+            while steps < 1000, let next = [phone.nextDeadline, headUnit.nextDeadline].compactMap({ $0 }).min(), next <= target {
+                now = max(now, next)
+                toHeadUnit += watch.tick(now)
+                takeHeadUnit(headUnit.tick(now: now))
+                pump()
+                steps += 1
+            }
+            now = target
+            toHeadUnit += watch.tick(now)
+            takeHeadUnit(headUnit.tick(now: now))
+            pump()
+        }
+    }
+
+    /// Bodies the phone sends, made once: up to 65535 × 17 bytes, past the 1 MiB message cap.
+    static let sendPattern: [UInt8] = (0..<65535 * 17).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+}

@@ -1,0 +1,19 @@
+// libFuzzer target for the sans-IO services: `tools/fuzz/run FuzzServices 180` (see tools/fuzz/README.md).
+// The driver and its invariants are ServicesFuzz*.swift; main.swift (empty) keeps a plain
+// `swift build` a program that does nothing.
+
+/// libFuzzer's entry point: one input through `ServicesFuzz.run`, which traps on a broken invariant.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzServices(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    ServicesFuzz.run(size > 0 ? Array(UnsafeBufferPointer(start: data, count: size)) : [])
+    return 0
+}
+
+/// A broken invariant: libFuzzer saves the input as a crash.
+func fuzzViolation(_ message: String) {
+    fatalError("FuzzServices invariant: \(message)")
+}
+
+func fuzzCheck(_ condition: Bool, _ message: @autoclosure () -> String) {
+    if !condition { fuzzViolation(message()) }
+}
