@@ -33,6 +33,11 @@ public struct ArtworkConfiguration: Sendable {
     public var allowPlainHTTP = false
     /// Registered URIs kept; beyond that the least recently registered is forgotten.
     public var maxRegisteredKeys = 10_000
+    /// How long a registered (or refused) `file://` URI is trusted before registering it again
+    /// checks the file with one `stat`: an edited file gets its new key, and a file that appeared
+    /// is accepted, at most this late. `.zero` checks on every registration. Serving a file always
+    /// resolves and checks it again, whatever this says.
+    public var fileRecheckInterval: Duration = .milliseconds(1000)
 
     public init(roots: [String], cacheDirectory: String) {
         self.roots = roots

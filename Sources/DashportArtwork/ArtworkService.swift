@@ -41,7 +41,8 @@ public actor ArtworkService {
 
     /// - Parameters:
     ///   - fetcher: downloads originals; `nil` means ``URLSessionArtworkFetcher``.
-    ///   - clock: decides when a failed URI may be tried again; `nil` means the system clock.
+    ///   - clock: decides when a failed URI may be tried again and when a registered file is due
+    ///     for a check; `nil` means the system clock.
     public init(
         configuration: ArtworkConfiguration,
         logger: Logger = .silent,
@@ -61,7 +62,8 @@ public actor ArtworkService {
         self.registry = ArtworkRegistry(
             roots: configuration.roots,
             allowPlainHTTP: configuration.allowPlainHTTP,
-            capacity: configuration.maxRegisteredKeys
+            capacity: configuration.maxRegisteredKeys,
+            recheckInterval: configuration.fileRecheckInterval
         )
         self.cache = ArtworkDiskCache(directory: configuration.cacheDirectory, maxBytes: configuration.maxCacheBytes, logger: logger)
         for root in registry.missingRoots {
@@ -71,15 +73,26 @@ public actor ArtworkService {
 
     /// Registers an artwork URI and returns the opaque key a car may ask for. `nil` (logged once
     /// per URI) when the scheme is not https (or http when allowed) or file, or when a file is
-    /// missing or lies outside the roots. Registering again is cheap and keeps the key alive.
+    /// missing or lies outside the roots. Registering again is cheap (a lookup; for a file, one
+    /// `stat` per ``ArtworkConfiguration/fileRecheckInterval``) and keeps the key alive.
     public func register(_ uri: String) -> ArtworkKey? {
-        switch registry.register(uri) {
+        switch registry.register(uri, at: clock.now()) {
         case .success(let key):
             return key
         case .failure(let error):
             if loggedOnce.insert("uri \(uri)") { logger.warning("artwork URI refused: \(error)") }
             return nil
         }
+    }
+
+    /// Registers every URI in one call (one hop onto this actor for a whole browse answer) and
+    /// returns the keys of those accepted, by URI.
+    public func register(all uris: some Sequence<String>) -> [String: ArtworkKey] {
+        var keys: [String: ArtworkKey] = [:]
+        for uri in uris {
+            if let key = register(uri) { keys[uri] = key }
+        }
+        return keys
     }
 
     /// The cover of `key`, fitted into `width` x `height` (0 means the configured default size).

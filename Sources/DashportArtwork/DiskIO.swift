@@ -12,6 +12,9 @@ enum DiskIO {
         /// Modification time in nanoseconds since the epoch: the cache's last-use time.
         var modified: Int64
         var isRegularFile: Bool
+        /// Which file this is (`st_dev`, `st_ino`): a path that now leads to another file differs.
+        var device: UInt64
+        var inode: UInt64
     }
 
     static func errnoText(_ what: String, _ path: String) -> ArtworkError {
@@ -22,7 +25,9 @@ enum DiskIO {
         var st = stat()
         guard stat(path, &st) == 0 else { return nil }
         let modified = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
-        return FileInfo(size: Int(st.st_size), modified: modified, isRegularFile: (st.st_mode & S_IFMT) == S_IFREG)
+        return FileInfo(
+            size: Int(st.st_size), modified: modified, isRegularFile: (st.st_mode & S_IFMT) == S_IFREG,
+            device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
     }
 
     /// Creates `path` and its parents (mode 0700: covers may be private).

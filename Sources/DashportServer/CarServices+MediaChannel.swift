@@ -100,11 +100,8 @@ extension CarServices {
 
 /// Registers each URI with the artwork endpoint; the map holds the keys of those it accepted.
 func artworkKeys(for uris: Set<String>, _ artwork: ArtworkService) async -> [String: String] {
-    var keys: [String: String] = [:]
-    for uri in uris {
-        if let key = await artwork.register(uri) { keys[uri] = key.rawValue }
-    }
-    return keys
+    guard !uris.isEmpty else { return [:] }
+    return await artwork.register(all: uris).mapValues(\.rawValue)
 }
 
 extension MediaChannelArtworkFailure {

@@ -15,17 +15,19 @@ import Glibc
         outside.write("secret.jpg", Fixture.small)
     }
 
+    /// Checks files on every registration, so these tests see the full work each time
+    /// (the memo has its own tests in ArtworkRegistryMemoTests).
     private func registry(allowPlainHTTP: Bool = false, capacity: Int = 100) -> ArtworkRegistry {
-        ArtworkRegistry(roots: [root.path], allowPlainHTTP: allowPlainHTTP, capacity: capacity)
+        ArtworkRegistry(roots: [root.path], allowPlainHTTP: allowPlainHTTP, capacity: capacity, recheckInterval: .zero)
     }
 
     @Test func httpsURIsBecomeStableOpaqueKeys() throws {
         var registry = registry()
         let uri = "https://covers.example/a/b.jpg?token=secret"
-        let key = try registry.register(uri).get()
+        let key = try registry.register(uri, at: .now).get()
         #expect(key == ArtworkKey.digest(of: uri))
-        #expect(try registry.register(uri).get() == key)
-        #expect(try registry.register(uri + "&v=2").get() != key)
+        #expect(try registry.register(uri, at: .now).get() == key)
+        #expect(try registry.register(uri + "&v=2", at: .now).get() != key)
         let registration = try #require(registry.registration(for: key))
         #expect(registration.source == .remote(try #require(URL(string: uri))))
         #expect(registration.displayURI == "https://covers.example/a/b.jpg")
@@ -35,7 +37,7 @@ import Glibc
                       "javascript:alert(1)", "content://media/1", "https:///no-host.jpg", "not a uri"])
     func unsupportedSchemesAreRefused(uri: String) {
         var registry = registry()
-        guard case .failure(.unsupportedScheme) = registry.register(uri) else {
+        guard case .failure(.unsupportedScheme) = registry.register(uri, at: .now) else {
             Issue.record("\(uri) was not refused as an unsupported scheme")
             return
         }
@@ -44,22 +46,22 @@ import Glibc
 
     @Test func plainHTTPOnlyWhenAllowed() {
         var registry = registry(allowPlainHTTP: true)
-        #expect((try? registry.register("http://127.0.0.1:8080/a.jpg").get()) != nil)
+        #expect((try? registry.register("http://127.0.0.1:8080/a.jpg", at: .now).get()) != nil)
     }
 
     @Test func filesInsideTheRootAreServed() throws {
         var registry = registry()
-        let key = try registry.register("file://\(root.file("cover.jpg"))").get()
+        let key = try registry.register("file://\(root.file("cover.jpg"))", at: .now).get()
         #expect(registry.registration(for: key)?.source == .file(root.file("cover.jpg")))
-        #expect((try? registry.register("file://localhost\(root.file("cover.jpg"))").get()) == key)
+        #expect((try? registry.register("file://localhost\(root.file("cover.jpg"))", at: .now).get()) == key)
     }
 
     @Test func pathTraversalIsRefused() {
         var registry = registry()
-        let result = registry.register("file://\(root.path)/../../../../../../etc/passwd")
+        let result = registry.register("file://\(root.path)/../../../../../../etc/passwd", at: .now)
         #expect(result == .failure(.outsideRoots("/etc/passwd")))
         // Refused either way: outside the roots, or (as a user who cannot enter /root) unresolvable.
-        #expect((try? registry.register("file:///root/../etc/passwd").get()) == nil)
+        #expect((try? registry.register("file:///root/../etc/passwd", at: .now).get()) == nil)
         #expect(registry.count == 0)
     }
 
@@ -68,24 +70,24 @@ import Glibc
         symlink(outside.path, root.file("linked-dir"))
         var registry = registry()
         let resolved = ArtworkRegistry.realPath(outside.file("secret.jpg")) ?? ""
-        #expect(registry.register("file://\(root.file("link.jpg"))") == .failure(.outsideRoots(resolved)))
-        #expect(registry.register("file://\(root.file("linked-dir/secret.jpg"))") == .failure(.outsideRoots(resolved)))
+        #expect(registry.register("file://\(root.file("link.jpg"))", at: .now) == .failure(.outsideRoots(resolved)))
+        #expect(registry.register("file://\(root.file("linked-dir/secret.jpg"))", at: .now) == .failure(.outsideRoots(resolved)))
     }
 
     @Test func symlinksWithinTheRootAreFine() {
         symlink(root.file("cover.jpg"), root.file("alias.jpg"))
         var registry = registry()
-        #expect((try? registry.register("file://\(root.file("alias.jpg"))").get()) != nil)
+        #expect((try? registry.register("file://\(root.file("alias.jpg"))", at: .now).get()) != nil)
     }
 
     @Test func missingFilesAndDirectoriesAreRefused() {
         mkdir(root.file("folder"), 0o700)
         var registry = registry()
-        guard case .failure(.io) = registry.register("file://\(root.file("missing.jpg"))") else {
+        guard case .failure(.io) = registry.register("file://\(root.file("missing.jpg"))", at: .now) else {
             Issue.record("a missing file was registered")
             return
         }
-        guard case .failure(.io) = registry.register("file://\(root.file("folder"))") else {
+        guard case .failure(.io) = registry.register("file://\(root.file("folder"))", at: .now) else {
             Issue.record("a directory was registered")
             return
         }
@@ -94,22 +96,22 @@ import Glibc
     @Test func anEditedFileGetsANewKey() throws {
         var registry = registry()
         let uri = "file://\(root.file("cover.jpg"))"
-        let before = try registry.register(uri).get()
+        let before = try registry.register(uri, at: .now).get()
         root.write("cover.jpg", Fixture.landscape)
-        #expect(try registry.register(uri).get() != before)
+        #expect(try registry.register(uri, at: .now).get() != before)
     }
 
     @Test func theLeastRecentlyRegisteredIsForgottenFirst() throws {
         var registry = registry(capacity: 3)
-        let keys = try (0..<3).map { try registry.register("https://covers.example/\($0).jpg").get() }
-        _ = try registry.register("https://covers.example/0.jpg").get()  // 0 is fresh again
-        let fourth = try registry.register("https://covers.example/3.jpg").get()
+        let keys = try (0..<3).map { try registry.register("https://covers.example/\($0).jpg", at: .now).get() }
+        _ = try registry.register("https://covers.example/0.jpg", at: .now).get()  // 0 is fresh again
+        let fourth = try registry.register("https://covers.example/3.jpg", at: .now).get()
         #expect(registry.count == 3)
         #expect(registry.registration(for: keys[0]) != nil)
         #expect(registry.registration(for: keys[1]) == nil)
         #expect(registry.registration(for: keys[2]) != nil)
         #expect(registry.registration(for: fourth) != nil)
-        for round in 0..<50 { _ = registry.register("https://covers.example/\(round % 2).jpg") }
+        for round in 0..<50 { _ = registry.register("https://covers.example/\(round % 2).jpg", at: .now) }
         #expect(registry.count == 3)
     }
 }
