@@ -1,3 +1,4 @@
+import Synchronization
 import Foundation
 import Testing
 
@@ -32,15 +33,16 @@ import Testing
 
     /// The checks are live: a send the fuzzer would trap on is reported here.
     @Test func brokenFramesAreReported() {
-        withKnownIssue("a BULK frame too short for a message id") {
-            LinkFuzz.checkFrames([0x00, 0x03, 0x00, 0x01, 0x42])
-        }
-        withKnownIssue("a FIRST frame with no LAST") {
+        let short = FuzzReplay.violations { LinkFuzz.checkFrames([0x00, 0x03, 0x00, 0x01, 0x42]) }
+        #expect(!short.isEmpty, "a BULK frame too short for a message id")
+        let unfinished = FuzzReplay.violations {
             LinkFuzz.checkFrames([0x05, 0x01, 0x00, 0x02, 0x00, 0x00, 0x00, 0x09, 0x80, 0x01])
         }
-        withKnownIssue("a frame over 16384 bytes") {
-            LinkFuzz.checkFrames([0x05, 0x03, 0x40, 0x00] + [UInt8](repeating: 0, count: 0x4000))
-        }
+        #expect(!unfinished.isEmpty, "a FIRST frame with no LAST")
+        let large = FuzzReplay.violations { LinkFuzz.checkFrames([0x05, 0x03, 0x40, 0x00] + [UInt8](repeating: 0, count: 0x4000)) }
+        #expect(!large.isEmpty, "a frame over 16384 bytes")
+        let good = FuzzReplay.violations { LinkFuzz.checkFrames([0x00, 0x03, 0x00, 0x02, 0x80, 0x01]) }
+        #expect(good.isEmpty, "a well-formed BULK frame passes: \(good)")
     }
 
     /// A running-mode seed really reaches the running link: its service message arrives.
@@ -69,11 +71,30 @@ import Testing
 /// The input being replayed, named in every issue.
 enum FuzzReplay {
     @TaskLocal static var input = "?"
+    /// When set, violations are collected here instead of recorded as issues (to test the checks).
+    @TaskLocal static var collector: ViolationCollector?
+
+    /// Runs `body` and returns the violations the shared driver reported during it.
+    static func violations(during body: () -> Void) -> [String] {
+        let collector = ViolationCollector()
+        $collector.withValue(collector) { body() }
+        return collector.messages
+    }
+}
+
+final class ViolationCollector: Sendable {
+    private let storage = Mutex<[String]>([])
+    func append(_ message: String) { storage.withLock { $0.append(message) } }
+    var messages: [String] { storage.withLock { $0 } }
 }
 
 /// What the shared driver calls on a broken invariant (the fuzz target traps instead).
 func fuzzViolation(_ message: String) {
-    Issue.record("\(FuzzReplay.input): \(message)")
+    if let collector = FuzzReplay.collector {
+        collector.append(message)
+    } else {
+        Issue.record("\(FuzzReplay.input): \(message)")
+    }
 }
 
 func fuzzCheck(_ condition: Bool, _ message: @autoclosure () -> String) {

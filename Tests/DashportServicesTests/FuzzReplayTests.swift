@@ -1,3 +1,4 @@
+import Synchronization
 import DashportMessages
 import DashportServices
 import Foundation
@@ -59,23 +60,46 @@ import Testing
 
     /// The checks are live: what the fuzzer would trap on is reported here.
     @Test func brokenOutputIsReported() {
-        withKnownIssue("a message on another channel than the service's") {
+        let wrongChannel = FuzzReplay.violations {
             ServicesFuzz.checkSize(OutgoingMessage(channel: 16, messageId: 0x8001, body: []), channel: 15)
         }
-        withKnownIssue("a body the generated type cannot read") {
-            _ = ServicesFuzz.decode(AAP.MediaRootNode.self, [0x0A, 0x05, 0x2F])
+        #expect(!wrongChannel.isEmpty, "a message on another channel than the service's")
+        let unreadable = FuzzReplay.violations { _ = ServicesFuzz.decode(AAP.MediaRootNode.self, [0x0A, 0x05, 0x2F]) }
+        #expect(!unreadable.isEmpty, "a body the generated type cannot read")
+        let fine = FuzzReplay.violations {
+            ServicesFuzz.checkSize(OutgoingMessage(channel: 15, messageId: 0x8001, body: []), channel: 15)
         }
+        #expect(fine.isEmpty, "a message on the service's own channel passes: \(fine)")
     }
 }
 
 /// The input being replayed, named in every issue.
 enum FuzzReplay {
     @TaskLocal static var input = "?"
+    /// When set, violations are collected here instead of recorded as issues (to test the checks).
+    @TaskLocal static var collector: ViolationCollector?
+
+    /// Runs `body` and returns the violations the shared driver reported during it.
+    static func violations(during body: () -> Void) -> [String] {
+        let collector = ViolationCollector()
+        $collector.withValue(collector) { body() }
+        return collector.messages
+    }
+}
+
+final class ViolationCollector: Sendable {
+    private let storage = Mutex<[String]>([])
+    func append(_ message: String) { storage.withLock { $0.append(message) } }
+    var messages: [String] { storage.withLock { $0 } }
 }
 
 /// What the shared driver calls on a broken invariant (the fuzz target traps instead).
 func fuzzViolation(_ message: String) {
-    Issue.record("\(FuzzReplay.input): \(message)")
+    if let collector = FuzzReplay.collector {
+        collector.append(message)
+    } else {
+        Issue.record("\(FuzzReplay.input): \(message)")
+    }
 }
 
 func fuzzCheck(_ condition: Bool, _ message: @autoclosure () -> String) {
