@@ -1,5 +1,6 @@
 import Foundation
 import DashportArtwork
+import DashportBrowse
 import DashportLink
 import DashportLog
 import DashportTLS
@@ -19,7 +20,8 @@ public final class DashportServer: Sendable {
     /// Binds and starts accepting cars. Throws a clear error when the configuration is refused,
     /// the catalog is invalid, the identity cannot be loaded or the address cannot be bound.
     public static func start(
-        configuration: ServerConfiguration, logger: Logger, artworkFetcher: (any ArtworkFetcher)? = nil
+        configuration: ServerConfiguration, logger: Logger,
+        provider: (any BrowseProvider)? = nil, artworkFetcher: (any ArtworkFetcher)? = nil
     ) async throws -> DashportServer {
         try configuration.validate()
         let address: ListenAddress
@@ -30,7 +32,8 @@ public final class DashportServer: Sendable {
         }
         let identity = try TLSIdentity.loadOrCreate(stateDirectory: configuration.stateDirectory, logger: logger.labelled("tls"))
         let tls = try TLSContext(.server(identity: identity, peerPolicy: peerPolicy(configuration)))
-        let core = try await ServerCore.make(configuration: configuration, logger: logger, artworkFetcher: artworkFetcher)
+        let core = try await ServerCore.make(
+            configuration: configuration, logger: logger, provider: provider, artworkFetcher: artworkFetcher)
         let link = LinkConfiguration(
             labelText: configuration.label,
             deviceName: configuration.deviceName,

@@ -29,16 +29,23 @@ public struct ServerCore: Sendable {
     /// Loads the catalog (refusing one that fails validation, with the file, item and problem),
     /// opens the browse and artwork caches and restores the persisted session, all under
     /// `stateDirectory`.
-    /// `artworkFetcher` replaces the URLSession downloader (tests serve https covers offline).
+    /// `provider` replaces the catalog (a music server, or a test's slow or absent provider; file
+    /// covers are then served from the catalog's folder still); `artworkFetcher` replaces the
+    /// URLSession downloader (tests serve https covers offline).
     public static func make(
-        configuration: ServerConfiguration, logger: Logger, artworkFetcher: (any ArtworkFetcher)? = nil
+        configuration: ServerConfiguration, logger: Logger,
+        provider customProvider: (any BrowseProvider)? = nil, artworkFetcher: (any ArtworkFetcher)? = nil
     ) async throws -> ServerCore {
         let catalogPath = try configuration.catalog ?? DemoLibrary.catalogPath()
-        let provider: CatalogProvider
-        do {
-            provider = try CatalogProvider(contentsOf: catalogPath)
-        } catch {
-            throw ConfigurationError("catalog refused: \(error)")
+        let provider: any BrowseProvider
+        if let customProvider {
+            provider = customProvider
+        } else {
+            do {
+                provider = try CatalogProvider(contentsOf: catalogPath)
+            } catch {
+                throw ConfigurationError("catalog refused: \(error)")
+            }
         }
         let state = configuration.stateDirectory
         let cache = BrowseCache(directory: state + "/browse-cache", logger: logger)

@@ -1,5 +1,6 @@
 import Foundation
 import DashportArtwork
+import DashportBrowse
 import DashportLog
 @testable import DashportServer
 
@@ -10,7 +11,8 @@ struct TestServer {
     let stateDirectory: String
 
     static func start(
-        stateDirectory: String? = nil, artworkFetcher: (any ArtworkFetcher)? = nil, _ adjust: (inout ServerConfiguration) -> Void = { _ in }
+        stateDirectory: String? = nil, provider: (any BrowseProvider)? = nil,
+        artworkFetcher: (any ArtworkFetcher)? = nil, _ adjust: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> TestServer {
         let directory = stateDirectory ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("dashport-server-test-\(UUID().uuidString)").path
@@ -20,7 +22,7 @@ struct TestServer {
         adjust(&configuration)
         let sink = CollectingSink()
         let logger = Logger(label: "test", level: .debug, sink: sink)
-        let server = try await DashportServer.start(configuration: configuration, logger: logger, artworkFetcher: artworkFetcher)
+        let server = try await DashportServer.start(configuration: configuration, logger: logger, provider: provider, artworkFetcher: artworkFetcher)
         return TestServer(server: server, log: sink, stateDirectory: directory)
     }
 
