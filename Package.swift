@@ -5,7 +5,7 @@
 // targets listed above it in its own layer or in the layers below:
 //
 //   C wrappers      CDashportSSL  CDashportLinux  CDashportVips  CAAPProto (protoc-c output)
-//   Support         DashportLog
+//   Support         DashportLog  DashportFiles (atomic writes, non-blocking state-file reads, 0700 directories)
 //   Messages        DashportMessages   (generated Swift wrappers over CAAPProto)
 //   Frames          DashportFrames
 //   TLS             DashportTLS
@@ -55,11 +55,12 @@ let package = Package(
 
         // MARK: Support
         .target(name: "DashportLog", swiftSettings: strict),
+        .target(name: "DashportFiles", swiftSettings: strict),
 
         // MARK: Sans-IO protocol stack
         .target(name: "DashportMessages", dependencies: ["CAAPProto"], swiftSettings: strict),
         .target(name: "DashportFrames", swiftSettings: strict),
-        .target(name: "DashportTLS", dependencies: ["CDashportSSL", "DashportLog"], swiftSettings: strict),
+        .target(name: "DashportTLS", dependencies: ["CDashportSSL", "DashportLog", "DashportFiles"], swiftSettings: strict),
         .target(
             name: "DashportLink",
             dependencies: ["DashportFrames", "DashportTLS", "DashportMessages", "DashportLog"],
@@ -72,9 +73,9 @@ let package = Package(
         ),
 
         // MARK: Core (async Swift behind a narrow seam)
-        .target(name: "DashportBrowse", dependencies: ["DashportLog"], swiftSettings: strict),
-        .target(name: "DashportArtwork", dependencies: ["CDashportVips", "DashportLog"], swiftSettings: strict),
-        .target(name: "DashportSession", dependencies: ["DashportBrowse", "DashportLog"], swiftSettings: strict),
+        .target(name: "DashportBrowse", dependencies: ["DashportLog", "DashportFiles"], swiftSettings: strict),
+        .target(name: "DashportArtwork", dependencies: ["CDashportVips", "DashportLog", "DashportFiles"], swiftSettings: strict),
+        .target(name: "DashportSession", dependencies: ["DashportBrowse", "DashportLog", "DashportFiles"], swiftSettings: strict),
 
         // MARK: Services (sans-IO, on top of the link, asking the core through events)
         .target(
@@ -100,7 +101,7 @@ let package = Package(
             // The head-unit emulator's IO half: HeadUnitClient drives the sans-IO car-role link over a
             // transport; the browse shell, scripts and screens of `dashport-hu` sit on it.
             name: "DashportEmulator",
-            dependencies: ["DashportHeadUnit", "DashportTransport", "DashportTLS", "DashportMessages", "DashportLink", "DashportLog"],
+            dependencies: ["DashportHeadUnit", "DashportTransport", "DashportTLS", "DashportMessages", "DashportLink", "DashportLog", "DashportFiles"],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -164,7 +165,8 @@ let package = Package(
             exclude: ["FuzzCrashes"],
             swiftSettings: strict
         ),
-        .testTarget(name: "DashportTLSTests", dependencies: ["DashportTLS", "DashportLog", "CDashportSSL"], swiftSettings: strict),
+        .testTarget(name: "DashportFilesTests", dependencies: ["DashportFiles"], swiftSettings: strict),
+        .testTarget(name: "DashportTLSTests", dependencies: ["DashportTLS", "DashportLog", "CDashportSSL", "DashportFiles"], swiftSettings: strict),
         .testTarget(
             name: "DashportLinkTests",
             dependencies: ["DashportLink", "DashportHeadUnit", "DashportTLS", "DashportFrames", "DashportMessages"],
@@ -177,7 +179,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "DashportBrowseTests", dependencies: ["DashportBrowse"], swiftSettings: strict),
-        .testTarget(name: "DashportArtworkTests", dependencies: ["DashportArtwork"], swiftSettings: strict),
+        .testTarget(name: "DashportArtworkTests", dependencies: ["DashportArtwork", "DashportFiles"], swiftSettings: strict),
         .testTarget(name: "DashportSessionTests", dependencies: ["DashportSession", "DashportBrowse", "DashportLog"], swiftSettings: strict),
         .testTarget(
             name: "DashportServicesTests",

@@ -1,3 +1,4 @@
+import DashportFiles
 import Foundation
 import Synchronization
 
@@ -76,7 +77,7 @@ extension ArtworkService {
             guard bytes <= limit else { throw ArtworkError.tooLarge(bytes: bytes, limit: limit) }  // a fetcher that ignored it
             result = .success(try cache.adoptOriginal(temporary, for: key))
         } catch {
-            DiskIO.remove(temporary)
+            try? Files.remove(temporary)  // a failed download's leftovers; the next start deletes them too
             result = .failure(error)
         }
         downloadFlights[key] = nil
