@@ -165,7 +165,7 @@ let package = Package(
             exclude: ["FuzzCrashes"],
             swiftSettings: strict
         ),
-        .testTarget(name: "DashportFilesTests", dependencies: ["DashportFiles"], swiftSettings: strict),
+        .testTarget(name: "DashportFilesTests", dependencies: ["DashportFiles", "DashportTLS", "DashportSession"], swiftSettings: strict),
         .testTarget(name: "DashportTLSTests", dependencies: ["DashportTLS", "DashportLog", "CDashportSSL", "DashportFiles"], swiftSettings: strict),
         .testTarget(
             name: "DashportLinkTests",
