@@ -4,8 +4,9 @@
 // The target list is the layer diagram (see README "How bytes flow"). A target imports only
 // targets listed above it in its own layer or in the layers below:
 //
-//   C wrappers      CDashportSSL  CDashportLinux  CDashportVips  CAAPProto (protoc-c output)
+//   C wrappers      CDashportSSL  CDashportZlib  CDashportLinux  CDashportVips  CAAPProto (protoc-c output)
 //   Support         DashportLog  DashportFiles (atomic writes, non-blocking state-file reads, 0700 directories)
+//                   DashportDigest (SHA-256 from libcrypto, CRC-32 from zlib, hex renderings)
 //   Messages        DashportMessages   (generated Swift wrappers over CAAPProto)
 //   Frames          DashportFrames
 //   TLS             DashportTLS
@@ -32,6 +33,7 @@ let package = Package(
     targets: [
         // MARK: C libraries from Debian, each behind one Swift wrapper target.
         .systemLibrary(name: "CDashportSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CDashportZlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CDashportLinux"),
         // libvips through a C target of Dashport's own wrappers, not `.systemLibrary(pkgConfig: "vips")`:
         // vips' pkg-config flags carry `-pthread`, which SwiftPM rejects with a warning. Only the .c file
@@ -56,31 +58,32 @@ let package = Package(
         // MARK: Support
         .target(name: "DashportLog", swiftSettings: strict),
         .target(name: "DashportFiles", swiftSettings: strict),
+        .target(name: "DashportDigest", dependencies: ["CDashportSSL", "CDashportZlib"], swiftSettings: strict),
 
         // MARK: Sans-IO protocol stack
         .target(name: "DashportMessages", dependencies: ["CAAPProto"], swiftSettings: strict),
         .target(name: "DashportFrames", swiftSettings: strict),
-        .target(name: "DashportTLS", dependencies: ["CDashportSSL", "DashportLog", "DashportFiles"], swiftSettings: strict),
+        .target(name: "DashportTLS", dependencies: ["CDashportSSL", "DashportLog", "DashportFiles", "DashportDigest"], swiftSettings: strict),
         .target(
             name: "DashportLink",
-            dependencies: ["DashportFrames", "DashportTLS", "DashportMessages", "DashportLog"],
+            dependencies: ["DashportFrames", "DashportTLS", "DashportMessages", "DashportLog", "DashportDigest"],
             swiftSettings: strict
         ),
         .target(
             name: "DashportHeadUnit",
-            dependencies: ["DashportFrames", "DashportTLS", "DashportMessages", "DashportLink", "DashportLog"],
+            dependencies: ["DashportFrames", "DashportTLS", "DashportMessages", "DashportLink", "DashportLog", "DashportDigest"],
             swiftSettings: strict
         ),
 
         // MARK: Core (async Swift behind a narrow seam)
-        .target(name: "DashportBrowse", dependencies: ["DashportLog", "DashportFiles"], swiftSettings: strict),
-        .target(name: "DashportArtwork", dependencies: ["CDashportVips", "DashportLog", "DashportFiles"], swiftSettings: strict),
+        .target(name: "DashportBrowse", dependencies: ["DashportLog", "DashportFiles", "DashportDigest"], swiftSettings: strict),
+        .target(name: "DashportArtwork", dependencies: ["CDashportVips", "DashportLog", "DashportFiles", "DashportDigest"], swiftSettings: strict),
         .target(name: "DashportSession", dependencies: ["DashportBrowse", "DashportLog", "DashportFiles"], swiftSettings: strict),
 
         // MARK: Services (sans-IO, on top of the link, asking the core through events)
         .target(
             name: "DashportServices",
-            dependencies: ["DashportLink", "DashportMessages", "DashportBrowse", "DashportSession", "DashportLog"],
+            dependencies: ["DashportLink", "DashportMessages", "DashportBrowse", "DashportSession", "DashportLog", "DashportDigest"],
             swiftSettings: strict
         ),
 
@@ -90,7 +93,7 @@ let package = Package(
             name: "DashportServer",
             dependencies: [
                 "DashportTransport", "DashportLink", "DashportServices", "DashportTLS",
-                "DashportBrowse", "DashportArtwork", "DashportSession", "DashportLog",
+                "DashportBrowse", "DashportArtwork", "DashportSession", "DashportLog", "DashportDigest",
             ],
             swiftSettings: strict
         ),
@@ -101,7 +104,7 @@ let package = Package(
             // The head-unit emulator's IO half: HeadUnitClient drives the sans-IO car-role link over a
             // transport; the browse shell, scripts and screens of `dashport-hu` sit on it.
             name: "DashportEmulator",
-            dependencies: ["DashportHeadUnit", "DashportTransport", "DashportTLS", "DashportMessages", "DashportLink", "DashportLog", "DashportFiles"],
+            dependencies: ["DashportHeadUnit", "DashportTransport", "DashportTLS", "DashportMessages", "DashportLink", "DashportLog", "DashportFiles", "DashportDigest"],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -165,17 +168,18 @@ let package = Package(
             exclude: ["FuzzCrashes"],
             swiftSettings: strict
         ),
+        .testTarget(name: "DashportDigestTests", dependencies: ["DashportDigest"], swiftSettings: strict),
         .testTarget(name: "DashportFilesTests", dependencies: ["DashportFiles", "DashportTLS", "DashportSession"], swiftSettings: strict),
-        .testTarget(name: "DashportTLSTests", dependencies: ["DashportTLS", "DashportLog", "CDashportSSL", "DashportFiles"], swiftSettings: strict),
+        .testTarget(name: "DashportTLSTests", dependencies: ["DashportTLS", "DashportLog", "CDashportSSL", "DashportFiles", "DashportDigest"], swiftSettings: strict),
         .testTarget(
             name: "DashportLinkTests",
-            dependencies: ["DashportLink", "DashportHeadUnit", "DashportTLS", "DashportFrames", "DashportMessages"],
+            dependencies: ["DashportLink", "DashportHeadUnit", "DashportTLS", "DashportFrames", "DashportMessages", "DashportDigest"],
             exclude: ["FuzzCrashes"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "DashportHeadUnitTests",
-            dependencies: ["DashportHeadUnit", "DashportEmulator", "DashportTransport", "DashportMessages", "DashportTLS", "DashportLink", "DashportServer", "DashportLog"],
+            dependencies: ["DashportHeadUnit", "DashportEmulator", "DashportTransport", "DashportMessages", "DashportTLS", "DashportLink", "DashportServer", "DashportLog", "DashportDigest"],
             swiftSettings: strict
         ),
         .testTarget(name: "DashportBrowseTests", dependencies: ["DashportBrowse"], swiftSettings: strict),

@@ -1,3 +1,4 @@
+import DashportDigest
 import DashportLink
 import DashportServices
 import DashportLog
@@ -116,7 +117,7 @@ struct CarConnection {
                 actions += try link.send(channel: message.channel, messageId: message.messageId, body: message.body)
             } catch {
                 logger.warning("dropped a service message: \(error)", [
-                    "channel": "\(message.channel)", "message": hex(message.messageId),
+                    "channel": "\(message.channel)", "message": Hex.id(message.messageId),
                 ])
             }
         }
@@ -168,9 +169,4 @@ struct DeadlineTimer {
         task?.cancel()
         task = nil
     }
-}
-
-func hex(_ id: UInt16) -> String {
-    let digits = String(id, radix: 16)
-    return "0x" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
 }
