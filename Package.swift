@@ -7,6 +7,7 @@
 //   C wrappers      CDashportSSL  CDashportZlib  CDashportLinux  CDashportVips  CAAPProto (protoc-c output)
 //   Support         DashportLog  DashportFiles (atomic writes, non-blocking state-file reads, 0700 directories)
 //                   DashportDigest (SHA-256 from libcrypto, CRC-32 from zlib, hex renderings)
+//                   DashportCommandLine (the option table behind every command line, --help and config file)
 //   Messages        DashportMessages   (generated Swift wrappers over CAAPProto)
 //   Frames          DashportFrames
 //   TLS             DashportTLS
@@ -58,6 +59,7 @@ let package = Package(
         // MARK: Support
         .target(name: "DashportLog", swiftSettings: strict),
         .target(name: "DashportFiles", swiftSettings: strict),
+        .target(name: "DashportCommandLine", swiftSettings: strict),
         .target(name: "DashportDigest", dependencies: ["CDashportSSL", "CDashportZlib"], swiftSettings: strict),
 
         // MARK: Sans-IO protocol stack
@@ -168,6 +170,7 @@ let package = Package(
             exclude: ["FuzzCrashes"],
             swiftSettings: strict
         ),
+        .testTarget(name: "DashportCommandLineTests", dependencies: ["DashportCommandLine"], swiftSettings: strict),
         .testTarget(name: "DashportDigestTests", dependencies: ["DashportDigest"], swiftSettings: strict),
         .testTarget(name: "DashportFilesTests", dependencies: ["DashportFiles", "DashportTLS", "DashportSession"], swiftSettings: strict),
         .testTarget(name: "DashportTLSTests", dependencies: ["DashportTLS", "DashportLog", "CDashportSSL", "DashportFiles", "DashportDigest"], swiftSettings: strict),
