@@ -96,12 +96,13 @@ let package = Package(
             dependencies: [
                 "DashportTransport", "DashportLink", "DashportServices", "DashportTLS",
                 "DashportBrowse", "DashportArtwork", "DashportSession", "DashportLog", "DashportDigest",
+                "DashportCommandLine",
             ],
             swiftSettings: strict
         ),
 
         // MARK: Executables
-        .executableTarget(name: "dashport", dependencies: ["DashportServer"], swiftSettings: strict),
+        .executableTarget(name: "dashport", dependencies: ["DashportServer", "DashportCommandLine"], swiftSettings: strict),
         .target(
             // The head-unit emulator's IO half: HeadUnitClient drives the sans-IO car-role link over a
             // transport; the browse shell, scripts and screens of `dashport-hu` sit on it.
@@ -197,7 +198,7 @@ let package = Package(
         .testTarget(name: "DashportTransportTests", dependencies: ["DashportTransport"], swiftSettings: strict),
         .testTarget(
             name: "DashportServerTests",
-            dependencies: ["DashportServer", "DashportHeadUnit", "DashportTransport", "DashportArtwork", "DashportMessages", "DashportLink", "DashportLog", "DashportTLS", "DashportFrames", "DashportBrowse"],
+            dependencies: ["DashportServer", "DashportHeadUnit", "DashportTransport", "DashportArtwork", "DashportMessages", "DashportLink", "DashportLog", "DashportTLS", "DashportFrames", "DashportBrowse", "DashportCommandLine"],
             swiftSettings: strict
         ),
     ]

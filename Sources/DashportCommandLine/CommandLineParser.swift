@@ -5,6 +5,12 @@ public struct OptionAssignment: Sendable, Hashable {
     public var value: String
     /// `--name` for the command line, `FILE:LINE` for a config file.
     public var origin: String
+
+    public init(name: String, value: String, origin: String) {
+        self.name = name
+        self.value = value
+        self.origin = origin
+    }
 }
 
 /// What a command line said, checked against its ``CommandSpec``.
