@@ -112,7 +112,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "dashport-hu",
-            dependencies: ["DashportEmulator", "DashportHeadUnit", "DashportTransport", "DashportLink", "DashportLog"],
+            dependencies: ["DashportEmulator", "DashportHeadUnit", "DashportTransport", "DashportLink", "DashportLog", "DashportCommandLine"],
             path: "tools/dashport-hu",
             swiftSettings: strict
         ),
@@ -120,14 +120,14 @@ let package = Package(
             name: "dashport-bench-link",
             dependencies: [
                 "DashportServer", "DashportHeadUnit", "DashportLink", "DashportMessages", "DashportTLS",
-                "DashportTransport", "DashportBrowse", "DashportLog",
+                "DashportTransport", "DashportBrowse", "DashportLog", "DashportCommandLine",
             ],
             path: "tools/bench/link",
             swiftSettings: strict
         ),
         .executableTarget(
             name: "dashport-bench-artwork",
-            dependencies: ["DashportArtwork", "CDashportVips"],
+            dependencies: ["DashportArtwork", "CDashportVips", "DashportCommandLine"],
             path: "tools/bench/artwork",
             swiftSettings: strict
         ),
