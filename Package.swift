@@ -171,6 +171,12 @@ let package = Package(
             exclude: ["FuzzCrashes"],
             swiftSettings: strict
         ),
+        .testTarget(
+            // The option tables of the tools (the executables' modules, imported for testing).
+            name: "DashportToolsTests",
+            dependencies: ["dashport-hu", "dashport-bench-link", "DashportCommandLine"],
+            swiftSettings: strict
+        ),
         .testTarget(name: "DashportCommandLineTests", dependencies: ["DashportCommandLine"], swiftSettings: strict),
         .testTarget(name: "DashportDigestTests", dependencies: ["DashportDigest"], swiftSettings: strict),
         .testTarget(name: "DashportFilesTests", dependencies: ["DashportFiles", "DashportTLS", "DashportSession"], swiftSettings: strict),
