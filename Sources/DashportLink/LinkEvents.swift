@@ -159,7 +159,7 @@ public enum LinkCloseReason: Error, Sendable, Hashable, CustomStringConvertible 
             "message \(Hex.id(id)) on channel \(channel), which is not open"
         case .tlsFailure(let error): "\(error)"
         case .plaintextAfterTLS(let channel, let id):
-            "plaintext \(id.map(hex) ?? "fragment") on channel \(channel) after TLS; only AUTH_COMPLETE and pings may be sent in the clear"
+            "plaintext \(id.map(Hex.id) ?? "fragment") on channel \(channel) after TLS; only AUTH_COMPLETE and pings may be sent in the clear"
         case .handshakeTimeout(let phase): "handshake deadline passed during \(phase)"
         case .idleTimeout(let limit): "nothing received for \(limit)"
         case .undecodable(let id, let detail): "control message \(Hex.id(id)) did not decode: \(detail)"
