@@ -13,7 +13,20 @@ public struct OptionAssignment: Sendable, Hashable {
     }
 }
 
-/// What a command line said, checked against its ``CommandSpec``.
+/// What a command line said, checked against its ``CommandSpec``: the one option parser of
+/// `dashport`, `dashport-hu` and the benchmarks.
+///
+/// **Adding an option** is one row in the command's ``CommandSpec/options``:
+/// `.flag("usb", "serve over the USB gadget")`, `.value("record-dir", "DIR", "where recordings go")`
+/// or `.repeatable("allow-fingerprint", "SHA256", "…")`. Then read it here: ``flag(_:)``,
+/// ``value(_:)``, ``values(_:)``, or checked with ``integer(_:minimum:)`` / ``number(_:in:)``.
+/// `--help`, the unknown-option check and the config file (``merging(configFile:path:)``, where
+/// `dashport serve` reads it) follow from the row. For `dashport serve`, also give the option a
+/// `case` in `ConfigurationParser.apply` (a test fails for a row without one).
+///
+/// **Adding a subcommand** (`dashport ctl`, `dashport record`) is one entry in the program's
+/// ``CommandSet`` and its own ``CommandSpec``; the program's `switch` on ``CommandSet/choose(_:)``
+/// runs it.
 public struct ParsedCommand: Sendable {
     public let spec: CommandSpec
     public private(set) var positionals: [String] = []
@@ -134,10 +147,8 @@ public struct ParsedCommand: Sendable {
             try merged.add(OptionAssignment(name: name, value: value, origin: origin), option)
         }
         for assignment in assignments {
-            if let option = spec.option(assignment.name), option.kind != .flag, case .value = option.kind {
+            if spec.option(assignment.name)?.isRepeatable == false {
                 merged.assignments.removeAll { $0.name == assignment.name }  // the command line wins
-            } else if spec.option(assignment.name)?.kind == .flag {
-                merged.assignments.removeAll { $0.name == assignment.name }
             }
             merged.assignments.append(assignment)
         }
@@ -145,7 +156,7 @@ public struct ParsedCommand: Sendable {
     }
 
     private mutating func add(_ assignment: OptionAssignment, _ option: OptionSpec) throws(CommandLineError) {
-        if case .repeatable = option.kind {} else if let earlier = assignments.first(where: { $0.name == assignment.name }) {
+        if !option.isRepeatable, let earlier = assignments.first(where: { $0.name == assignment.name }) {
             throw CommandLineError("\(assignment.origin): \(assignment.name) given twice (first at \(earlier.origin)); it takes one value")
         }
         assignments.append(assignment)

@@ -27,6 +27,10 @@ public struct OptionSpec: Sendable, Hashable {
 
     var takesValue: Bool { kind != .flag }
 
+    var isRepeatable: Bool {
+        if case .repeatable = kind { true } else { false }
+    }
+
     var placeholder: String? {
         switch kind {
         case .flag: nil
@@ -76,7 +80,7 @@ public struct CommandSpec: Sendable {
             + [("  -h, --help", OptionSpec.flag("help", "this text"))]
         let width = min(34, (rows.map(\.0.count).max() ?? 0) + 2)
         for (left, option) in rows {
-            let repeatNote = if case .repeatable = option.kind { " (repeatable)" } else { "" }
+            let repeatNote = option.isRepeatable ? " (repeatable)" : ""
             if left.count + 1 > width {
                 text += left + "\n" + String(repeating: " ", count: width) + option.help + repeatNote + "\n"
             } else {
