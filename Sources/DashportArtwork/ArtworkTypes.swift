@@ -73,14 +73,3 @@ public struct ArtworkStatistics: Sendable, Hashable {
 
     public init() {}
 }
-
-/// The time source of backoff decisions; tests inject one they move forward by hand.
-public protocol ArtworkClock: Sendable {
-    func now() -> ContinuousClock.Instant
-}
-
-/// The real monotonic clock.
-public struct SystemArtworkClock: ArtworkClock {
-    public init() {}
-    public func now() -> ContinuousClock.Instant { ContinuousClock.now }
-}

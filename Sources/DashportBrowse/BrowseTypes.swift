@@ -1,5 +1,7 @@
 // Sources/DashportBrowse/BrowseTypes.swift - what a car tells the browse core, what it gets back, the core's limits.
 
+import DashportClock
+
 /// What one car can show, as its profile on the Dashport media channel says.
 ///
 /// The browse core applies it to every answer: the tab cap, the depth cut, the list cap and which
@@ -139,8 +141,8 @@ public enum BrowseNotification: Sendable, Hashable {
 
 /// The browse core's budgets and caps, each with a documented default.
 ///
-/// Time is injected: the core only ever waits through ``sleep``, so a test passes a manual clock
-/// and decides when a budget runs out.
+/// Time is injected: the core only ever waits on ``clock``, so a test passes the manual clock of
+/// `DashportTestSupport` and decides when a budget runs out.
 public struct BrowseConfiguration: Sendable {
     /// How long a car waits for the provider before it gets the cached node instead. Only applies
     /// when the node is cached. Default 150 ms: a car's root must be on screen at once.
@@ -161,8 +163,8 @@ public struct BrowseConfiguration: Sendable {
     /// How many item → parent/depth facts the core remembers; when full it forgets them all and
     /// learns again as cars browse. Default 100 000.
     public var maxTrackedItems: Int
-    /// Waits for the given duration; throws when the waiting task is cancelled.
-    public var sleep: @Sendable (Duration) async throws -> Void
+    /// What the core waits on (budgets, timeouts, retries). Default: a fresh ``SystemClock``.
+    public var clock: any DashportClock
 
     public init(
         answerBudget: Duration = .milliseconds(150),
@@ -172,7 +174,7 @@ public struct BrowseConfiguration: Sendable {
         maxPageSize: Int = 500,
         maxChildrenPerNode: Int = 2000,
         maxTrackedItems: Int = 100_000,
-        clock: some Clock<Duration> = ContinuousClock()
+        clock: any DashportClock = SystemClock()
     ) {
         self.answerBudget = answerBudget
         self.providerTimeout = providerTimeout
@@ -181,7 +183,7 @@ public struct BrowseConfiguration: Sendable {
         self.maxPageSize = max(1, maxPageSize)
         self.maxChildrenPerNode = max(1, maxChildrenPerNode)
         self.maxTrackedItems = max(1, maxTrackedItems)
-        self.sleep = { duration in try await clock.sleep(for: duration) }
+        self.clock = clock
     }
 
     /// The page size to use for a request that asked for `requested`.

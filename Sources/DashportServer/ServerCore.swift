@@ -1,3 +1,4 @@
+import DashportClock
 import Foundation
 import DashportArtwork
 import DashportBrowse
@@ -11,13 +12,13 @@ public struct ServerCore: Sendable {
     public let artwork: ArtworkService
     public let session: SessionCore
     /// The clock the session's position anchors are read on.
-    public let sessionClock: any SessionClock
+    public let sessionClock: any DashportClock
     /// Where the catalog came from (for logs and the artwork roots).
     public let catalogPath: String
     /// Forwards browse reports and artwork failures into the session's error channel.
     let reporters: [Task<Void, Never>]
 
-    public init(browse: BrowseCore, artwork: ArtworkService, session: SessionCore, sessionClock: any SessionClock, catalogPath: String) {
+    public init(browse: BrowseCore, artwork: ArtworkService, session: SessionCore, sessionClock: any DashportClock, catalogPath: String) {
         self.reporters = ServerCore.forwardReports(browse: browse, artwork: artwork, to: session)
         self.browse = browse
         self.artwork = artwork
@@ -56,7 +57,7 @@ public struct ServerCore: Sendable {
             cacheDirectory: state + "/artwork-cache")
         let artwork = ArtworkService(configuration: artworkConfiguration, logger: logger, fetcher: artworkFetcher)
 
-        let clock = ContinuousSessionClock()
+        let clock = SystemClock()
         let handler = DemoPlaybackHandler(library: provider, clock: clock)
         let session = SessionCore(
             handler: handler, clock: clock,

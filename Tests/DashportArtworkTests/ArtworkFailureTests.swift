@@ -1,3 +1,5 @@
+import DashportTestSupport
+import DashportClock
 import DashportLog
 import Foundation
 import Testing
@@ -45,16 +47,16 @@ import Testing
 
         #expect(await result(artwork, key) == .failure(.httpStatus(404)))
         #expect(await result(artwork, key) == .failure(.backingOff(retryAfter: .seconds(5))))
-        clock.advance(by: .seconds(4))
+        await clock.advance(by: .seconds(4))
         #expect(await result(artwork, key) == .failure(.backingOff(retryAfter: .seconds(1))))
         #expect(server.requests(to: "/missing.jpg") == 1)
 
-        clock.advance(by: .seconds(1))  // 5 s: tried again, fails again, now 10 s
+        await clock.advance(by: .seconds(1))  // 5 s: tried again, fails again, now 10 s
         #expect(await result(artwork, key) == .failure(.httpStatus(404)))
         #expect(server.requests(to: "/missing.jpg") == 2)
-        clock.advance(by: .seconds(9))
+        await clock.advance(by: .seconds(9))
         #expect(await result(artwork, key) == .failure(.backingOff(retryAfter: .seconds(1))))
-        clock.advance(by: .seconds(1))
+        await clock.advance(by: .seconds(1))
         #expect(await result(artwork, key) == .failure(.httpStatus(404)))
         #expect(server.requests(to: "/missing.jpg") == 3)
 
@@ -79,7 +81,7 @@ import Testing
         for wait in [5, 10, 12, 12] {
             #expect(await result(artwork, key) == .failure(.httpStatus(404)))
             #expect(await result(artwork, key) == .failure(.backingOff(retryAfter: .seconds(wait))))
-            clock.advance(by: .seconds(wait))
+            await clock.advance(by: .seconds(wait))
         }
         server.route("/missing.jpg", .body(Fixture.small))
         #expect(try await artwork.image(for: key, width: 256, height: 256).width == 120)

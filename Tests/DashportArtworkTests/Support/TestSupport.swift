@@ -1,3 +1,4 @@
+import DashportClock
 import DashportLog
 import Foundation
 import Synchronization
@@ -61,15 +62,6 @@ final class TemporaryDirectory: Sendable {
     }
 
     deinit { try? FileManager.default.removeItem(atPath: path) }
-}
-
-/// A clock that only moves when told to.
-final class ManualClock: ArtworkClock {
-    private let start = ContinuousClock.now
-    private let offset = Mutex<Duration>(.zero)
-
-    func now() -> ContinuousClock.Instant { start + offset.withLock { $0 } }
-    func advance(by duration: Duration) { offset.withLock { $0 += duration } }
 }
 
 /// A fetcher that takes its time and then fails: for the outer request deadline.

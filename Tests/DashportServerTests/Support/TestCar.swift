@@ -1,3 +1,4 @@
+import DashportTestSupport
 import Foundation
 import Testing
 import DashportHeadUnit
@@ -129,9 +130,4 @@ actor TestCar {
     func messages(on channel: UInt8) -> [(id: UInt16, body: [UInt8])] {
         events.compactMap { if case .message(channel, let id, let body) = $0 { (id, body) } else { nil } }
     }
-}
-
-struct TestTimeout: Error, CustomStringConvertible {
-    var what: String
-    var description: String { "timed out waiting for \(what)" }
 }

@@ -1,6 +1,7 @@
 // The FuzzServices driver: how an input becomes calls on one service, and what must hold. Shared with
 // Tests/DashportServicesTests (symlinked there as FuzzDriver/), so a kept input replays exactly as
 // the fuzzer ran it; each side defines `fuzzCheck` and `fuzzViolation` (trap, or record an issue).
+import DashportClock
 import DashportBrowse
 import DashportMessages
 import DashportServices
@@ -171,7 +172,7 @@ enum ServicesFuzz {
             ? [CustomAction(name: "like", label: "Like", iconUri: r.uri()), CustomAction(name: "skip", label: "Skip")] : []
         return PlaybackState(
             status: r.pick(PlaybackStatus.allCases),
-            position: PositionAnchor(valueMs: r.millis(), at: SessionInstant(milliseconds: r.int64()),
+            position: PositionAnchor(valueMs: r.millis(), at: ClockInstant(milliseconds: r.int64()),
                                      rate: r.pick([1, 0, 0.5, 2, PlaybackState.maxRate])),
             bufferedPositionMs: flags & 0x01 != 0 ? r.millis() : nil,
             controls: Set(SessionCapability.allCases.filter { capabilities.contains($0) && r.bool() }),
