@@ -1,3 +1,4 @@
+import DashportClock
 import Foundation
 import DashportArtwork
 import DashportBrowse
@@ -21,7 +22,8 @@ public final class DashportServer: Sendable {
     /// the catalog is invalid, the identity cannot be loaded or the address cannot be bound.
     public static func start(
         configuration: ServerConfiguration, logger: Logger,
-        provider: (any BrowseProvider)? = nil, artworkFetcher: (any ArtworkFetcher)? = nil
+        provider: (any BrowseProvider)? = nil, artworkFetcher: (any ArtworkFetcher)? = nil,
+        clock: any DashportClock = SystemClock()
     ) async throws -> DashportServer {
         try configuration.validate()
         let address: ListenAddress
@@ -33,7 +35,7 @@ public final class DashportServer: Sendable {
         let identity = try TLSIdentity.loadOrCreate(stateDirectory: configuration.stateDirectory, logger: logger.labelled("tls"))
         let tls = try TLSContext(.server(identity: identity, peerPolicy: peerPolicy(configuration)))
         let core = try await ServerCore.make(
-            configuration: configuration, logger: logger, provider: provider, artworkFetcher: artworkFetcher)
+            configuration: configuration, logger: logger, provider: provider, artworkFetcher: artworkFetcher, clock: clock)
         let link = LinkConfiguration(
             labelText: configuration.label,
             deviceName: configuration.deviceName,
