@@ -141,15 +141,25 @@ let package = Package(
             path: "tools/fuzz/FuzzFrames",
             swiftSettings: strict
         ),
+        // The drivers the fuzz targets run and the replay tests replay: one copy, imported by both.
+        .target(
+            name: "DashportFuzzDrivers",
+            dependencies: [
+                "DashportLink", "DashportHeadUnit", "DashportTLS", "DashportFrames", "DashportMessages",
+                "DashportServices", "DashportSession", "DashportBrowse", "DashportClock",
+            ],
+            path: "tools/fuzz/Drivers",
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "FuzzLink",
-            dependencies: ["DashportLink", "DashportHeadUnit", "DashportTLS", "DashportFrames", "DashportMessages"],
+            dependencies: ["DashportFuzzDrivers"],
             path: "tools/fuzz/FuzzLink",
             swiftSettings: strict
         ),
         .executableTarget(
             name: "FuzzServices",
-            dependencies: ["DashportServices", "DashportMessages", "DashportSession", "DashportBrowse"],
+            dependencies: ["DashportFuzzDrivers"],
             path: "tools/fuzz/FuzzServices",
             swiftSettings: strict
         ),
@@ -157,7 +167,7 @@ let package = Package(
         // MARK: Test support (one target every test suite shares)
         .target(
             name: "DashportTestSupport",
-            dependencies: ["DashportClock", "DashportTLS", "DashportServer", "DashportBrowse", "DashportArtwork", "DashportLog"],
+            dependencies: ["DashportFuzzDrivers", "DashportClock", "DashportTLS", "DashportServer", "DashportBrowse", "DashportArtwork", "DashportLog"],
             swiftSettings: strict
         ),
 
@@ -177,7 +187,7 @@ let package = Package(
         .testTarget(name: "DashportTLSTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportTLS", "DashportLog", "CDashportSSL"], swiftSettings: strict),
         .testTarget(
             name: "DashportLinkTests",
-            dependencies: ["DashportTestSupport", "DashportClock", "DashportLink", "DashportHeadUnit", "DashportTLS", "DashportFrames", "DashportMessages"],
+            dependencies: ["DashportFuzzDrivers", "DashportTestSupport", "DashportClock", "DashportLink", "DashportHeadUnit", "DashportTLS", "DashportFrames", "DashportMessages"],
             exclude: ["FuzzCrashes"],
             swiftSettings: strict
         ),
@@ -191,7 +201,7 @@ let package = Package(
         .testTarget(name: "DashportSessionTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportSession", "DashportBrowse", "DashportLog"], swiftSettings: strict),
         .testTarget(
             name: "DashportServicesTests",
-            dependencies: ["DashportTestSupport", "DashportClock", "DashportServices", "DashportMessages", "DashportSession", "DashportBrowse", "DashportLog"],
+            dependencies: ["DashportFuzzDrivers", "DashportTestSupport", "DashportClock", "DashportServices", "DashportMessages", "DashportSession", "DashportBrowse", "DashportLog"],
             exclude: ["FuzzCrashes"],
             swiftSettings: strict
         ),

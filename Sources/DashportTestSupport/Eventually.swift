@@ -12,7 +12,7 @@ public struct TestTimeout: Error, CustomStringConvertible {
 /// Records an issue naming `what` and throws ``TestTimeout`` when time runs out.
 public func eventually(
     _ what: String,
-    timeout: Duration = .seconds(30),
+    timeout: Duration = .seconds(60),
     poll: Duration = .milliseconds(10),
     sourceLocation: SourceLocation = #_sourceLocation,
     _ condition: () async throws -> Bool

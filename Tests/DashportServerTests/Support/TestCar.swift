@@ -99,7 +99,7 @@ actor TestCar {
 
     /// Waits until `condition` holds for this car's state, up to `timeout`.
     func waitUntil(
-        _ what: String, timeout: Duration = .seconds(20), sourceLocation: SourceLocation = #_sourceLocation,
+        _ what: String, timeout: Duration = .seconds(60), sourceLocation: SourceLocation = #_sourceLocation,
         _ condition: @Sendable (isolated TestCar) -> Bool
     ) async throws {
         let deadline = clock.now + timeout
