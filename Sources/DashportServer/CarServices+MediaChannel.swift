@@ -116,8 +116,3 @@ extension MediaChannelArtworkFailure {
         self.init(code: code, message: "\(error)")
     }
 }
-
-/// The version Dashport reports to cars.
-public enum DashportVersion {
-    public static let current = "0.1.0"
-}
