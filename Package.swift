@@ -5,7 +5,8 @@
 // targets listed above it in its own layer or in the layers below:
 //
 //   C wrappers      CDashportSSL  CDashportZlib  CDashportLinux  CDashportVips  CAAPProto (protoc-c output)
-//   Support         DashportLog  DashportFiles (atomic writes, non-blocking state-file reads, 0700 directories)
+//   Support         DashportLog  DashportClock (the one time seam)
+//                   DashportFiles (atomic writes, non-blocking state-file reads, 0700 directories)
 //                   DashportDigest (SHA-256 from libcrypto, CRC-32 from zlib, hex renderings)
 //                   DashportCommandLine (the option table behind every command line, --help and config file)
 //   Messages        DashportMessages   (generated Swift wrappers over CAAPProto)
@@ -18,6 +19,8 @@
 //   Server          DashportServer     (wires a transport connection to the sans-IO stack and the core)
 //                   DashportEmulator   (the same for the car role: HeadUnitClient, the emulator's shell)
 //   Executables     dashport (Sources/dashport), dashport-hu (tools/dashport-hu)
+//   Test support    DashportTestSupport (manual clock, TLS identities, loopback server fixture, polling),
+//                   DashportFuzzDrivers (tools/fuzz/Drivers: the fuzz drivers the tests replay)
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -58,6 +61,7 @@ let package = Package(
 
         // MARK: Support
         .target(name: "DashportLog", swiftSettings: strict),
+        .target(name: "DashportClock", swiftSettings: strict),
         .target(name: "DashportFiles", swiftSettings: strict),
         .target(name: "DashportCommandLine", swiftSettings: strict),
         .target(name: "DashportDigest", dependencies: ["CDashportSSL", "CDashportZlib"], swiftSettings: strict),
@@ -65,7 +69,7 @@ let package = Package(
         // MARK: Sans-IO protocol stack
         .target(name: "DashportMessages", dependencies: ["CAAPProto"], swiftSettings: strict),
         .target(name: "DashportFrames", swiftSettings: strict),
-        .target(name: "DashportTLS", dependencies: ["CDashportSSL", "DashportLog", "DashportFiles", "DashportDigest"], swiftSettings: strict),
+        .target(name: "DashportTLS", dependencies: ["CDashportSSL", "DashportLog", "DashportDigest"], swiftSettings: strict),
         .target(
             name: "DashportLink",
             dependencies: ["DashportFrames", "DashportTLS", "DashportMessages", "DashportLog", "DashportDigest"],
@@ -78,14 +82,14 @@ let package = Package(
         ),
 
         // MARK: Core (async Swift behind a narrow seam)
-        .target(name: "DashportBrowse", dependencies: ["DashportLog", "DashportFiles", "DashportDigest"], swiftSettings: strict),
-        .target(name: "DashportArtwork", dependencies: ["CDashportVips", "DashportLog", "DashportFiles", "DashportDigest"], swiftSettings: strict),
-        .target(name: "DashportSession", dependencies: ["DashportBrowse", "DashportLog", "DashportFiles"], swiftSettings: strict),
+        .target(name: "DashportBrowse", dependencies: ["DashportClock", "DashportLog", "DashportFiles", "DashportDigest"], swiftSettings: strict),
+        .target(name: "DashportArtwork", dependencies: ["CDashportVips", "DashportClock", "DashportLog", "DashportFiles", "DashportDigest"], swiftSettings: strict),
+        .target(name: "DashportSession", dependencies: ["DashportBrowse", "DashportClock", "DashportLog", "DashportFiles"], swiftSettings: strict),
 
         // MARK: Services (sans-IO, on top of the link, asking the core through events)
         .target(
             name: "DashportServices",
-            dependencies: ["DashportLink", "DashportMessages", "DashportBrowse", "DashportSession", "DashportLog", "DashportDigest"],
+            dependencies: ["DashportLink", "DashportMessages", "DashportBrowse", "DashportSession", "DashportClock", "DashportLog", "DashportDigest"],
             swiftSettings: strict
         ),
 
@@ -95,8 +99,8 @@ let package = Package(
             name: "DashportServer",
             dependencies: [
                 "DashportTransport", "DashportLink", "DashportServices", "DashportTLS",
-                "DashportBrowse", "DashportArtwork", "DashportSession", "DashportLog", "DashportDigest",
-                "DashportCommandLine",
+                "DashportBrowse", "DashportArtwork", "DashportSession", "DashportClock", "DashportLog",
+                "DashportFiles", "DashportDigest", "DashportCommandLine",
             ],
             swiftSettings: strict
         ),
@@ -145,16 +149,33 @@ let package = Package(
             path: "tools/fuzz/FuzzFrames",
             swiftSettings: strict
         ),
+        // The drivers the fuzz targets run and the replay tests replay: one copy, imported by both.
+        .target(
+            name: "DashportFuzzDrivers",
+            dependencies: [
+                "DashportLink", "DashportHeadUnit", "DashportTLS", "DashportFrames", "DashportMessages",
+                "DashportServices", "DashportSession", "DashportBrowse", "DashportClock",
+            ],
+            path: "tools/fuzz/Drivers",
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "FuzzLink",
-            dependencies: ["DashportLink", "DashportHeadUnit", "DashportTLS", "DashportFrames", "DashportMessages"],
+            dependencies: ["DashportFuzzDrivers"],
             path: "tools/fuzz/FuzzLink",
             swiftSettings: strict
         ),
         .executableTarget(
             name: "FuzzServices",
-            dependencies: ["DashportServices", "DashportMessages", "DashportSession", "DashportBrowse"],
+            dependencies: ["DashportFuzzDrivers"],
             path: "tools/fuzz/FuzzServices",
+            swiftSettings: strict
+        ),
+
+        // MARK: Test support (one target every test suite shares)
+        .target(
+            name: "DashportTestSupport",
+            dependencies: ["DashportFuzzDrivers", "DashportClock", "DashportTLS", "DashportServer", "DashportBrowse", "DashportArtwork", "DashportLog"],
             swiftSettings: strict
         ),
 
@@ -179,32 +200,36 @@ let package = Package(
         ),
         .testTarget(name: "DashportCommandLineTests", dependencies: ["DashportCommandLine"], swiftSettings: strict),
         .testTarget(name: "DashportDigestTests", dependencies: ["DashportDigest"], swiftSettings: strict),
-        .testTarget(name: "DashportFilesTests", dependencies: ["DashportFiles", "DashportTLS", "DashportSession"], swiftSettings: strict),
-        .testTarget(name: "DashportTLSTests", dependencies: ["DashportTLS", "DashportLog", "CDashportSSL", "DashportFiles", "DashportDigest"], swiftSettings: strict),
+        .testTarget(
+            name: "DashportFilesTests",
+            dependencies: ["DashportTestSupport", "DashportFiles", "DashportServer", "DashportTLS", "DashportSession"],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "DashportTLSTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportTLS", "DashportLog", "CDashportSSL", "DashportDigest"], swiftSettings: strict),
         .testTarget(
             name: "DashportLinkTests",
-            dependencies: ["DashportLink", "DashportHeadUnit", "DashportTLS", "DashportFrames", "DashportMessages", "DashportDigest"],
+            dependencies: ["DashportFuzzDrivers", "DashportTestSupport", "DashportClock", "DashportLink", "DashportHeadUnit", "DashportTLS", "DashportFrames", "DashportMessages", "DashportDigest"],
             exclude: ["FuzzCrashes"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "DashportHeadUnitTests",
-            dependencies: ["DashportHeadUnit", "DashportEmulator", "DashportTransport", "DashportMessages", "DashportTLS", "DashportLink", "DashportServer", "DashportLog", "DashportDigest"],
+            dependencies: ["DashportTestSupport", "DashportClock", "DashportHeadUnit", "DashportEmulator", "DashportTransport", "DashportMessages", "DashportTLS", "DashportLink", "DashportServer", "DashportLog", "DashportDigest"],
             swiftSettings: strict
         ),
-        .testTarget(name: "DashportBrowseTests", dependencies: ["DashportBrowse"], swiftSettings: strict),
-        .testTarget(name: "DashportArtworkTests", dependencies: ["DashportArtwork", "DashportFiles"], swiftSettings: strict),
-        .testTarget(name: "DashportSessionTests", dependencies: ["DashportSession", "DashportBrowse", "DashportLog"], swiftSettings: strict),
+        .testTarget(name: "DashportBrowseTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportBrowse"], swiftSettings: strict),
+        .testTarget(name: "DashportArtworkTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportArtwork", "DashportFiles"], swiftSettings: strict),
+        .testTarget(name: "DashportSessionTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportSession", "DashportBrowse", "DashportLog"], swiftSettings: strict),
         .testTarget(
             name: "DashportServicesTests",
-            dependencies: ["DashportServices", "DashportMessages", "DashportSession", "DashportBrowse", "DashportLog"],
+            dependencies: ["DashportFuzzDrivers", "DashportTestSupport", "DashportClock", "DashportServices", "DashportMessages", "DashportSession", "DashportBrowse", "DashportLog"],
             exclude: ["FuzzCrashes"],
             swiftSettings: strict
         ),
         .testTarget(name: "DashportTransportTests", dependencies: ["DashportTransport"], swiftSettings: strict),
         .testTarget(
             name: "DashportServerTests",
-            dependencies: ["DashportServer", "DashportHeadUnit", "DashportTransport", "DashportArtwork", "DashportMessages", "DashportLink", "DashportLog", "DashportTLS", "DashportFrames", "DashportBrowse", "DashportCommandLine"],
+            dependencies: ["DashportTestSupport", "DashportClock", "DashportServer", "DashportHeadUnit", "DashportTransport", "DashportArtwork", "DashportMessages", "DashportLink", "DashportLog", "DashportTLS", "DashportFrames", "DashportBrowse", "DashportFiles", "DashportCommandLine"],
             swiftSettings: strict
         ),
     ]

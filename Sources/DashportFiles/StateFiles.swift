@@ -49,8 +49,10 @@ extension Files {
     /// Opened with `O_NONBLOCK | O_NOFOLLOW` and checked with `fstat` before any read: a FIFO,
     /// socket, device, directory or symbolic link is refused (``FileError/Cause/notRegularFile(kind:)``)
     /// instead of blocking start-up forever or reading something that is not ours.
-    public static func read(_ path: String, limit: Int) throws(FileError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)
+    /// `followingLinks` lets a configured input (a CA file in /etc/ssl/certs) be a symbolic link;
+    /// what it leads to must still be a regular file. State files never set it.
+    public static func read(_ path: String, limit: Int, followingLinks: Bool = false) throws(FileError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (followingLinks ? 0 : O_NOFOLLOW))
         guard fd >= 0 else {
             if errno == ELOOP { throw FileError("read", path, .notRegularFile(kind: "a symbolic link")) }
             throw .system("open", path)

@@ -1,4 +1,5 @@
 import DashportFiles
+import DashportTestSupport
 import Foundation
 import Testing
 
@@ -8,7 +9,7 @@ import Glibc
 
 @Suite struct AtomicWriteTests {
     @Test func aWriteReplacesTheFileWholeAndLeavesNoTemporaryFile() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let path = scratch.file("state.json")
         try Files.writeAtomically(Array("old".utf8), to: path)
@@ -19,14 +20,14 @@ import Glibc
     }
 
     @Test func anEmptyFileIsWrittenAndRead() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         try Files.writeAtomically([], to: scratch.file("empty"))
         #expect(try Files.read(scratch.file("empty"), limit: 0) == [])
     }
 
     @Test func aWriteIntoAMissingDirectoryFailsNamingTheTemporaryFileAndLeavesNothing() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let error = try #require(throws: FileError.self) { try Files.writeAtomically([1], to: scratch.file("gone/file")) }
         #expect(error.operation == "create")
@@ -36,7 +37,7 @@ import Glibc
     }
 
     @Test func aWriteOverADirectoryFailsAtTheRenameAndRemovesTheTemporaryFile() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         try Files.makeDirectory(scratch.file("taken"))
         try Files.writeAtomically([9], to: scratch.file("taken/inside"))
@@ -47,7 +48,7 @@ import Glibc
     }
 
     @Test func aStreamedFileIsCommittedUnderItsName() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let temporary = Files.temporaryPath(in: scratch.path)
         #expect(Files.isTemporary(String(temporary.split(separator: "/").last ?? "")))
@@ -73,7 +74,7 @@ import Glibc
     }
 
     @Test func removingAMissingFileIsFine() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         try Files.remove(scratch.file("never-there"))
         try Files.makeDirectory(scratch.file("dir"))
@@ -87,7 +88,7 @@ import Glibc
     /// Issue 11 #5: a FIFO where a state file should be hung start-up forever; now it is refused.
     /// The read runs on a detached thread, so if blocking comes back the test fails, not hangs.
     @Test func aFIFOIsRefusedWithoutBlocking() async throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let fifo = try scratch.fifo("session.json")
         let outcome = try await finishesOnAThread(release: releaseFIFO(fifo)) {
@@ -102,7 +103,7 @@ import Glibc
     }
 
     @Test func aSymbolicLinkADirectoryAndADeviceAreRefusedByKind() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         try Files.writeAtomically([1], to: scratch.file("real"))
         #expect(symlink(scratch.file("real"), scratch.file("link")) == 0)
@@ -117,7 +118,7 @@ import Glibc
     }
 
     @Test func aFileOverTheLimitIsRefusedAndAMissingOneSaysSo() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         try Files.writeAtomically([UInt8](repeating: 1, count: 11), to: scratch.file("big"))
         let error = try #require(throws: FileError.self) { try Files.read(scratch.file("big"), limit: 10) }
@@ -133,7 +134,7 @@ import Glibc
 
 @Suite struct DirectoryTests {
     @Test func onlyTheLastComponentIsCreatedAndAMissingParentIsNamed() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         #expect(try Files.makeDirectory(scratch.file("state")))
         #expect(try !Files.makeDirectory(scratch.file("state/")))  // already there: left as it is
@@ -151,7 +152,7 @@ import Glibc
     /// concurrent tests that create files meanwhile get at most laxer modes, and every state file
     /// and directory Dashport makes sets its mode explicitly anyway.
     @Test func modesAreExactWhateverTheUmask() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let saved = umask(0o000)
         defer { umask(saved) }

@@ -1,5 +1,7 @@
 @testable import DashportSession
 import DashportFiles
+import DashportTestSupport
+import DashportServer
 import DashportTLS
 import Foundation
 import Testing
@@ -10,10 +12,10 @@ import Glibc
 
 /// Issue 11 #5 through the callers that start a server: a FIFO where `server-key.pem` or
 /// `session/session.json` should be made start-up hang forever. Each call runs on a detached
-/// thread ( ``finishesOnAThread(wait:release:_:)`` ) so a regression fails instead of hanging.
+/// thread (`finishesOnAThread`, from DashportTestSupport) so a regression fails instead of hanging.
 @Suite struct StateFileCallersTests {
     @Test func aFIFOInPlaceOfTheServerKeyIsRefusedByName() async throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let key = try scratch.fifo(TLSIdentity.keyFileName)
         let directory = scratch.path
@@ -29,7 +31,7 @@ import Glibc
     }
 
     @Test func aFIFOInPlaceOfTheSessionFileIsCorruptNotAHang() async throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let store = SessionStore(directory: URL(fileURLWithPath: scratch.path))
         let fifo = try scratch.fifo(store.fileName)
@@ -38,7 +40,7 @@ import Glibc
     }
 
     @Test func theSessionDirectoryIsCreated0700AndItsFile0600() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let store = SessionStore(directory: URL(fileURLWithPath: scratch.file("session")))
         try store.save(PersistedSession(version: PersistedSession.currentVersion, savedAtMs: 0, snapshot: SessionSnapshot(playbackState: PlaybackState(), mediaItem: .none, queue: .empty)))

@@ -1,4 +1,5 @@
 import DashportDigest
+import DashportTestSupport
 import DashportHeadUnit
 import DashportLink
 import Testing
