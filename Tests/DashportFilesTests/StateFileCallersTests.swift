@@ -1,7 +1,7 @@
 @testable import DashportSession
 import DashportFiles
 import DashportTestSupport
-import DashportServer
+@testable import DashportServer
 import DashportTLS
 import Foundation
 import Testing
@@ -50,5 +50,40 @@ import Glibc
             Issue.record("the saved session did not load")
             return
         }
+    }
+}
+
+/// The CA file (`--ca-file`) is configured input, not state: a symbolic link (as in
+/// /etc/ssl/certs) is followed, but what it leads to must be a regular file, read without blocking.
+@Suite struct CAFileReadTests {
+    @Test func aFIFOAsTheCAFileIsRefusedByNameWithoutBlocking() async throws {
+        let scratch = try TemporaryDirectory()
+        defer { scratch.remove() }
+        let fifo = try scratch.fifo("ca.pem")
+        var configuration = ServerConfiguration()
+        configuration.caFile = fifo
+        let outcome = try await finishesOnAThread(release: releaseFIFO(fifo)) { [configuration] in
+            Result { () throws(TLSError) in try DashportServer.peerPolicy(configuration) }
+        }
+        guard case .failure(.configuration(let reason)) = outcome else {
+            Issue.record("expected a configuration error, got \(outcome)")
+            return
+        }
+        #expect(reason == "cannot load CA file \(fifo): cannot read \(fifo): it is a FIFO, not a regular file")
+    }
+
+    @Test func aSymbolicLinkToTheCAFileIsFollowed() throws {
+        let scratch = try TemporaryDirectory()
+        defer { scratch.remove() }
+        try Files.writeAtomically(Array("-----BEGIN CERTIFICATE-----\n".utf8), to: scratch.file("real.pem"))
+        #expect(symlink(scratch.file("real.pem"), scratch.file("ca.pem")) == 0)
+        var configuration = ServerConfiguration()
+        configuration.caFile = scratch.file("ca.pem")
+        guard case .certificateAuthority(let pem, let source) = try DashportServer.peerPolicy(configuration) else {
+            Issue.record("expected a CA policy")
+            return
+        }
+        #expect(pem == Array("-----BEGIN CERTIFICATE-----\n".utf8))
+        #expect(source == scratch.file("ca.pem"))
     }
 }
