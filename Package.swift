@@ -25,6 +25,12 @@ import PackageDescription
 
 let strict: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
+    // Keep the code honest about what it depends on, as hummingbird does: every existential says
+    // `any`, an import is internal unless it says `public`/`package`, and a member is visible only
+    // where its module is imported.
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
 let package = Package(

@@ -1,5 +1,5 @@
 import DashportFiles
-import Foundation
+public import Foundation
 import Synchronization
 
 #if canImport(FoundationNetworking)

@@ -2,6 +2,7 @@ import DashportClock
 import DashportFiles
 import Foundation
 import Synchronization
+import DashportLog
 
 /// The shared work behind requests: one download per key, one resize per key and box, and the
 /// bookkeeping of failures (backoff, one report per URI).

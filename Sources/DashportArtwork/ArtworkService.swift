@@ -1,5 +1,5 @@
-import DashportClock
-import DashportLog
+public import DashportClock
+public import DashportLog
 import Foundation
 
 /// The artwork endpoint: serves registered covers, downscaled to the box a car asks for.

@@ -1,7 +1,7 @@
 // Sources/DashportBrowse/BrowseCache.swift - the bounded on-disk snapshot of browsed nodes.
 
 import DashportFiles
-import DashportLog
+public import DashportLog
 import Foundation
 
 /// The browse nodes cars saw last, kept on disk so a car that connects while the provider is slow

@@ -1,4 +1,4 @@
-import DashportClock
+public import DashportClock
 
 /// The browse core's budgets and caps, each with a documented default.
 ///

@@ -1,6 +1,6 @@
 // Sources/DashportBrowse/BrowseCore.swift - the one browse tree every car sees, through its own rules.
 
-import DashportLog
+public import DashportLog
 
 /// The browse core: asks the provider, applies each car's rules, caches on disk, pushes changes.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Dashport's one time seam: every component that waits, times out or stamps time reads it here.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The real clock: Swift's `ContinuousClock` (monotonic, keeps counting while the machine sleeps),
 /// with instants measured from the moment this value was created.

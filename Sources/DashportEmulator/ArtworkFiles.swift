@@ -1,6 +1,6 @@
 import DashportFiles
 import DashportHeadUnit
-import DashportMessages
+public import DashportMessages
 
 /// Why a cover could not be written.
 public struct ArtworkSaveError: Error, Sendable, Hashable, CustomStringConvertible {

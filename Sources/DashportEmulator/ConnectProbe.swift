@@ -1,8 +1,8 @@
-import DashportHeadUnit
+public import DashportHeadUnit
 import DashportLink
-import DashportLog
-import DashportTLS
-import DashportTransport
+public import DashportLog
+public import DashportTLS
+public import DashportTransport
 
 /// `dashport-hu connect`: complete the link, print what was negotiated and every event, wait for a
 /// ping or two from the phone, say bye-bye. Reusable by tests with any ``Transcript``.

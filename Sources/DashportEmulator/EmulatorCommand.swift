@@ -1,5 +1,5 @@
 import DashportHeadUnit
-import DashportMessages
+public import DashportMessages
 
 /// A row of the list on screen, by its 1-based number, or an item by id (`id:42` forces an id
 /// that looks like a number).

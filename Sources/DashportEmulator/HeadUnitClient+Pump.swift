@@ -1,6 +1,7 @@
 import DashportHeadUnit
 import DashportLink
 import DashportTransport
+import DashportLog
 
 /// The client's loop: transport events and timer ticks go through one ordered queue into the
 /// link; its actions become writes, events and the close.

@@ -1,9 +1,9 @@
-import DashportHeadUnit
-import DashportLink
-import DashportLog
-import DashportMessages
-import DashportTLS
-import DashportTransport
+public import DashportHeadUnit
+public import DashportLink
+public import DashportLog
+public import DashportMessages
+public import DashportTLS
+public import DashportTransport
 
 /// An emulated head unit on a real connection: drives a ``HeadUnitLink`` over a ``ByteStream``
 /// (TCP via ``connect(to:configuration:identity:timeout:logger:)``) with a real TLS client session

@@ -1,7 +1,7 @@
 import DashportHeadUnit
 import DashportLink
-import DashportTLS
-import DashportTransport
+public import DashportTLS
+public import DashportTransport
 
 /// Why ``HeadUnitClient`` could not start or a bounded wait ended without its result.
 public enum HeadUnitClientError: Error, Sendable, Hashable, CustomStringConvertible {

@@ -1,7 +1,7 @@
-import DashportHeadUnit
-import DashportLink
+public import DashportHeadUnit
+public import DashportLink
 import DashportTLS
-import DashportTransport
+public import DashportTransport
 
 /// What a ``HeadUnitClient`` reports, in order, on its ``HeadUnitClient/events`` stream.
 public enum HeadUnitClientEvent: Sendable, Hashable {

@@ -1,6 +1,6 @@
-import DashportHeadUnit
-import DashportLink
-import DashportMessages
+public import DashportHeadUnit
+public import DashportLink
+public import DashportMessages
 
 /// What a ``MediaChannelSession`` reports besides the answers it returns.
 public enum MediaSessionNotice: Sendable, Hashable {

@@ -1,7 +1,7 @@
 import DashportDigest
-import DashportHeadUnit
-import DashportLink
-import DashportMessages
+public import DashportHeadUnit
+public import DashportLink
+public import DashportMessages
 
 extension ScreenRenderer {
     /// A link event as one line (two for TLS), for `dashport-hu connect`. Ping timestamps and

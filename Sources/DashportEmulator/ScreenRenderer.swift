@@ -1,5 +1,5 @@
-import DashportHeadUnit
-import DashportMessages
+public import DashportHeadUnit
+public import DashportMessages
 
 /// Draws what a car would show, as stable text lines (no timestamps, no timing-dependent values
 /// except the playback position, which is computed from an injected time). Pure functions.

@@ -1,5 +1,5 @@
-import DashportLink
-import DashportMessages
+public import DashportLink
+public import DashportMessages
 
 extension AAP.ServiceDiscoveryResponse {
     /// The discovery response a head unit described by `car` sends: its services with their

@@ -1,5 +1,5 @@
-import DashportLink
-import DashportMessages
+public import DashportLink
+public import DashportMessages
 
 /// The knobs of the car profile the emulator advertises for the Dashport media channel. The
 /// profile travels in `VendorExtensionService.data` of the discovery response

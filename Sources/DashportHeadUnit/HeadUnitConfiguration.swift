@@ -1,5 +1,5 @@
-import DashportFrames
-import DashportLink
+public import DashportFrames
+public import DashportLink
 
 /// How the emulated head unit behaves. The defaults copy an opencardev/aasdk head unit as
 /// measured (aap-protocol.md §8): version 1.6, fixed channels, AUTH_COMPLETE and pings in plaintext.

@@ -1,4 +1,4 @@
-import DashportLink
+public import DashportLink
 
 /// What happened on the car side of a link, for the emulator and for tests.
 public enum HeadUnitEvent: Sendable, Hashable {

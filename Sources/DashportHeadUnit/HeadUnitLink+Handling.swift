@@ -2,6 +2,7 @@ import DashportDigest
 import DashportLink
 import DashportMessages
 import DashportTLS
+import DashportLog
 
 /// Inbound handling, car side: version answer, TLS client, discovery, channel opens, pings, bye-bye.
 extension HeadUnitLink {

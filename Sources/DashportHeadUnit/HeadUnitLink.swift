@@ -1,8 +1,8 @@
 import DashportFrames
-import DashportLink
-import DashportLog
-import DashportMessages
-import DashportTLS
+public import DashportLink
+public import DashportLog
+public import DashportMessages
+public import DashportTLS
 
 /// The car (head unit) side of one AAP link, sans-IO, built from the same frame and TLS layers
 /// as ``PhoneLink``. It is the fake head unit of the tests and of the `dashport-hu` emulator.

@@ -1,4 +1,4 @@
-import DashportMessages
+public import DashportMessages
 
 /// The car side of the Dashport media channel, sans-IO: builds requests with increasing request
 /// ids, matches answers to them by id, and keeps the latest of everything the server pushes.

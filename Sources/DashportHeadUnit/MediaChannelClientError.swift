@@ -1,6 +1,6 @@
 import DashportDigest
 import DashportLink
-import DashportMessages
+public import DashportMessages
 
 /// Why a server message was not taken in, or a request not built. The client's state is unchanged.
 public enum MediaChannelClientError: Error, Sendable, Hashable, CustomStringConvertible {

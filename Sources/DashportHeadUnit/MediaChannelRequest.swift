@@ -1,5 +1,5 @@
 import DashportLink
-import DashportMessages
+public import DashportMessages
 
 /// What a car request asked for; kept with its request id until the answer arrives.
 public enum MediaChannelRequestKind: Sendable, Hashable {

@@ -1,5 +1,5 @@
 import DashportLink
-import DashportMessages
+public import DashportMessages
 
 /// What one message from the server was, after ``MediaChannelClient/receive(messageId:body:now:)``
 /// took it in (the client's state already reflects it).

@@ -1,4 +1,4 @@
-import DashportMessages
+public import DashportMessages
 
 extension CarDescription {
     /// The typed view of a SERVICE_DISCOVERY_RESPONSE, plus a line for every entry it skipped.

@@ -1,4 +1,4 @@
-import DashportMessages
+public import DashportMessages
 
 /// One service the head unit listed in its SERVICE_DISCOVERY_RESPONSE, with the channel id the
 /// head unit assigned to it (aap-protocol.md §3.3). Channel ids only ever come from there.

@@ -1,4 +1,4 @@
-import DashportFrames
+public import DashportFrames
 
 /// Settings of one phone-role link. Every default is what a stock AAP head unit expects.
 public struct LinkConfiguration: Sendable {

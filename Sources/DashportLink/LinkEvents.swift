@@ -1,6 +1,6 @@
 import DashportDigest
-import DashportFrames
-import DashportTLS
+public import DashportFrames
+public import DashportTLS
 
 /// An AAP protocol version: what the head unit asks for in VERSION_REQUEST and what we answer.
 public struct AAPVersion: Sendable, Hashable, Comparable, CustomStringConvertible {

@@ -1,5 +1,5 @@
-import DashportFrames
-import DashportTLS
+package import DashportFrames
+package import DashportTLS
 
 /// One whole message as received: decrypted, reassembled, split into id and body.
 package struct InboundMessage: Sendable, Hashable {

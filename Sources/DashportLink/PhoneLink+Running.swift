@@ -1,5 +1,7 @@
 import DashportDigest
 import DashportMessages
+import DashportTLS
+import DashportLog
 
 /// Running and closing, phone side: channel opens, service traffic, pings, bye-bye.
 extension PhoneLink {

@@ -1,6 +1,7 @@
 import DashportDigest
 import DashportMessages
-import DashportTLS
+package import DashportTLS
+import DashportLog
 
 /// Setup, phone side: dispatch, version exchange, TLS, AUTH_COMPLETE, discovery (aap-protocol.md §2.2).
 extension PhoneLink {

@@ -1,7 +1,7 @@
 import DashportFrames
-import DashportLog
-import DashportMessages
-import DashportTLS
+public import DashportLog
+public import DashportMessages
+public import DashportTLS
 
 /// The phone side of one AAP link, sans-IO: bytes and the time go in, wire bytes, events and a
 /// close come out (aap-protocol.md §2.2).

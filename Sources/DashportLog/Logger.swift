@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Synchronization
 
 /// How much a ``Logger`` says. Ordered: a logger at `.info` prints info, notice, warning and error.

@@ -1,5 +1,7 @@
 import DashportServices
 import DashportSession
+import DashportArtwork
+import DashportLog
 
 /// Performing what the AAP playback status and input services ask for.
 extension CarServices {

@@ -1,4 +1,6 @@
 import DashportServices
+import DashportArtwork
+import DashportBrowse
 
 /// Performing what the classic media browser asks for: browse pages, items and covers.
 extension CarServices {

@@ -3,6 +3,7 @@ import DashportBrowse
 import DashportLink
 import DashportServices
 import DashportSession
+import DashportLog
 
 /// The Dashport media channel (`dashport.media`): browse, search, play, commands, state pushes
 /// and artwork, between the car and the shared core.

@@ -1,6 +1,6 @@
-import DashportCommandLine
+public import DashportCommandLine
 import DashportLog
-import Foundation
+public import Foundation
 
 /// The command lines of `dashport serve` and `dashport fingerprint` as ``CommandSpec`` tables, and
 /// how each option lands in a ``ServerConfiguration``. The config file (`--config FILE`) uses the

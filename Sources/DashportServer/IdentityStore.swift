@@ -1,6 +1,6 @@
 import DashportFiles
-import DashportLog
-import DashportTLS
+public import DashportLog
+public import DashportTLS
 import Foundation
 
 /// The server keeps its TLS identity in the state directory; the TLS layer only ever sees the bytes.

@@ -1,12 +1,13 @@
-import DashportClock
+public import DashportClock
 import DashportFiles
 import Foundation
-import DashportArtwork
-import DashportBrowse
+public import DashportArtwork
+public import DashportBrowse
 import DashportLink
-import DashportLog
+public import DashportLog
 import DashportTLS
-import DashportTransport
+public import DashportTransport
+import DashportSession
 
 /// A running Dashport server: a TCP listener whose every connection runs a ``CarConnection``
 /// against one shared ``ServerCore``.

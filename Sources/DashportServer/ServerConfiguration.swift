@@ -1,6 +1,6 @@
-import DashportLog
+public import DashportLog
 import DashportTransport
-import Foundation
+public import Foundation
 
 /// Everything `dashport serve` can be told, from its defaults, a config file and the command line
 /// (in that order; later wins).

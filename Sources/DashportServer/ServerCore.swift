@@ -1,9 +1,9 @@
-import DashportClock
-import Foundation
-import DashportArtwork
-import DashportBrowse
-import DashportLog
-import DashportSession
+public import DashportClock
+public import Foundation
+public import DashportArtwork
+public import DashportBrowse
+public import DashportLog
+public import DashportSession
 
 /// The shared core every car connection talks to: one browse tree, one artwork pipeline, one
 /// playback session. Built once per server from its configuration.

@@ -1,6 +1,6 @@
 import DashportLog
 import DashportMessages
-import DashportSession
+public import DashportSession
 
 /// The AAP input service (Service field 4) for one car: asks for the media keys and turns their
 /// presses into session commands.

@@ -1,5 +1,6 @@
 import DashportMessages
 import DashportSession
+import DashportLog
 
 /// The cover of the current item, as far as this service knows it. Only the current item's cover
 /// is kept: an item change to another URI forgets it.

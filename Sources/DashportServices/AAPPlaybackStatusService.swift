@@ -1,7 +1,7 @@
-import DashportClock
+public import DashportClock
 import DashportLog
 import DashportMessages
-import DashportSession
+public import DashportSession
 
 /// The AAP media playback status service (Service field 9) for one car: what a stock AAP head unit
 /// shows on its now-playing screen, and its MEDIA_PLAYBACK_INPUT.

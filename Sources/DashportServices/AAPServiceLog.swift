@@ -1,5 +1,5 @@
 import DashportDigest
-import DashportLog
+public import DashportLog
 import DashportMessages
 import DashportSession
 

@@ -1,9 +1,9 @@
 // Sources/DashportServices/ClassicBrowserService.swift - the AAP classic media browser (Service field 11), sans-IO.
 
-import DashportBrowse
-import DashportLog
+public import DashportBrowse
+public import DashportLog
 import DashportMessages
-import DashportSession
+public import DashportSession
 
 /// The AAP classic media browser as a thin adapter over the browse core: root → sources (the
 /// core's tabs) → lists → songs, paged by start/total, covers on request (aap-protocol.md §4).

@@ -1,8 +1,8 @@
 // Sources/DashportServices/ClassicBrowserTypes.swift - what the classic browser service is told, and what it asks for.
 
-import DashportBrowse
-import DashportMessages
-import DashportSession
+public import DashportBrowse
+public import DashportMessages
+public import DashportSession
 
 extension ClassicBrowserService {
     /// The service's budgets and caps, each with a documented default.

@@ -1,5 +1,5 @@
-import DashportBrowse
-import DashportSession
+public import DashportBrowse
+public import DashportSession
 
 /// One car request the driver performs on a core actor. The answer is handed back with the same
 /// ticket (``MediaChannelService/browseAnswered(_:_:artworkKeys:)`` and friends), in any order.

@@ -1,9 +1,10 @@
 // Sources/DashportServices/MediaChannelAnswers.swift - the driver's answers, turned into BROWSE_RESULT,
 // COMMAND_RESULT and ARTWORK_RESULT with the car's request id.
 
-import DashportBrowse
+public import DashportBrowse
 import DashportMessages
-import DashportSession
+public import DashportSession
+import DashportLog
 
 extension MediaChannelService {
     /// The browse core's answer to a `.children` or `.search` request: a page of items (with the

@@ -1,9 +1,9 @@
 // Sources/DashportServices/MediaChannelProfile.swift - the car's profile: decoded from the wire,
 // mapped onto the browse core's CarProfile, and what else the service needs from it.
 
-import DashportBrowse
-import DashportLog
-import DashportMessages
+public import DashportBrowse
+public import DashportLog
+public import DashportMessages
 
 /// One car's profile as the media channel service applies it.
 ///

@@ -1,10 +1,11 @@
 // Sources/DashportServices/MediaChannelPushes.swift - session updates and browse notifications pushed
 // to the car: PLAYBACK_STATE, MEDIA_ITEM_STATE, QUEUE_STATE, SESSION_ERROR, CHILDREN_CHANGED.
 
-import DashportClock
-import DashportBrowse
+public import DashportClock
+public import DashportBrowse
 import DashportMessages
-import DashportSession
+public import DashportSession
+import DashportLog
 
 /// What the service knows of the session: the latest playback state and item duration (to resolve
 /// jumps), and each channel's latest wire form next to the one last pushed.

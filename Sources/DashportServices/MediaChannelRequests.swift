@@ -4,6 +4,7 @@
 import DashportBrowse
 import DashportMessages
 import DashportSession
+import DashportLog
 
 /// A request handed to the driver: the car's id to echo and how to shape the answer.
 struct PendingRequest: Sendable, Hashable {

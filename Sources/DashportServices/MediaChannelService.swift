@@ -1,9 +1,9 @@
 // Sources/DashportServices/MediaChannelService.swift - the Dashport media channel (vendor extension
 // `dashport.media`) for one car: requests in, core work and messages out.
 
-import DashportClock
+public import DashportClock
 import DashportBrowse
-import DashportLog
+public import DashportLog
 import DashportMessages
 import DashportSession
 

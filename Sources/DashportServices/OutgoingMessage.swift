@@ -1,4 +1,4 @@
-import DashportMessages
+public import DashportMessages
 
 /// A message a service wants sent to the car on one of the car's channels. The link encrypts,
 /// fragments and frames it; the service only says what and where.

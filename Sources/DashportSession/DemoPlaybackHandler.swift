@@ -1,5 +1,5 @@
-import DashportClock
-import DashportBrowse
+public import DashportClock
+public import DashportBrowse
 
 /// The embedded default handler: "plays" a browse library on the clock, with no audio.
 ///

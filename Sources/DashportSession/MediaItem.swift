@@ -1,4 +1,4 @@
-import DashportBrowse
+public import DashportBrowse
 
 /// What a car shows on its now-playing screen, and one entry of the queue.
 ///

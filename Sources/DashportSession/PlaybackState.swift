@@ -1,4 +1,4 @@
-import DashportClock
+public import DashportClock
 
 /// What the player is doing.
 public enum PlaybackStatus: String, Sendable, Hashable, Codable, CaseIterable {

@@ -1,5 +1,6 @@
 import DashportClock
 import DashportLog
+import FoundationEssentials
 
 /// What ``SessionCore/restore()`` found.
 public enum RestoreResult: Sendable, Hashable {

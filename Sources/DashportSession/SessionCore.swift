@@ -1,5 +1,5 @@
-import DashportClock
-import DashportLog
+public import DashportClock
+public import DashportLog
 
 /// One update on the session's broadcast channels.
 public enum SessionUpdate: Sendable, Hashable {

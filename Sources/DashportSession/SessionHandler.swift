@@ -1,4 +1,4 @@
-import DashportBrowse
+public import DashportBrowse
 
 /// A resolved "play this": the queue to play and where in it to start.
 ///

@@ -1,6 +1,6 @@
 import DashportDigest
 import CDashportSSL
-import DashportLog
+public import DashportLog
 
 /// One TLS connection over two memory BIOs: bytes in, bytes out, no file descriptors.
 ///

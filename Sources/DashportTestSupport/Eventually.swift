@@ -1,4 +1,4 @@
-import Testing
+public import Testing
 
 /// A waited-for condition did not hold in time; the test fails instead of hanging.
 public struct TestTimeout: Error, CustomStringConvertible {

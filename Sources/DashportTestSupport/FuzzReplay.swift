@@ -1,6 +1,6 @@
 import DashportFuzzDrivers
 import Synchronization
-import Testing
+public import Testing
 
 /// Runs the shared fuzz drivers (DashportFuzzDrivers) in a test: a broken invariant becomes an
 /// issue naming the replayed input, or is collected to check that the checks fire.

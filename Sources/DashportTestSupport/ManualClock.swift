@@ -1,5 +1,5 @@
-import DashportClock
-import Foundation
+public import DashportClock
+public import Foundation
 import Synchronization
 
 /// The one clock that moves only when told to: every test that involves time uses it.

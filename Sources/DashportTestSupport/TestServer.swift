@@ -1,9 +1,9 @@
-import DashportArtwork
-import DashportBrowse
-import DashportLog
-import DashportServer
+public import DashportArtwork
+public import DashportBrowse
+public import DashportLog
+public import DashportServer
 import Foundation
-import Testing
+public import Testing
 
 /// A real server on 127.0.0.1:0 with its own state directory and a log the test can read.
 ///

@@ -1,4 +1,4 @@
-import DashportTLS
+public import DashportTLS
 
 /// The TLS identities and contexts tests share, made in memory once per test process (RSA key
 /// generation is the slow part). Nothing here touches the disk.

@@ -1,6 +1,7 @@
 import CDashportLinux
-import DashportLog
+public import DashportLog
 import Glibc
+import Synchronization
 
 /// Outgoing TCP connections: the head-unit emulator's side, and the peer in tests.
 public enum TCPClient {

@@ -1,6 +1,7 @@
 import CDashportLinux
 import DashportLog
 import Glibc
+import Synchronization
 
 // The reactor side of a connection: readiness events, reading, flushing, and closing the socket.
 

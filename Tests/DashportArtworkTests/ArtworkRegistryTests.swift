@@ -4,6 +4,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import DashportClock
 #endif
 
 @Suite struct ArtworkRegistryTests {

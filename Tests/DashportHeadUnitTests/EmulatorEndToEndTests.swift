@@ -5,6 +5,7 @@ import DashportLink
 import DashportMessages
 import Foundation
 import Testing
+import DashportTLS
 
 /// `dashport-hu connect` and a `browse --script` run against an in-process phone (``FakePhone``:
 /// a real PhoneLink on loopback TCP with a faked media channel), asserting the printed screens.

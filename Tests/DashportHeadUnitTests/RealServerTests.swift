@@ -5,6 +5,7 @@ import DashportLog
 import DashportServer
 import Foundation
 import Testing
+import DashportLink
 
 /// `dashport-hu connect` and `browse` against the real server, started in-process on 127.0.0.1
 /// (any port) with its own state directory and the embedded demo library. Assertions about the

@@ -2,6 +2,7 @@ import Foundation
 @testable import DashportFuzzDrivers
 import DashportTestSupport
 import Testing
+import DashportLink
 
 /// Replays every input kept in `FuzzCrashes/` (inputs that ever crashed `tools/fuzz/FuzzLink`, and
 /// hand-made `seed-*.bin` ones) through the fuzzer's own driver: the DashportFuzzDrivers library

@@ -2,6 +2,7 @@ import DashportFrames
 import DashportHeadUnit
 import DashportLink
 import DashportMessages
+import DashportTLS
 import Testing
 
 /// After TLS, only AUTH_COMPLETE and pings may arrive in the clear (aap-protocol.md §2.8, §8.4);

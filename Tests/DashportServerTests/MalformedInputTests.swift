@@ -4,6 +4,7 @@ import Testing
 import DashportHeadUnit
 import DashportLink
 import DashportTransport
+import DashportMessages
 @testable import DashportServer
 
 /// Bad input from one car closes that car's connection with a logged reason; a good car linked at

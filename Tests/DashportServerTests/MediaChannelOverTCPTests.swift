@@ -4,6 +4,7 @@ import Testing
 import DashportHeadUnit
 import DashportLink
 import DashportMessages
+import DashportSession
 @testable import DashportServer
 
 /// The Dashport media channel over real TCP: browse, play, state pushes and covers, with two

@@ -4,6 +4,7 @@ import Foundation
 import Testing
 import DashportHeadUnit
 import DashportMessages
+import DashportSession
 @testable import DashportServer
 
 /// A stock AAP head unit (no Dashport media channel): it binds the media keys, sees playback

@@ -1,6 +1,7 @@
 import DashportMessages
 import DashportSession
 import Testing
+import DashportLog
 @testable import DashportServices
 
 @Suite("AAP input: key binding and media keys")

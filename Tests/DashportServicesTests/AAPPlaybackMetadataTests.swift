@@ -1,6 +1,8 @@
 import DashportMessages
 import DashportSession
 import Testing
+import DashportBrowse
+import DashportLog
 @testable import DashportServices
 
 @Suite("AAP playback status: MEDIA_PLAYBACK_METADATA and covers")

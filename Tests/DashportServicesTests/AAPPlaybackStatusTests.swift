@@ -2,6 +2,7 @@ import DashportClock
 import DashportMessages
 import DashportSession
 import Testing
+import DashportLog
 @testable import DashportServices
 
 @Suite("AAP playback status: MEDIA_PLAYBACK_STATUS")

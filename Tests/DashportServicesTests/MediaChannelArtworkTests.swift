@@ -4,6 +4,7 @@
 import DashportMessages
 import DashportSession
 import Testing
+import DashportBrowse
 @testable import DashportServices
 
 @Suite("Media channel: artwork")

@@ -5,6 +5,8 @@ import DashportBrowse
 import DashportMessages
 import DashportSession
 import Testing
+import DashportClock
+import DashportLog
 @testable import DashportServices
 
 @Suite("Media channel: browse")

@@ -5,6 +5,7 @@ import DashportBrowse
 import DashportMessages
 import DashportSession
 import Testing
+import DashportLog
 @testable import DashportServices
 
 @Suite("Media channel: car profile")

@@ -7,6 +7,7 @@ import DashportBrowse
 import DashportMessages
 import DashportSession
 import Testing
+import DashportLog
 @testable import DashportServices
 
 /// root ─ albums ─ album ─ t1 (10 s), t2 (20 s), t3 (30 s), each with a cover.

@@ -2,6 +2,7 @@ import DashportTestSupport
 import DashportClock
 import Synchronization
 import Testing
+import FoundationEssentials
 @testable import DashportSession
 
 @Suite struct ClockTests {

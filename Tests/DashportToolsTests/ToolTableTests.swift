@@ -2,6 +2,8 @@
 @testable import dashport_bench_link
 import DashportCommandLine
 import Testing
+import DashportTransport
+import DashportLink
 
 /// Each tool's option table, through the shared parser: what its options mean, and that its
 /// mistakes are reported as the parser words them.

@@ -5,6 +5,7 @@ import DashportTLS
 import DashportTransport
 import Synchronization
 import Testing
+import DashportLog
 
 /// A phone for the client tests: a TCP listener on 127.0.0.1 (any port) that runs a real
 /// ``PhoneLink`` per connection, with real TLS and the monotonic clock, and answers the Dashport

@@ -1,5 +1,6 @@
 import DashportTransport
 import Foundation
+import DashportLog
 
 /// A /proc file read to its end (they report a size of 0, and smaps is longer than one read).
 func readWhole(_ path: String) -> String? {

@@ -1,5 +1,6 @@
 import DashportTransport
 import Synchronization
+import DashportLog
 
 /// The throughput reference: request/response over plain TCP on loopback, no TLS, no AAP, with
 /// the sizes a GET_CHILDREN and its BROWSE_RESULT have on the wire. Every `requestSize` bytes

@@ -1,6 +1,7 @@
 import DashportServer
 import DashportTLS
 import Foundation
+import DashportMessages
 
 /// One way of answering requests, measured in rounds: requests/s per round, every latency.
 struct Method {

@@ -14,6 +14,7 @@
 // medians are reported, with ratios to the reference. Every phase is bounded in count and
 // time. Speed and memory are measured here, never in tests.
 import Foundation
+import DashportServer
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == "--idle-reference", arguments.count == 2 {
