@@ -18,7 +18,7 @@ public enum ConfigurationParser {
         ("max-connections", "N", "connections served at once (default 256)"),
         ("handshake-timeout", "SECONDS", "time a car has to finish the handshake (default 10)"),
         ("idle-timeout", "SECONDS", "close a car silent this long once linked (default 0 = never)"),
-    ]
+    ] + SessionSettings.options
 
     /// Sets one key. `origin` names where it came from, for the error message.
     public static func apply(key: String, value: String, to config: inout ServerConfiguration, origin: String) throws(ConfigurationError) {
@@ -45,6 +45,7 @@ public enum ConfigurationParser {
         case "handshake-timeout": config.handshakeTimeoutSeconds = try number(value)
         case "idle-timeout": config.idleTimeoutSeconds = try number(value)
         default:
+            if try config.session.apply(key: key, value: value, origin: origin) { return }
             throw ConfigurationError("\(origin): unknown option '\(key)' (see dashport serve --help)")
         }
     }

@@ -101,9 +101,12 @@ enum BrowseCommand {
             return 1
         }
         let transcript = Transcript { Console.out($0) }
+        // Typed lines and the end of the link, in one stream: the shell stops when the phone goes.
+        let (input, inputSink) = AsyncStream.makeStream(of: ShellInput.self)
         let printer = Task {
             for await notice in session.notices {
-                if let lines = ScreenRenderer.notice(notice, stock: false) { await transcript.print(lines) }
+                if let lines = ScreenRenderer.notice(notice, stock: false) { await transcript.printNotice(lines) }
+                if case .closed = notice { inputSink.yield(.linkClosed) }
             }
         }
         let shell = BrowseShell(session: session, transcript: transcript, options: setup.options)
@@ -113,7 +116,7 @@ enum BrowseCommand {
             if let script = setup.script {
                 try await shell.run(script)
             } else {
-                try await interact(shell, transcript: transcript)
+                try await interact(shell, transcript: transcript, input: input, sink: inputSink)
             }
         } catch {
             Console.err("dashport-hu browse: \(error)")
@@ -127,10 +130,34 @@ enum BrowseCommand {
         return status
     }
 
-    /// Reads commands from standard input until `quit` or end of input. Mistakes and unanswered
-    /// requests are reported and the session goes on; a closed link ends it.
-    private static func interact(_ shell: BrowseShell, transcript: Transcript) async throws(BrowseShellError) {
-        for await line in Console.inputLines() {
+    enum ShellInput: Sendable {
+        case line(String)
+        case endOfInput
+        case linkClosed
+    }
+
+    /// Reads commands from standard input until `quit` or end of input, showing a prompt when the
+    /// input is a terminal. Mistakes and unanswered requests are reported and the session goes on;
+    /// a closed link (the phone's bye-bye included) ends it at once.
+    private static func interact(
+        _ shell: BrowseShell, transcript: Transcript, input: AsyncStream<ShellInput>,
+        sink: AsyncStream<ShellInput>.Continuation
+    ) async throws(BrowseShellError) {
+        let reader = Task {
+            for await line in Console.inputLines() { sink.yield(.line(line)) }
+            sink.yield(.endOfInput)
+        }
+        defer { reader.cancel() }
+        let interactive = Console.inputIsTerminal
+        if interactive { Console.prompt() }
+        for await event in input {
+            let line: String
+            switch event {
+            case .line(let text): line = text
+            case .endOfInput: return
+            case .linkClosed: throw .session(.closed(await shell.session.disconnectReason ?? .peerClosed))
+            }
+            defer { if interactive { Console.prompt() } }
             let command: EmulatorCommand
             do {
                 guard let parsed = try EmulatorCommand.parse(line) else { continue }
