@@ -81,7 +81,8 @@ public enum ScreenRenderer {
         if let message = playback?.errorMessage, !message.isEmpty { status += " (\(message))" }
         let repeatMode = playback?.repeatMode.map { "\($0)" } ?? "off"
         let shuffle = playback?.shuffle == true ? "on" : "off"
-        let speed = playback?.speed ?? playback?.position?.rate ?? 1
+        // The anchor's rate is 0 unless playing; older servers send no speed.
+        let speed = playback?.speed ?? playback?.position.flatMap { $0.rate > 0 ? $0.rate : nil } ?? 1
         lines.append("\(position) · \(status) · speed \(speedText(speed)) · repeat \(repeatMode) · shuffle \(shuffle)")
         if let sleep = state.sleepTimer {
             lines.append("sleep timer: " + sleepTimer(sleep.state, remainingMs: sleep.remainingMs(at: now)))

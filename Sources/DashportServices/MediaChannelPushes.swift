@@ -17,12 +17,12 @@ struct SessionMirror: Sendable {
     var pushedState: DashportMedia.PlaybackState?
     var pushedItem: DashportMedia.MediaItemState?
     var pushedQueue: DashportMedia.QueueState?
-    /// The sleep timer as last heard, and whether the car has not been told yet (the first push
-    /// after the hello says "none" when no timer is armed).
+    /// The sleep timer as last heard, and whether the car has not been told yet. A car starts out
+    /// assuming no timer and local playback, so nothing is owed until the session says otherwise.
     var sleepTimer: SleepTimerStatus?
-    var sleepTimerOwed = true
+    var sleepTimerOwed = false
     var latestRemote = DashportMedia.RemotePlaybackState()
-    var pushedRemote: DashportMedia.RemotePlaybackState?
+    var pushedRemote = DashportMedia.RemotePlaybackState()
     /// Car-specific reports already sent to this car (code and subject), so each goes once.
     var reportsSent: Set<String> = []
 

@@ -200,7 +200,7 @@ typedef enum _Dashport__Media__MessageId {
   DASHPORT__MEDIA__MESSAGE_ID__MESSAGE_ID_ARTWORK_RESULT = 32785,
   /*
    * server→car push: SleepTimerState, whenever the sleep timer is armed, re-armed, cancelled or
-   * fires, and once after SERVER_HELLO.
+   * fires (after SERVER_HELLO when one is armed; a car that heard none assumes no timer).
    */
   DASHPORT__MEDIA__MESSAGE_ID__MESSAGE_ID_SLEEP_TIMER_STATE = 32786,
   /*
@@ -210,7 +210,7 @@ typedef enum _Dashport__Media__MessageId {
   DASHPORT__MEDIA__MESSAGE_ID__MESSAGE_ID_SLEEP_TIMER_FIRED = 32787,
   /*
    * server→car push: RemotePlaybackState, whenever the session declares, changes or withdraws
-   * remote playback, and once after SERVER_HELLO.
+   * remote playback (after SERVER_HELLO when declared; a car that heard none assumes local playback).
    */
   DASHPORT__MEDIA__MESSAGE_ID__MESSAGE_ID_REMOTE_PLAYBACK_STATE = 32788
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(DASHPORT__MEDIA__MESSAGE_ID)
@@ -1220,9 +1220,9 @@ struct  Dashport__Media__SessionError
 
 
 /*
- * server→car push, SLEEP_TIMER_STATE: the sleep timer now. Pushed after SERVER_HELLO and whenever
- * it is armed, re-armed (an end-of-track timer moves with seeks, pauses and rate changes), cancelled
- * or fired. Remaining time is anchored like the position: at server monotonic sent_at_ms there were
+ * server→car push, SLEEP_TIMER_STATE: the sleep timer now. Pushed after SERVER_HELLO when one is
+ * armed, and whenever it is armed, re-armed (an end-of-track timer moves with seeks, pauses and
+ * rate changes), cancelled or fired (then without a mode). Until the first one, no timer is armed. Remaining time is anchored like the position: at server monotonic sent_at_ms there were
  * remaining_ms left, counting down in clock time (not playback time).
  */
 struct  Dashport__Media__SleepTimerState
@@ -1297,8 +1297,8 @@ struct  Dashport__Media__RemotePlayback
 
 
 /*
- * server→car push, REMOTE_PLAYBACK_STATE: the session's remote playback, after SERVER_HELLO and on
- * every change. Never persisted: after a server restart playback is local until the handler
+ * server→car push, REMOTE_PLAYBACK_STATE: the session's remote playback, after SERVER_HELLO when
+ * declared and on every change. Until the first one, audio plays locally. Never persisted: after a server restart playback is local until the handler
  * declares otherwise.
  */
 struct  Dashport__Media__RemotePlaybackState

@@ -51,13 +51,13 @@ extension DashportMedia {
         /// server→car: ArtworkResult.
         public static let artworkResult = MessageId(rawValue: 32785)
         /// server→car push: SleepTimerState, whenever the sleep timer is armed, re-armed, cancelled or
-        /// fires, and once after SERVER_HELLO.
+        /// fires (after SERVER_HELLO when one is armed; a car that heard none assumes no timer).
         public static let sleepTimerState = MessageId(rawValue: 32786)
         /// server→car push: SleepTimerFired, when the sleep timer paused playback (after the PLAYBACK_STATE
         /// push that shows the pause).
         public static let sleepTimerFired = MessageId(rawValue: 32787)
         /// server→car push: RemotePlaybackState, whenever the session declares, changes or withdraws
-        /// remote playback, and once after SERVER_HELLO.
+        /// remote playback (after SERVER_HELLO when declared; a car that heard none assumes local playback).
         public static let remotePlaybackState = MessageId(rawValue: 32788)
 
         /// Every value the schema names, in declaration order.
@@ -1884,9 +1884,9 @@ extension DashportMedia {
         }
     }
 
-    /// server→car push, SLEEP_TIMER_STATE: the sleep timer now. Pushed after SERVER_HELLO and whenever
-    /// it is armed, re-armed (an end-of-track timer moves with seeks, pauses and rate changes), cancelled
-    /// or fired. Remaining time is anchored like the position: at server monotonic sent_at_ms there were
+    /// server→car push, SLEEP_TIMER_STATE: the sleep timer now. Pushed after SERVER_HELLO when one is
+    /// armed, and whenever it is armed, re-armed (an end-of-track timer moves with seeks, pauses and
+    /// rate changes), cancelled or fired (then without a mode). Until the first one, no timer is armed. Remaining time is anchored like the position: at server monotonic sent_at_ms there were
     /// remaining_ms left, counting down in clock time (not playback time).
     public struct SleepTimerState: WireMessage, Sendable, Hashable {
         /// Absent: no timer is armed.
@@ -1990,8 +1990,8 @@ extension DashportMedia {
         }
     }
 
-    /// server→car push, REMOTE_PLAYBACK_STATE: the session's remote playback, after SERVER_HELLO and on
-    /// every change. Never persisted: after a server restart playback is local until the handler
+    /// server→car push, REMOTE_PLAYBACK_STATE: the session's remote playback, after SERVER_HELLO when
+    /// declared and on every change. Until the first one, audio plays locally. Never persisted: after a server restart playback is local until the handler
     /// declares otherwise.
     public struct RemotePlaybackState: WireMessage, Sendable, Hashable {
         /// Absent: audio plays locally; volume commands are rejected NOT_IN_CAPABILITIES.
