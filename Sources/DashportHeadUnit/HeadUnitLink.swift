@@ -76,7 +76,7 @@ public final class HeadUnitLink {
             let text = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
             return "it answered \"\(text)\""
         }
-        return "its first bytes are " + bytes.prefix(8).map { String($0, radix: 16) }.joined(separator: " ")
+        return "its first bytes are " + bytes.prefix(8).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined(separator: " ")
     }
 
     /// Fires what is due at `now`: the handshake deadline, the bye-bye grace, our next ping.
