@@ -103,4 +103,41 @@ struct ContractOverTCPTests {
             await car.abort()
         }
     }
+
+    func commandResult(_ car: TestCar, _ command: DashportMedia.PlaybackCommand.Command, requestId: UInt32) async throws -> DashportMedia.CommandResult {
+        let request = DashportMedia.PlaybackCommand(requestId: requestId, command: command)
+        await car.sendUnchecked(channel: Self.mediaChannel, messageId: 0x800A, body: request.serializedBytes())
+        try await car.waitUntil("command result \(requestId)") { car in
+            car.messages(on: Self.mediaChannel).contains {
+                $0.id == 0x800B && (try? DashportMedia.CommandResult(serializedBytes: $0.body))?.requestId == requestId
+            }
+        }
+        return try #require(await car.messages(on: Self.mediaChannel).lazy.filter { $0.id == 0x800B }
+            .compactMap { try? DashportMedia.CommandResult(serializedBytes: $0.body) }.first { $0.requestId == requestId })
+    }
+
+    /// The demo declares one custom action: a car sees it, sends it (accepted, the label flips) and
+    /// an undeclared name is refused as not in the capabilities.
+    @Test func theDemosCustomActionIsShownAcceptedAndAnUndeclaredOneRefused() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let car = try await TestCar.connect(to: server.server.address, configuration: MediaChannelOverTCPTests.dashportCar())
+        try await car.waitUntil("server hello") { $0.messages(on: Self.mediaChannel).contains { $0.id == 0x8001 } }
+        #expect(try await commandResult(car, .play(DashportMedia.Empty()), requestId: 1).accepted)
+        try await car.waitUntil("the favourite button") { car in
+            car.messages(on: Self.mediaChannel).contains {
+                $0.id == 0x800C && (try? DashportMedia.PlaybackState(serializedBytes: $0.body))?.customActions.first?.label == "Favourite"
+            }
+        }
+        let favourite = DashportMedia.CustomAction(name: "favourite")
+        #expect(try await commandResult(car, .customAction(favourite), requestId: 2).accepted)
+        try await car.waitUntil("the label flips") { car in
+            car.messages(on: Self.mediaChannel).contains {
+                $0.id == 0x800C && (try? DashportMedia.PlaybackState(serializedBytes: $0.body))?.customActions.first?.label == "Unfavourite"
+            }
+        }
+        let refused = try await commandResult(car, .customAction(DashportMedia.CustomAction(name: "nope")), requestId: 3)
+        #expect(!refused.accepted && refused.reason == .notInCapabilities)
+        await car.abort()
+    }
 }

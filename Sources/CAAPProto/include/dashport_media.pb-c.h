@@ -1154,7 +1154,7 @@ struct  Dashport__Media__MediaItem
   protobuf_c_boolean has_is_live;
   protobuf_c_boolean is_live;
   /*
-   * Handler-defined metadata the car may show or ignore, in the handler's order; keys unique.
+   * Handler-defined metadata the car may show or ignore, sorted by key; keys unique.
    */
   size_t n_extras;
   Dashport__Media__MediaItem__Extra **extras;

@@ -1746,7 +1746,7 @@ extension DashportMedia {
         /// A live stream: the car shows no scrubber and no remaining time, even when duration_ms is set
         /// (some streams announce a programme length).
         public var isLive: Bool? = nil
-        /// Handler-defined metadata the car may show or ignore, in the handler's order; keys unique.
+        /// Handler-defined metadata the car may show or ignore, sorted by key; keys unique.
         public var extras: [DashportMedia.MediaItem.Extra] = []
 
         /// An empty message: optional fields absent, repeated fields empty, required fields zero.
