@@ -71,6 +71,12 @@ enum BrowseCommand {
             artSize: artSize)
         var configuration = HeadUnitConfiguration()
         configuration.version = try parsed.version(default: configuration.version)
+        // List the volume keys too: the server binds them only while it declares remote playback,
+        // and then `key volup` / `key voldown` / `key mute` drive that device.
+        configuration.car.services = configuration.car.services.map { service in
+            guard case .input(let keycodes) = service.kind else { return service }
+            return CarService(channel: service.channel, kind: .input(keycodes: keycodes + [24, 25, 164]))
+        }
         var script: EmulatorScript?
         if let path = parsed.string("script") {
             let text = try Console.readScript(path, limit: EmulatorScript.maxBytes)

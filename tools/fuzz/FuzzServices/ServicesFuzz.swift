@@ -192,12 +192,12 @@ enum ServicesFuzz {
         case 3:
             .error(SessionError(code: r.pick(SessionError.Code.allCases), severity: r.pick([.fatal, .degraded]),
                                 message: r.string(), subject: r.maybe { $0.string() }))
-        case 4:
+        case 5:
             .sleepTimer(r.maybe { r in
                 SleepTimerStatus(timer: r.bool() ? .endOfTrack : .duration(ms: 1000),
                                  deadline: r.maybe { SessionInstant(milliseconds: $0.int64()) })
             })
-        case 5:
+        case 6:
             .remotePlayback(r.maybe { r in
                 RemotePlayback(volume: Double(r.byte()) / 255, muted: r.bool(), steps: Int(r.byte()),
                                control: r.pick(RemotePlayback.Control.allCases))
