@@ -45,7 +45,7 @@ struct ContractOverTCPTests {
         let session = server.server.core.session
         #expect(await session.remotePlayback == RemotePlayback(volume: 0.5, muted: false, steps: 20, control: .absolute))
         let car = try await TestCar.connect(to: server.server.address, configuration: Self.carWithVolumeKeys())
-        try await car.waitUntil("a key binding with the volume keys") { car in
+        try await car.waitUntil("a key binding with the volume keys", timeout: .seconds(60)) { car in
             car.messages(on: Self.inputChannel).contains {
                 $0.id == 0x8002 && (try? AAP.KeyBindingRequest(serializedBytes: $0.body))?.keycodes.contains(24) == true
             }
