@@ -63,4 +63,26 @@ import Testing
         await transcript.printNotice(["* item: X"])
         #expect(await transcript.lines.last == "* item: X")
     }
+
+    /// The phone's bye-bye ends the interactive shell at once (an orderly end, not a failure), and
+    /// the now-playing view no longer moves afterwards.
+    @Test func thePhonesByeByeEndsTheShellAndStopsTheClock() async throws {
+        let phone = try FakePhone()
+        let (lines, shell) = try await EmulatorEndToEndTests.shell(phone: phone, options: BrowseShellOptions())
+        try await shell.start()
+        let (input, sink) = AsyncStream.makeStream(of: ShellInput.self)
+        let run = Task { try await shell.interact(input) }
+        sink.yield(.line("np"))
+        sink.yield(.line("bogus"))
+        try await phone.firstConnection().sayByeBye()
+        #expect(await shell.session.client.closed(within: .seconds(20)) != nil)
+        sink.yield(.linkClosed)
+        try await run.value
+        #expect(lines.all.contains("! unknown command \"bogus\"; type help"))
+        let closedAt = try #require(await shell.session.closedAt)
+        _ = try await shell.execute(.nowPlaying)
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(lines.all.contains("(link closed; the last state heard)"))
+        #expect(await shell.session.closedAt == closedAt)
+    }
 }

@@ -122,7 +122,7 @@ enum BrowseCommand {
             if let script = setup.script {
                 try await shell.run(script)
             } else {
-                try await interact(shell, transcript: transcript, input: input, sink: inputSink)
+                try await interact(shell, input: input, sink: inputSink)
             }
         } catch {
             Console.err("dashport-hu browse: \(error)")
@@ -136,49 +136,18 @@ enum BrowseCommand {
         return status
     }
 
-    enum ShellInput: Sendable {
-        case line(String)
-        case endOfInput
-        case linkClosed
-    }
-
     /// Reads commands from standard input until `quit` or end of input, showing a prompt when the
-    /// input is a terminal. Mistakes and unanswered requests are reported and the session goes on;
-    /// a closed link (the phone's bye-bye included) ends it at once.
+    /// input is a terminal; the phone's bye-bye ends it at once (``BrowseShell/interact(_:prompt:)``).
     private static func interact(
-        _ shell: BrowseShell, transcript: Transcript, input: AsyncStream<ShellInput>,
-        sink: AsyncStream<ShellInput>.Continuation
+        _ shell: BrowseShell, input: AsyncStream<ShellInput>, sink: AsyncStream<ShellInput>.Continuation
     ) async throws(BrowseShellError) {
-        let reader = Task {
-            for await line in Console.inputLines() { sink.yield(.line(line)) }
-            sink.yield(.endOfInput)
+        let reader = Task<Void, Never> {
+            for await line in Console.inputLines() { sink.yield(ShellInput.line(line)) }
+            sink.yield(ShellInput.endOfInput)
         }
         defer { reader.cancel() }
-        let interactive = Console.inputIsTerminal
-        if interactive { Console.prompt() }
-        for await event in input {
-            let line: String
-            switch event {
-            case .line(let text): line = text
-            case .endOfInput: return
-            case .linkClosed: throw .session(.closed(await shell.session.disconnectReason ?? .peerClosed))
-            }
-            defer { if interactive { Console.prompt() } }
-            let command: EmulatorCommand
-            do {
-                guard let parsed = try EmulatorCommand.parse(line) else { continue }
-                command = parsed
-            } catch {
-                await transcript.print("! \(error)")
-                continue
-            }
-            do {
-                guard try await shell.execute(command) else { return }
-            } catch .session(.closed(let reason)) {
-                throw .session(.closed(reason))
-            } catch {
-                await transcript.print("! \(error)")
-            }
-        }
+        var prompt: (@Sendable () -> Void)?
+        if Console.inputIsTerminal { prompt = { Console.prompt() } }
+        try await shell.interact(input, prompt: prompt)
     }
 }
