@@ -85,4 +85,18 @@ import Testing
         #expect(lines.all.contains("(link closed; the last state heard)"))
         #expect(await shell.session.closedAt == closedAt)
     }
+
+    /// A list opened by a bare id (not on screen) is titled with the item's title from GET_ITEM;
+    /// an id the server does not know is said to be unknown.
+    @Test func aListOpenedByIdIsTitledWithTheItem() async throws {
+        let phone = try FakePhone()
+        let (lines, shell) = try await EmulatorEndToEndTests.shell(phone: phone, options: BrowseShellOptions())
+        try await shell.start()
+        _ = try await shell.execute(.open(.id("a2")))
+        _ = try await shell.execute(.open(.id("nowhere")))
+        #expect(lines.all.contains("== More =="))
+        #expect(!lines.all.contains("== a2 =="))
+        #expect(lines.all.contains("! no item nowhere (not on screen, and the server does not know it)"))
+        await shell.session.client.close()
+    }
 }
