@@ -93,6 +93,11 @@ public actor BrowseCore {
     /// invalid, or the provider answered with a ``BrowseError``. Falls back to the cached copy when
     /// the provider is not up.
     public func item(id: String, for car: CarProfile) async -> BrowseItem? {
+        await itemReporting(id: id, for: car).item
+    }
+
+    /// ``item(id:for:)`` with the reports it made for this car's profile (a cut branch), every time.
+    public func itemReporting(id: String, for car: CarProfile) async -> (item: BrowseItem?, carReports: [BrowseReport]) {
         await startIfNeeded()
         var found: BrowseItem?
         if degraded, let cached = await cache?.item(id: id) {
@@ -102,7 +107,7 @@ public actor BrowseCore {
             let call = ProviderCall { try await provider.item(id: id) }
             switch await call.wait(timeout: configuration.providerTimeout, sleep: configuration.sleep) {
             case .answered(.success(let item)): found = item
-            case .answered(.failure(let error)) where error is BrowseError: return nil
+            case .answered(.failure(let error)) where error is BrowseError: return (nil, [])
             case .answered(.failure(let error)):
                 providerFailed("failed (\(error))")
                 found = await cache?.item(id: id)
@@ -111,10 +116,10 @@ public actor BrowseCore {
                 found = await cache?.item(id: id)
             }
         }
-        guard let found else { return nil }
+        guard let found else { return (nil, []) }
         let (item, reports) = BrowseRules.single(found, depth: depths[id], for: car)
         reports.forEach { emit($0) }
-        return item
+        return (item, reports.filter(\.isCarSpecific))
     }
 
     /// One page of search results as `car` may see them. Without provider search the answer is

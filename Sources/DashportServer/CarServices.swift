@@ -13,7 +13,7 @@ enum ServiceInput: Sendable {
     case session(SessionUpdate, artworkKeys: [String: String], for: SessionSubscriber)
     /// Answers and pushes for the Dashport media channel.
     case mediaBrowse(MediaChannelTicket, BrowseAnswer, artworkKeys: [String: String], carReports: [BrowseReport] = [])
-    case mediaItem(MediaChannelTicket, BrowseItem?, artworkKeys: [String: String])
+    case mediaItem(MediaChannelTicket, BrowseItem?, artworkKeys: [String: String], carReports: [BrowseReport] = [])
     case mediaCommand(MediaChannelTicket, CommandResult)
     case mediaArtwork(MediaChannelTicket, Result<MediaChannelArtworkImage, MediaChannelArtworkFailure>)
     case browseNotification(BrowseNotification)

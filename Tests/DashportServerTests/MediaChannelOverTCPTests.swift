@@ -89,6 +89,12 @@ struct MediaChannelOverTCPTests {
                 return playing && item == track.id
             }
         }
+        // The pushes may overtake the answer (the session broadcasts while the command runs).
+        try await first.waitUntil("the answer to the play") { car in
+            car.messages(on: Self.mediaChannel).contains {
+                $0.id == 0x800B && (try? DashportMedia.CommandResult(serializedBytes: $0.body))?.requestId == 4
+            }
+        }
         let result = try #require(await first.messages(on: Self.mediaChannel).lazy
             .filter { $0.id == 0x800B }.compactMap { try? DashportMedia.CommandResult(serializedBytes: $0.body) }
             .first { $0.requestId == 4 })
