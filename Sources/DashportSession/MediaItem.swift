@@ -70,12 +70,15 @@ public struct MediaItem: Sendable, Hashable, Codable {
     /// Whether cars should show a scrubber: a known duration and not live.
     public var hasScrubber: Bool { isLive != true && durationMs != nil }
 
-    /// The playback metadata of a browse item. A radio item is live.
+    /// The playback metadata of a browse item. A radio item is live unless it says otherwise.
     public init(_ item: BrowseItem) {
+        let metadata = item.metadata
         self.init(
             id: item.id, title: item.title, subtitle: item.subtitle, artist: item.artist, album: item.album,
             artworkUri: item.artworkUri, durationMs: item.durationMs, mediaType: item.mediaType,
-            explicit: item.explicit, isLive: item.mediaType == .radio ? true : nil)
+            explicit: item.explicit, albumArtist: metadata?.albumArtist, genre: metadata?.genre,
+            trackNumber: metadata?.trackNumber, discNumber: metadata?.discNumber, year: metadata?.year,
+            isLive: metadata?.isLive ?? (item.mediaType == .radio ? true : nil), extras: metadata?.extras)
     }
 
     /// `self`'s fields where set, `entry`'s elsewhere (the id stays `entry`'s).

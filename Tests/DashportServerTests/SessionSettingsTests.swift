@@ -45,4 +45,14 @@ struct SessionSettingsTests {
         #expect(ServerCore.sessionError(for: dropped)?.subject == "tab-radio")
         #expect(ServerCore.artworkFailureKind(.io("/home/me/covers/a.jpg: permission denied")) == "could not be fetched")
     }
+
+    /// The demo catalog carries full metadata, and a played item takes it into the session.
+    @Test func theDemoCatalogCarriesFullMetadata() async throws {
+        let provider = try CatalogProvider(contentsOf: try DemoLibrary.catalogPath())
+        let track = try #require(try await provider.item(id: "nl-2"))
+        let item = MediaItem(track)
+        #expect(item.genre == "Ambient" && item.year == 2021 && item.trackNumber == 2)
+        let radio = try #require(try await provider.item(id: "radio-coastal"))
+        #expect(MediaItem(radio).isLive == true && !MediaItem(radio).hasScrubber)
+    }
 }
