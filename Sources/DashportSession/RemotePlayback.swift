@@ -1,3 +1,5 @@
+import DashportClock
+
 /// Audio comes out of another device (a speaker, a cast target): while the handler declares it,
 /// the cars' volume and mute keys and their volume commands drive that device's volume instead of
 /// the car's own amplifier.
@@ -42,9 +44,9 @@ public struct SleepTimerStatus: Sendable, Hashable {
     public var timer: SleepTimer
     /// When it fires, on the session clock; nil while an end-of-track timer waits for the item to
     /// play (paused, or a length that is not known).
-    public var deadline: SessionInstant?
+    public var deadline: ClockInstant?
 
-    public init(timer: SleepTimer, deadline: SessionInstant?) {
+    public init(timer: SleepTimer, deadline: ClockInstant?) {
         self.timer = timer
         self.deadline = deadline
     }

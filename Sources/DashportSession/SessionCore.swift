@@ -1,3 +1,4 @@
+import DashportClock
 import DashportLog
 
 /// One update on the session's broadcast channels.
@@ -77,7 +78,7 @@ public struct SessionError: Error, Sendable, Hashable, Codable, CustomStringConv
 /// injected clock.
 ///
 /// ```swift
-/// let clock = ContinuousSessionClock()
+/// let clock = SystemClock()
 /// let core = SessionCore(
 ///     handler: DemoPlaybackHandler(library: catalog, clock: clock), clock: clock,
 ///     persistence: SessionStore(directory: stateDirectory), logger: Logger(label: "session"))
@@ -87,7 +88,7 @@ public struct SessionError: Error, Sendable, Hashable, Codable, CustomStringConv
 /// ```
 public actor SessionCore {
     let handler: any SessionHandler
-    let clock: any SessionClock
+    let clock: any DashportClock
     let store: SessionStore?
     let configuration: SessionConfiguration
     let logger: Logger
@@ -113,7 +114,7 @@ public actor SessionCore {
     var sleepTimer: ArmedSleepTimer?
     var sleepGeneration: UInt64 = 0
     var sleepTimerDue = false
-    var checkpointTimer: SessionTimer?
+    var checkpointTimer: ClockTimer?
     var checkpointGeneration: UInt64 = 0
     var persistenceFailing = false
 
@@ -121,7 +122,7 @@ public actor SessionCore {
     /// Call ``restore()`` to bring back the persisted session.
     public init(
         handler: any SessionHandler,
-        clock: any SessionClock,
+        clock: any DashportClock,
         persistence: SessionStore? = nil,
         configuration: SessionConfiguration = SessionConfiguration(),
         logger: Logger = .silent
@@ -133,7 +134,7 @@ public actor SessionCore {
         self.logger = logger
         self.validator = StateValidator(configuration: configuration)
         self.playbackState = PlaybackState(
-            position: PositionAnchor(valueMs: 0, at: clock.now()), capabilities: handler.initialCapabilities)
+            position: PositionAnchor(valueMs: 0, at: clock.now), capabilities: handler.initialCapabilities)
         self.mediaItem = .none
         self.queue = .empty
         self.remotePlayback = handler.initialRemotePlayback
@@ -148,12 +149,12 @@ public actor SessionCore {
     public nonisolated var broadcaster: SessionBroadcaster { SessionBroadcaster(core: self) }
 
     /// The position at `instant`, projected from the anchor and clamped to the item's duration.
-    public func projectedPositionMs(at instant: SessionInstant) -> Int64 {
+    public func projectedPositionMs(at instant: ClockInstant) -> Int64 {
         playbackState.projectedPositionMs(at: instant, durationMs: mediaItem.item?.durationMs)
     }
 
     /// The armed sleep timer, if any, and its current deadline (nil while an end-of-track timer waits).
-    public var activeSleepTimer: (timer: SleepTimer, deadline: SessionInstant?)? {
+    public var activeSleepTimer: (timer: SleepTimer, deadline: ClockInstant?)? {
         sleepTimer.map { ($0.timer, $0.deadline) }
     }
 

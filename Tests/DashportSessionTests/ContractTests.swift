@@ -1,4 +1,6 @@
 import Foundation
+import DashportTestSupport
+import DashportClock
 import DashportBrowse
 import Testing
 @testable import DashportSession
