@@ -1,10 +1,11 @@
+import DashportCommandLine
 import DashportSession
 
 /// The session defaults `dashport serve` takes (command line or config file, same keys): jump
 /// distances, checkpoint interval, queue and sleep-timer caps, and the demo player's remote speaker.
 ///
-/// Kept apart from the other options so the option parser only asks it about keys it does not
-/// know itself (``apply(key:value:origin:)`` answers false for those).
+/// Its rows join ``ConfigurationParser/serveOptions``; the parser hands it the keys it does not
+/// apply itself (``apply(key:value:origin:)`` answers false for keys that are not its own).
 public struct SessionSettings: Sendable, Equatable {
     /// Seconds a jump forward / back moves (default 15 each).
     public var jumpForwardSeconds: Double = 15
@@ -20,14 +21,15 @@ public struct SessionSettings: Sendable, Equatable {
 
     public init() {}
 
-    /// The keys, with what `dashport serve --help` prints.
-    public static let options: [(key: String, argument: String, help: String)] = [
-        ("jump-forward", "SECONDS", "how far jump forward moves (default 15)"),
-        ("jump-back", "SECONDS", "how far jump back moves (default 15)"),
-        ("checkpoint-interval", "SECONDS", "how often a playing session is saved (default 30, at least 1)"),
-        ("max-queue", "N", "the longest queue played from a list (default 1000)"),
-        ("max-sleep-timer", "MINUTES", "the longest sleep timer accepted (default 1440)"),
-        ("remote-volume", "CONTROL", "demo player: play on a simulated remote speaker whose volume is absolute, relative or fixed (default: local)"),
+    /// The rows `dashport serve` adds to its option table (``ConfigurationParser/serveOptions``).
+    public static let options: [OptionSpec] = [
+        .value("jump-forward", "SECONDS", "how far jump forward moves (default 15)"),
+        .value("jump-back", "SECONDS", "how far jump back moves (default 15)"),
+        .value("checkpoint-interval", "SECONDS", "how often a playing session is saved (default 30, at least 1)"),
+        .value("max-queue", "N", "the longest queue played from a list (default 1000)"),
+        .value("max-sleep-timer", "MINUTES", "the longest sleep timer accepted (default 1440)"),
+        .value("remote-volume", "CONTROL",
+               "demo player: play on a simulated remote speaker whose volume is absolute, relative or fixed (default: local)"),
     ]
 
     /// Sets `key` if it is one of ``options``; false for any other key.

@@ -89,11 +89,9 @@ struct MediaChannelOverTCPTests {
                     return playing && item == track.id
                 }
             }
-            // The pushes may overtake the answer (the session broadcasts while the command runs).
-            try await first.waitUntil("the answer to the play") { car in
-                car.messages(on: Self.mediaChannel).contains {
-                    $0.id == 0x800B && (try? DashportMedia.CommandResult(serializedBytes: $0.body))?.requestId == 4
-                }
+            // The answer and the state pushes travel separately: wait for the answer too.
+            try await first.waitUntil("the answer to request 4") { car in
+                car.messages(on: Self.mediaChannel).contains { $0.id == 0x800B }
             }
             let result = try #require(await first.messages(on: Self.mediaChannel).lazy
                 .filter { $0.id == 0x800B }.compactMap { try? DashportMedia.CommandResult(serializedBytes: $0.body) }

@@ -20,7 +20,7 @@ struct SessionSettingsTests {
         #expect(session.checkpointIntervalMs == 10_000)
         #expect(session.maxQueueLength == 50)
         #expect(config.session.remoteVolume == .relative)
-        #expect(ConfigurationParser.options.contains { $0.key == "jump-forward" })
+        #expect(ConfigurationParser.serveOptions.contains { $0.name == "jump-forward" })
     }
 
     @Test(arguments: [
