@@ -5,6 +5,7 @@
 // targets listed above it in its own layer or in the layers below:
 //
 //   C wrappers      CDashportSSL  CDashportLinux  CDashportVips  CAAPProto (protoc-c output)
+//                   CDashportFunctionFS (kernel headers)  CDashportUSB (libusb-1.0)
 //   Support         DashportLog
 //   Messages        DashportMessages   (generated Swift wrappers over CAAPProto)
 //   Frames          DashportFrames
@@ -13,6 +14,8 @@
 //   Core            DashportBrowse  DashportArtwork  DashportSession
 //   Services        DashportServices   (sans-IO AAP + Dashport media channel services)
 //   Transport       DashportTransport  (TCP over epoll; moves bytes only)
+//                   DashportUSB        (USB gadget over FunctionFS: AOA on ep0, bulk byte streams)
+//                   DashportUSBHost    (the car's USB side over libusb, for the emulator)
 //   Server          DashportServer     (wires a transport connection to the sans-IO stack and the core)
 //                   DashportEmulator   (the same for the car role: HeadUnitClient, the emulator's shell)
 //   Executables     dashport (Sources/dashport), dashport-hu (tools/dashport-hu)
@@ -33,6 +36,8 @@ let package = Package(
         // MARK: C libraries from Debian, each behind one Swift wrapper target.
         .systemLibrary(name: "CDashportSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CDashportLinux"),
+        .systemLibrary(name: "CDashportFunctionFS"),
+        .systemLibrary(name: "CDashportUSB", pkgConfig: "libusb-1.0", providers: [.apt(["libusb-1.0-0-dev"])]),
         // libvips through a C target of Dashport's own wrappers, not `.systemLibrary(pkgConfig: "vips")`:
         // vips' pkg-config flags carry `-pthread`, which SwiftPM rejects with a warning. Only the .c file
         // sees glib's headers; the public header has plain C types.
@@ -85,10 +90,12 @@ let package = Package(
 
         // MARK: Transport and server
         .target(name: "DashportTransport", dependencies: ["CDashportLinux", "DashportLog"], swiftSettings: strict),
+        .target(name: "DashportUSB", dependencies: ["CDashportFunctionFS", "DashportTransport", "DashportLog"], swiftSettings: strict),
+        .target(name: "DashportUSBHost", dependencies: ["CDashportUSB", "DashportUSB", "DashportTransport", "DashportLog"], swiftSettings: strict),
         .target(
             name: "DashportServer",
             dependencies: [
-                "DashportTransport", "DashportLink", "DashportServices", "DashportTLS",
+                "DashportTransport", "DashportUSB", "DashportLink", "DashportServices", "DashportTLS",
                 "DashportBrowse", "DashportArtwork", "DashportSession", "DashportLog",
             ],
             swiftSettings: strict
@@ -105,7 +112,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "dashport-hu",
-            dependencies: ["DashportEmulator", "DashportHeadUnit", "DashportTransport", "DashportLink", "DashportLog"],
+            dependencies: ["DashportEmulator", "DashportHeadUnit", "DashportTransport", "DashportUSBHost", "DashportLink", "DashportLog"],
             path: "tools/dashport-hu",
             swiftSettings: strict
         ),
@@ -186,6 +193,14 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "DashportTransportTests", dependencies: ["DashportTransport"], swiftSettings: strict),
+        .testTarget(
+            name: "DashportUSBTests",
+            dependencies: [
+                "DashportUSB", "DashportUSBHost", "DashportTransport", "DashportServer", "DashportHeadUnit",
+                "DashportEmulator", "DashportLink", "DashportLog", "DashportTLS",
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "DashportServerTests",
             dependencies: ["DashportServer", "DashportHeadUnit", "DashportTransport", "DashportArtwork", "DashportMessages", "DashportLink", "DashportLog", "DashportTLS", "DashportFrames", "DashportBrowse"],
