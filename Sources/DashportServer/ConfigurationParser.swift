@@ -45,6 +45,7 @@ public enum ConfigurationParser {
         case "handshake-timeout": config.handshakeTimeoutSeconds = try number(value)
         case "idle-timeout": config.idleTimeoutSeconds = try number(value)
         default:
+            if try applyUSB(key: key, value: value, to: &config, origin: origin) { return }
             throw ConfigurationError("\(origin): unknown option '\(key)' (see dashport serve --help)")
         }
     }
@@ -93,7 +94,7 @@ public enum ConfigurationParser {
             }
             try applyFile(text: text, path: path, to: &config)
         }
-        for (key, value) in pairs where key != "config" {
+        for (key, value) in usbOrder(pairs) where key != "config" {
             try apply(key: key, value: value, to: &config, origin: "--\(key)")
         }
         return config

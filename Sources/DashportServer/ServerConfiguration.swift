@@ -33,6 +33,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var handshakeTimeoutSeconds: Double = 10
     /// Silence deadline once the link is up; 0 = off (the default: idle openauto sends nothing).
     public var idleTimeoutSeconds: Double = 0
+    /// Serve a car over USB too (`--usb-gadget DIR ...`); nil = TCP only.
+    public var usbGadget: USBGadgetConfiguration?
 
     public init() {}
 
@@ -74,6 +76,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         if !(idleTimeoutSeconds >= 0) || !idleTimeoutSeconds.isFinite {
             throw ConfigurationError("--idle-timeout must be 0 (off) or a positive number of seconds")
         }
+        try usbGadget?.validate()
     }
 
     /// Lowercase hex without separators, or nil if it is not 32 bytes of hex.

@@ -8,7 +8,7 @@ let usage = """
     usage: dashport <command> [options]
 
     commands:
-      serve         serve cars over TCP (the embedded demo library unless --catalog is given)
+      serve         serve cars over TCP and USB (the embedded demo library unless --catalog is given)
       fingerprint   print the SHA-256 fingerprint of the server certificate in a state directory
       help          show this text, or `dashport help <command>`
 
@@ -25,7 +25,7 @@ func serveHelp() -> String {
         options:
 
         """
-    for option in ConfigurationParser.options {
+    for option in ConfigurationParser.options + ConfigurationParser.usbOptions {
         let left = "  --\(option.key) \(option.argument)"
         text += left.padding(toLength: max(left.count + 2, 32), withPad: " ", startingAt: 0) + option.help + "\n"
     }

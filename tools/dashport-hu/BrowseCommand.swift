@@ -3,11 +3,13 @@ import DashportHeadUnit
 import DashportLink
 import DashportLog
 import DashportTransport
+import DashportUSBHost
 
 /// `dashport-hu browse HOST:PORT ...`
 enum BrowseCommand {
     static let usage = """
         usage: dashport-hu browse HOST:PORT [options]
+               dashport-hu browse --usb [VID:PID] [options]
 
         Connects as a head unit that speaks the Dashport media channel, lists the tabs and then reads
         commands from standard input (or runs a script), printing each screen as text. Type "help"
@@ -21,6 +23,7 @@ enum BrowseCommand {
           --art-size PX          artwork box, PX × PX (also asked for by "art")
 
         options:
+          --usb                  connect over USB instead (Android Open Accessory switch, then bulk)
           --page-size N          items per page asked for (default: the server's choice)
           --save-art DIR         save each cover fetched with "art" as DIR/<key>.<jpg|png>
           --script FILE          run the commands in FILE (one per line, # comments, wait <ms>,
@@ -32,7 +35,9 @@ enum BrowseCommand {
         """
 
     struct Setup {
-        var address: ListenAddress
+        /// nil: over USB (``usb``).
+        var address: ListenAddress?
+        var usb: USBDeviceMatch?
         var configuration: HeadUnitConfiguration
         var options: BrowseShellOptions
         var timeout: Duration
@@ -45,7 +50,7 @@ enum BrowseCommand {
         do throws(UsageError) {
             let parsed = try Arguments(
                 arguments, valued: ["max-tabs", "max-depth", "art-size", "save-art", "script", "page-size", "timeout", "version", "log-level"],
-                flags: ["legacy", "full"])
+                flags: ["legacy", "full", "usb"])
             if parsed.wantsHelp {
                 Console.out(usage)
                 return 0
@@ -80,8 +85,10 @@ enum BrowseCommand {
                 throw UsageError("--script \(path): \(error)")
             }
         }
+        let usb = parsed.flag("usb")
         return Setup(
-            address: try parsed.address(),
+            address: usb ? nil : try parsed.address(),
+            usb: usb ? try USBConnect.match(parsed.positionals) : nil,
             configuration: configuration.withDashportProfile(profile.profile),
             options: BrowseShellOptions(
                 pageSize: try parsed.count("page-size"), artSize: artSize,
@@ -93,8 +100,14 @@ enum BrowseCommand {
         let client: HeadUnitClient
         let session: MediaChannelSession
         do {
-            client = try await HeadUnitClient.connect(
-                to: setup.address, configuration: setup.configuration, timeout: setup.timeout, logger: setup.logger)
+            if let address = setup.address {
+                client = try await HeadUnitClient.connect(
+                    to: address, configuration: setup.configuration, timeout: setup.timeout, logger: setup.logger)
+            } else {
+                client = try await USBConnect.client(
+                    match: setup.usb, configuration: setup.configuration, timeout: setup.timeout,
+                    transcript: Transcript { Console.out($0) }, logger: setup.logger)
+            }
             session = try MediaChannelSession.start(client: client, timeout: setup.timeout)
         } catch {
             Console.err("dashport-hu browse: \(error)")

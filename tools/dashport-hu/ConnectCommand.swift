@@ -3,11 +3,13 @@ import DashportHeadUnit
 import DashportLink
 import DashportLog
 import DashportTransport
+import DashportUSBHost
 
 /// `dashport-hu connect HOST:PORT ...`
 enum ConnectCommand {
     static let usage = """
         usage: dashport-hu connect HOST:PORT [options]
+               dashport-hu connect --usb [VID:PID] [options]
 
         Connects as a head unit, completes the AAP link (version, TLS, discovery, channel opens) and
         prints what was negotiated: the AAP version, TLS version and cipher, the server certificate's
@@ -15,6 +17,8 @@ enum ConnectCommand {
         phone, says BYEBYE and exits 0; exits 1 with a message on any failure, 2 on a usage error.
 
         options:
+          --usb                  connect over USB instead: switch the phone (VID:PID, default the first
+                                 non-hub device) to Android Open Accessory and use its bulk endpoints
           --version M.m          AAP version to ask for (default 1.6, as aasdk)
           --plain-control        AUTH_COMPLETE and pings in plaintext, as aasdk (default)
           --encrypted-control    AUTH_COMPLETE and pings encrypted, as gartnera/headunit
@@ -28,16 +32,21 @@ enum ConnectCommand {
         let parsed: Arguments
         let configuration: HeadUnitConfiguration
         let timeout: Duration
-        let address: ListenAddress
+        var address: ListenAddress?
+        var usbMatch: USBDeviceMatch?
         do throws(UsageError) {
             parsed = try Arguments(
                 arguments, valued: ["version", "timeout", "log-level"],
-                flags: ["plain-control", "encrypted-control", "no-ping-answers"])
+                flags: ["plain-control", "encrypted-control", "no-ping-answers", "usb"])
             if parsed.wantsHelp {
                 Console.out(usage)
                 return 0
             }
-            address = try parsed.address()
+            if parsed.flag("usb") {
+                usbMatch = try USBConnect.match(parsed.positionals)
+            } else {
+                address = try parsed.address()
+            }
             timeout = try parsed.seconds("timeout", default: .seconds(10))
             if parsed.flag("plain-control") && parsed.flag("encrypted-control") {
                 throw UsageError("--plain-control and --encrypted-control exclude each other")
@@ -60,8 +69,19 @@ enum ConnectCommand {
             return 2
         }
         let transcript = Transcript { Console.out($0) }
-        let outcome = await ConnectProbe.run(
-            address: address, configuration: configuration, timeout: timeout, transcript: transcript, logger: logger)
+        let outcome: ConnectProbe.Outcome
+        if let address {
+            outcome = await ConnectProbe.run(
+                address: address, configuration: configuration, timeout: timeout, transcript: transcript, logger: logger)
+        } else {
+            do {
+                let client = try await USBConnect.client(
+                    match: usbMatch, configuration: configuration, timeout: timeout, transcript: transcript, logger: logger)
+                outcome = await ConnectProbe.run(client: client, timeout: timeout, transcript: transcript)
+            } catch {
+                outcome = .failure("\(error)")
+            }
+        }
         switch outcome {
         case .success:
             return 0
