@@ -29,6 +29,7 @@ extension FunctionFSGadget {
     func handle(_ event: FunctionFSEvent, ep0: Int32) {
         logger.debug("ep0 event \(event)")
         var actions = shared.withLock { $0.control.handle(event) }
+        logNotes()
         while !actions.isEmpty {
             let action = actions.removeFirst()
             switch action {
@@ -41,6 +42,7 @@ extension FunctionFSGadget {
                     continue
                 }
                 shared.withLock { $0.control.stringReceived(index: index, bytes: bytes) }
+                logNotes()
             case .acknowledge:
                 var none: [UInt8] = [0]
                 _ = FileIO.read(ep0, into: &none, count: 0)
@@ -59,6 +61,9 @@ extension FunctionFSGadget {
                 switchToAccessory()
             }
         }
+    }
+
+    private func logNotes() {
         for note in shared.withLock({ $0.control.takeNotes() }) {
             logger.info(note)
         }

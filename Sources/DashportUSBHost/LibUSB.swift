@@ -219,6 +219,7 @@ final class LibUSBBulkPipe: USBBulkPipe {
         switch code {
         case LIBUSB_ERROR_TIMEOUT.rawValue: .timedOut
         case LIBUSB_ERROR_NO_DEVICE.rawValue: .unplugged
+        case LIBUSB_ERROR_IO.rawValue: .failed("\(LibUSBContext.describe(code)) (the phone left the bus or reset it)")
         default: .failed(LibUSBContext.describe(code))
         }
     }

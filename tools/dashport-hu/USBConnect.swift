@@ -19,6 +19,9 @@ enum USBConnect {
         match: USBDeviceMatch?, configuration: HeadUnitConfiguration, timeout: Duration,
         transcript: Transcript, logger: Logger
     ) async throws -> HeadUnitClient {
+        // The client identity first: RSA key generation can take seconds on a slow machine, and the
+        // phone's handshake deadline runs from the moment the accessory is configured.
+        let context = try HeadUnitClient.makeContext()
         var options = AccessoryConnector.Options(match: match)
         options.waitForDevice = max(timeout, .seconds(10))
         let connector = AccessoryConnector(bus: LibUSBBus(), options: options, logger: logger.labelled("usb"))
@@ -31,6 +34,6 @@ enum USBConnect {
         }
         let stream = USBHostStream.open(connected.pipe, peer: "usb \(connected.device)", logger: logger.labelled("usb"))
         return try await HeadUnitClient.start(
-            on: stream, configuration: configuration, context: try HeadUnitClient.makeContext(), logger: logger)
+            on: stream, configuration: configuration, context: context, logger: logger)
     }
 }
