@@ -1,4 +1,5 @@
 import CDashportUSB
+import Glibc
 import Synchronization
 
 /// The real bus, through libusb. Every ``scan()`` uses a fresh libusb context: without a running
@@ -197,7 +198,7 @@ final class LibUSBBulkPipe: USBBulkPipe {
         if result == 0 || (result == LIBUSB_ERROR_TIMEOUT.rawValue && transferred > 0) {
             return (Array(buffer.prefix(Int(transferred))), .transferred(Int(transferred)))
         }
-        return ([], Self.outcome(result))
+        return ([], outcome(result))
     }
 
     func write(_ bytes: [UInt8], timeout: Duration) -> BulkResult {
@@ -207,7 +208,7 @@ final class LibUSBBulkPipe: USBBulkPipe {
             libusb_bulk_transfer(device.handle, output, buffer.count == 0 ? nil : buffer.baseAddress, Int32(buffer.count), &transferred, timeout.milliseconds)
         }
         if result == 0 { return .transferred(Int(transferred)) }
-        return Self.outcome(result)
+        return outcome(result)
     }
 
     func close() {
@@ -215,12 +216,20 @@ final class LibUSBBulkPipe: USBBulkPipe {
         device.close()
     }
 
-    static func outcome(_ code: Int32) -> BulkResult {
+    /// An unplug shows as NO_DEVICE, or first as an I/O error while the kernel is still taking
+    /// the device away: after an I/O error, ask the device (for up to half a second) whether it is gone.
+    func outcome(_ code: Int32) -> BulkResult {
         switch code {
-        case LIBUSB_ERROR_TIMEOUT.rawValue: .timedOut
-        case LIBUSB_ERROR_NO_DEVICE.rawValue: .unplugged
-        case LIBUSB_ERROR_IO.rawValue: .failed("\(LibUSBContext.describe(code)) (the phone left the bus or reset it)")
-        default: .failed(LibUSBContext.describe(code))
+        case LIBUSB_ERROR_TIMEOUT.rawValue: return .timedOut
+        case LIBUSB_ERROR_NO_DEVICE.rawValue: return .unplugged
+        case LIBUSB_ERROR_IO.rawValue:
+            for _ in 0..<10 {
+                var configuration: Int32 = 0
+                if libusb_get_configuration(device.handle, &configuration) == LIBUSB_ERROR_NO_DEVICE.rawValue { return .unplugged }
+                usleep(50_000)
+            }
+            return .failed("\(LibUSBContext.describe(code)) (the phone reset the bus or left it)")
+        default: return .failed(LibUSBContext.describe(code))
         }
     }
 }
