@@ -29,7 +29,7 @@ import Testing
             try GadgetIdentity.resolve(directory: root + "/missing", controller: nil, udcClassDirectory: root + "/udc")
         }
         try FileManager.default.createDirectory(atPath: root + "/gadget", withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: root + "/gadget/idProduct", contents: Data("0x4ee1\n".utf8))
+        _ = FileManager.default.createFile(atPath: root + "/gadget/idProduct", contents: Data("0x4ee1\n".utf8))
         do {
             _ = try GadgetIdentity.resolve(directory: root + "/gadget", controller: nil, udcClassDirectory: root + "/udc")
             Issue.record("resolved a gadget without a controller")
