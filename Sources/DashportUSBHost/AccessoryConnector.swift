@@ -139,10 +139,10 @@ public struct AccessoryConnector: Sendable {
                 throw .notFound("timed out after \(options.waitForDevice) waiting for \(what); check the cable, `lsusb`, and that the phone side serves USB")
             }
             if !announced {
-                logger.notice("waiting for \(what)")
+                logger.notice("waiting for \(what)", ["watching": bus.waitsWithHotplug ? "libusb hotplug (udev runs)" : "polling (no udev)"])
                 announced = true
             }
-            Thread.sleep(forTimeInterval: seconds(options.pollInterval))
+            bus.waitForChange(options.pollInterval)
         }
     }
 

@@ -1,12 +1,31 @@
 import CDashportUSB
+import Foundation
 import Glibc
 import Synchronization
 
 /// The real bus, through libusb. Every ``scan()`` uses a fresh libusb context: without a running
 /// udevd, an existing context never sees a device that enumerated after it was made
 /// (usb-e2e.md), and the accessory switch is exactly that.
+///
+/// Waiting for a device (``waitForChange(_:)``) uses libusb's hotplug events when udevd runs, and
+/// plain polling when it does not.
 public struct LibUSBBus: USBBus {
-    public init() {}
+    let hotplug: LibUSBHotplug?
+
+    public init() {
+        hotplug = LibUSBHotplug()
+    }
+
+    public var waitsWithHotplug: Bool { hotplug != nil }
+
+    public func waitForChange(_ interval: Duration) {
+        guard let hotplug else {
+            Thread.sleep(forTimeInterval: Double(interval.milliseconds) / 1000)
+            return
+        }
+        // Events wake us at once; the longer limit still rescans now and then in case one is missed.
+        _ = hotplug.wait(max(interval, .seconds(1)))
+    }
 
     public func scan() throws(USBHostError) -> [USBDeviceInfo] {
         let context = try LibUSBContext()

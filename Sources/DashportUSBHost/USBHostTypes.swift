@@ -1,4 +1,5 @@
 import DashportUSB
+import Foundation
 
 /// Why the car side of USB could not find, switch or talk to the phone; each text says what to check.
 public enum USBHostError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -95,6 +96,18 @@ public protocol USBBus: Sendable {
     /// Every device on the bus now. Each call looks afresh (a new libusb context without udev).
     func scan() throws(USBHostError) -> [USBDeviceInfo]
     func open(_ device: USBDeviceInfo) throws(USBHostError) -> any USBDeviceHandle
+    /// Waits until the bus may have changed: up to `interval`, or less when told of a change.
+    func waitForChange(_ interval: Duration)
+    /// Whether ``waitForChange(_:)`` is woken by hotplug events (else it just sleeps).
+    var waitsWithHotplug: Bool { get }
+}
+
+extension USBBus {
+    public func waitForChange(_ interval: Duration) {
+        Thread.sleep(forTimeInterval: Double(interval.milliseconds) / 1000)
+    }
+
+    public var waitsWithHotplug: Bool { false }
 }
 
 /// An opened device.

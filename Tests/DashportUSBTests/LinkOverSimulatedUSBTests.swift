@@ -32,6 +32,7 @@ import Testing
         var configuration = ServerConfiguration()
         configuration.listen = "127.0.0.1:0"
         configuration.stateDirectory = directory
+        configuration.handshakeTimeoutSeconds = 120  // a loaded machine must not fail the test
         let log = CollectingSink()
         let logger = Logger(label: "server", level: .debug, sink: log)
         let server = try await DashportServer.start(configuration: configuration, logger: logger)
@@ -44,11 +45,15 @@ import Testing
         return Setup(server: server, endpoints: endpoints, gadget: gadget, log: log, directory: directory)
     }
 
+    /// The car's TLS context, made once: RSA key generation is slow on a loaded machine.
+    static let carContext = Result { try HeadUnitClient.makeContext() }
+
     static func car(_ setup: Setup) async throws -> HeadUnitClient {
+        let context = try carContext.get()
         let stream = USBHostStream.open(setup.endpoints.carPipe, peer: "simulated phone")
-        return try await HeadUnitClient.start(
-            on: stream, configuration: HeadUnitConfiguration().withDashportProfile(CarProfileOptions().profile),
-            context: try HeadUnitClient.makeContext())
+        var configuration = HeadUnitConfiguration().withDashportProfile(CarProfileOptions().profile)
+        configuration.handshakeDeadline = .seconds(120)
+        return try await HeadUnitClient.start(on: stream, configuration: configuration, context: context)
     }
 
     @Test func aCarLinksBrowsesFetchesACoverAndPlaysOverUSB() async throws {
