@@ -157,6 +157,7 @@ let package = Package(
             path: "tools/fuzz/FuzzServices",
             swiftSettings: strict
         ),
+        .executableTarget(name: "FuzzUSB", dependencies: ["DashportUSB"], path: "tools/fuzz/FuzzUSB", swiftSettings: strict),
 
         // MARK: Tests (Swift Testing only)
         .testTarget(
@@ -199,6 +200,7 @@ let package = Package(
                 "DashportUSB", "DashportUSBHost", "DashportTransport", "DashportServer", "DashportHeadUnit",
                 "DashportEmulator", "DashportLink", "DashportLog", "DashportTLS",
             ],
+            exclude: ["FuzzCrashes"],
             swiftSettings: strict
         ),
         .testTarget(
