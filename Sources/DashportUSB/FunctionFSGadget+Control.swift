@@ -107,7 +107,9 @@ extension FunctionFSGadget {
             state.stash = []
             let session = state.session
             state.session = nil
+            // A second ENABLE (the car configured us again) keeps the accessory identity it saw.
             let revert = options.mode == .switch && state.accessoryIdentity && !state.control.switching && !state.stopped
+                && loss != .reconfigured
             if revert { state.accessoryIdentity = false }
             return (session, revert)
         }

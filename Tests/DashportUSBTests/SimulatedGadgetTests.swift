@@ -91,10 +91,15 @@ import Testing
         sim.post(.enable)
         #expect(await eventually { harness.sessionCount == 1 })
 
+        // A host reset that configures the accessory again: a fresh session, still the accessory.
+        sim.post(.enable)
+        #expect(await eventually { harness.sessionCount == 2 && harness.closed.withLock { $0.count } == 1 })
+        #expect(configfs.read("idProduct") == "0x2d00")
+
         // Unplug: SUSPEND then UNBIND, no DISABLE. The session ends; the next car meets the phone.
         sim.post(.suspend)
         sim.post(.unbind)
-        #expect(await eventually { harness.closed.withLock { $0.count } == 1 })
+        #expect(await eventually { harness.closed.withLock { $0.count } == 2 })
         #expect(await eventually { configfs.read("idProduct") == "0x4ee1" })
     }
 
