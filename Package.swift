@@ -93,7 +93,7 @@ let package = Package(
 
         // MARK: Transport and server
         .target(name: "DashportTransport", dependencies: ["CDashportLinux", "DashportLog"], swiftSettings: strict),
-        .target(name: "DashportUSB", dependencies: ["CDashportFunctionFS", "DashportTransport", "DashportLog"], swiftSettings: strict),
+        .target(name: "DashportUSB", dependencies: ["CDashportFunctionFS", "DashportTransport", "DashportClock", "DashportLog"], swiftSettings: strict),
         .target(name: "DashportUSBHost", dependencies: ["CDashportUSB", "DashportUSB", "DashportTransport", "DashportLog"], swiftSettings: strict),
         .target(
             name: "DashportServer",
@@ -218,7 +218,7 @@ let package = Package(
             name: "DashportUSBTests",
             dependencies: [
                 "DashportUSB", "DashportUSBHost", "DashportTransport", "DashportServer", "DashportHeadUnit",
-                "DashportEmulator", "DashportLink", "DashportLog", "DashportTLS",
+                "DashportEmulator", "DashportLink", "DashportLog", "DashportTLS", "DashportClock", "DashportTestSupport",
             ],
             exclude: ["FuzzCrashes"],
             swiftSettings: strict

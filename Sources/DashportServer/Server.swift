@@ -59,7 +59,7 @@ public final class DashportServer: Sendable {
         ])
         if let usb = configuration.usbGadget {
             do {
-                try server.serveUSB(try FunctionFSGadget.make(usb, logger: logger))
+                try server.serveUSB(try FunctionFSGadget.make(usb, clock: clock, logger: logger))
             } catch {
                 await server.stop(grace: .zero)
                 throw ConfigurationError("USB gadget: \(error)")

@@ -85,8 +85,7 @@ extension FunctionFSGadget {
             startSession(reason: "the car configured the accessory")
         } else {
             let timeout = options.startTimeout
-            let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [self] in
+            _ = clock.schedule(at: clock.now.advanced(by: timeout)) { [self] in
                 let waiting = shared.withLock { state in
                     state.enableGeneration == generation && state.linkEnabled && !state.accessoryIdentity
                         && state.session == nil && !state.stopped

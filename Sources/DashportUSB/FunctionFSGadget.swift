@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import DashportClock
 import DashportLog
 import DashportTransport
 import Synchronization
@@ -43,13 +44,19 @@ public final class FunctionFSGadget: Sendable {
     public let identity: GadgetIdentity?
     public let options: Options
     let logger: Logger
+    /// Times the wait for START (the project's one clock seam; tests pass a manual clock).
+    let clock: any DashportClock
     let shared: Mutex<Shared>
     let writerWake = DispatchSemaphore(value: 0)
     let enabledWake = DispatchSemaphore(value: 0)
     let threadsDone = DispatchGroup()
 
-    public init(endpoints: any FunctionFSEndpoints, identity: GadgetIdentity?, options: Options = Options(), logger: Logger) {
+    public init(
+        endpoints: any FunctionFSEndpoints, identity: GadgetIdentity?, options: Options = Options(),
+        clock: any DashportClock = SystemClock(), logger: Logger
+    ) {
         self.endpoints = endpoints
+        self.clock = clock
         self.identity = identity
         self.options = options
         self.logger = logger.labelled("usb")

@@ -2,6 +2,7 @@ import DashportEmulator
 import DashportHeadUnit
 import DashportLog
 import DashportServer
+import DashportTestSupport
 import DashportTransport
 import DashportUSB
 import DashportUSBHost
@@ -102,12 +103,12 @@ import Testing
         for await event in first.events {
             if case .link(.channelOpened) = event { break }
         }
-        #expect(await eventually { setup.server.connectionCount == 1 })
+        try await eventually("setup.server.connectionCount == 1") { setup.server.connectionCount == 1 }
         // Half a frame from the car, then the cable goes: SUSPEND, UNBIND.
         setup.endpoints.carSends([0, 3, 0, 40, 1, 2])
         setup.endpoints.post(.suspend)
         setup.endpoints.post(.unbind)
-        #expect(await eventually { setup.server.connectionCount == 0 })
+        try await eventually("setup.server.connectionCount == 0") { setup.server.connectionCount == 0 }
         #expect(setup.log.contains(.notice, "session ended: the USB bus was suspended"))
         await first.close()
 

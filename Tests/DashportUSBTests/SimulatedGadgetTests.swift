@@ -1,7 +1,9 @@
+import DashportClock
 import DashportEmulator
 import DashportHeadUnit
 import DashportLog
 import DashportServer
+import DashportTestSupport
 import DashportTransport
 import DashportUSB
 import DashportUSBHost
@@ -21,10 +23,10 @@ import Testing
         let closed = Mutex<[TransportError?]>([])
         let log = CollectingSink()
 
-        init(mode: GadgetMode = .direct, identity: GadgetIdentity? = nil) throws {
+        init(mode: GadgetMode = .direct, identity: GadgetIdentity? = nil, clock: any DashportClock = SystemClock()) throws {
             gadget = FunctionFSGadget(
                 endpoints: endpoints, identity: identity, options: FunctionFSGadget.Options(mode: mode),
-                logger: Logger(label: "test", level: .debug, sink: log))
+                clock: clock, logger: Logger(label: "test", level: .debug, sink: log))
             try gadget.start { stream in
                 self.sessions.withLock { $0.append(stream) }
                 stream.start { event in
@@ -78,9 +80,9 @@ import Testing
             sim.sendControlData(data)
         }
         sim.post(.setup(SetupPacket(requestType: 0x40, request: 53)))
-        #expect(await eventually { configfs.read("idProduct") == "0x2d00" && configfs.read("UDC") == "dummy_udc.0" })
+        try await eventually("configfs.read('idProduct') == '0x2d00' && configfs.read('UDC') == 'dummy_udc.0'") { configfs.read("idProduct") == "0x2d00" && configfs.read("UDC") == "dummy_udc.0" }
         #expect(harness.log.contains(.info, "model=Android Auto"))
-        #expect(await eventually { harness.log.contains(.notice, "re-enumerated as the accessory 18d1:2d00") })
+        try await eventually("harness.log.contains(.notice, 're-enumerated as the accessory 18d1:2d00')") { harness.log.contains(.notice, "re-enumerated as the accessory 18d1:2d00") }
         // No session while the car only saw the phone.
         #expect(harness.sessionCount == 0)
 
@@ -89,18 +91,18 @@ import Testing
         sim.post(.unbind)
         sim.post(.bind)
         sim.post(.enable)
-        #expect(await eventually { harness.sessionCount == 1 })
+        try await eventually("harness.sessionCount == 1") { harness.sessionCount == 1 }
 
         // A host reset that configures the accessory again: a fresh session, still the accessory.
         sim.post(.enable)
-        #expect(await eventually { harness.sessionCount == 2 && harness.closed.withLock { $0.count } == 1 })
+        try await eventually("harness.sessionCount == 2 && harness.closed.withLock { $0.count } == 1") { harness.sessionCount == 2 && harness.closed.withLock { $0.count } == 1 }
         #expect(configfs.read("idProduct") == "0x2d00")
 
         // Unplug: SUSPEND then UNBIND, no DISABLE. The session ends; the next car meets the phone.
         sim.post(.suspend)
         sim.post(.unbind)
-        #expect(await eventually { harness.closed.withLock { $0.count } == 2 })
-        #expect(await eventually { configfs.read("idProduct") == "0x4ee1" })
+        try await eventually("harness.closed.withLock { $0.count } == 2") { harness.closed.withLock { $0.count } == 2 }
+        try await eventually("configfs.read('idProduct') == '0x4ee1'") { configfs.read("idProduct") == "0x4ee1" }
     }
 
     @Test func bulkTransfersFollowTheZeroLengthPacketRuleBothWays() async throws {
@@ -109,7 +111,7 @@ import Testing
         let sim = harness.endpoints
         _ = sim.readControl(66 + 46)
         sim.post(.enable)
-        #expect(await eventually { harness.sessionCount == 1 })
+        try await eventually("harness.sessionCount == 1") { harness.sessionCount == 1 }
         let session = try #require(harness.current)
 
         session.write([UInt8](repeating: 1, count: 512))
@@ -124,7 +126,7 @@ import Testing
 
         sim.carSends([])  // a zero-length packet from the car is ignored
         sim.carSends([9, 8, 7])
-        #expect(await eventually { harness.received.withLock { $0 } == [[9, 8, 7]] })
+        try await eventually("harness.received.withLock { $0 } == [[9, 8, 7]]") { harness.received.withLock { $0 } == [[9, 8, 7]] }
     }
 
     @Test func disableMidMessageEndsTheSessionAndTheNextEnableStartsAFreshOne() async throws {
@@ -133,11 +135,11 @@ import Testing
         let sim = harness.endpoints
         _ = sim.readControl(66 + 46)
         sim.post(.enable)
-        #expect(await eventually { harness.sessionCount == 1 })
+        try await eventually("harness.sessionCount == 1") { harness.sessionCount == 1 }
         sim.carSends([0, 3, 0, 6])  // half a frame header
-        #expect(await eventually { harness.received.withLock { $0.count } == 1 })
+        try await eventually("harness.received.withLock { $0.count } == 1") { harness.received.withLock { $0.count } == 1 }
         sim.post(.disable)
-        #expect(await eventually { harness.closed.withLock { $0.count } == 1 })
+        try await eventually("harness.closed.withLock { $0.count } == 1") { harness.closed.withLock { $0.count } == 1 }
         let error = harness.closed.withLock { $0.first } ?? nil
         #expect(error == .io("USB link lost: \(USBLinkLoss.disabled)"))
         // Bytes written into a dead session go nowhere.
@@ -145,12 +147,49 @@ import Testing
         #expect(sim.readTransfer(timeout: 200) == nil)
 
         sim.post(.enable)
-        #expect(await eventually { harness.sessionCount == 2 })
+        try await eventually("harness.sessionCount == 2") { harness.sessionCount == 2 }
         sim.carSends([5])
-        #expect(await eventually { harness.received.withLock { $0.last } == [5] })
+        try await eventually("harness.received.withLock { $0.last } == [5]") { harness.received.withLock { $0.last } == [5] }
         // A host reset: ENABLE again without DISABLE ends the running session too.
         sim.post(.enable)
-        #expect(await eventually { harness.sessionCount == 3 && harness.closed.withLock { $0.count } == 2 })
+        try await eventually("harness.sessionCount == 3 && harness.closed.withLock { $0.count } == 2") { harness.sessionCount == 3 && harness.closed.withLock { $0.count } == 2 }
+    }
+
+    @Test func aCarThatConfiguresThePhoneButNeverSendsStartIsReportedOnce() async throws {
+        let configfs = try FakeConfigfs()
+        defer { configfs.remove() }
+        let clock = ManualClock()
+        let harness = try Harness(mode: .switch, identity: configfs.identity, clock: clock)
+        defer { harness.stop() }
+        let sim = harness.endpoints
+        _ = sim.readControl(66 + 46)
+        sim.post(.bind)
+        sim.post(.enable)
+        try await eventually("clock.pendingTimerCount == 1") { clock.pendingTimerCount == 1 }
+        await clock.advance(by: .seconds(9))
+        #expect(!harness.log.contains(.warning, "has not started Android Open Accessory"))
+        await clock.advance(by: .seconds(1))
+        #expect(harness.log.contains(.warning, "has not started Android Open Accessory (no request 53 within 10.0 seconds)"))
+        #expect(harness.log.contains(.warning, "--usb-mode direct"))
+    }
+
+    @Test func aStartInTimeSilencesTheNoStartWarning() async throws {
+        let configfs = try FakeConfigfs()
+        defer { configfs.remove() }
+        let clock = ManualClock()
+        let harness = try Harness(mode: .switch, identity: configfs.identity, clock: clock)
+        defer { harness.stop() }
+        let sim = harness.endpoints
+        _ = sim.readControl(66 + 46)
+        sim.post(.enable)
+        try await eventually("clock.pendingTimerCount == 1") { clock.pendingTimerCount == 1 }
+        sim.post(.setup(SetupPacket(requestType: 0x40, request: 53)))
+        sim.post(.suspend)
+        sim.post(.unbind)
+        sim.post(.enable)  // the accessory: a session
+        try await eventually("harness.sessionCount == 1") { harness.sessionCount == 1 }
+        await clock.advance(by: .seconds(30))
+        #expect(!harness.log.contains(.warning, "has not started Android Open Accessory"))
     }
 
     @Test func theCarSpeakingBeforeEnableIsProcessedIsNotLost() async throws {
@@ -162,6 +201,6 @@ import Testing
         try await Task.sleep(for: .milliseconds(100))
         #expect(harness.sessionCount == 0)
         sim.post(.enable)
-        #expect(await eventually { harness.received.withLock { $0 } == [[1, 2]] })
+        try await eventually("harness.received.withLock { $0 } == [[1, 2]]") { harness.received.withLock { $0 } == [[1, 2]] }
     }
 }

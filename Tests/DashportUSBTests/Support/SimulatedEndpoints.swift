@@ -151,15 +151,6 @@ struct FakeConfigfs {
     func remove() { try? FileManager.default.removeItem(atPath: root) }
 }
 
-/// Polls `condition` every 10 ms for up to `seconds`.
-func eventually(_ seconds: Double = 10, _ condition: () -> Bool) async -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
-}
 
 /// Output lines collected from a transcript, from any thread.
 final class CollectedLines: Sendable {
