@@ -12,8 +12,11 @@ public enum USBHostStream {
     /// How long one bulk write may wait for the phone to take it (aasdk: 10 s).
     public static let sendTimeout: Duration = .seconds(10)
 
-    /// Starts the threads and returns the stream; the pipe is closed when the stream ends.
-    public static func open(_ pipe: any USBBulkPipe, peer: String, logger: Logger = .silent) -> USBSessionStream {
+    /// Starts the threads and returns the stream; the pipe is closed when the stream ends, once
+    /// both threads have stopped using it, and then `whenReleased` runs.
+    public static func open(
+        _ pipe: any USBBulkPipe, peer: String, logger: Logger = .silent, whenReleased: (@Sendable () -> Void)? = nil
+    ) -> USBSessionStream {
         let wake = DispatchSemaphore(value: 0)
         let stream = USBSessionStream(peerDescription: peer, writerWake: wake)
         let done = DispatchGroup()
@@ -53,7 +56,10 @@ public enum USBHostStream {
                 }
             }
         }
-        done.notify(queue: .global()) { pipe.close() }
+        done.notify(queue: .global()) {
+            pipe.close()
+            whenReleased?()
+        }
         return stream
     }
 }

@@ -73,6 +73,14 @@ final class SimulatedEndpoints: FunctionFSEndpoints {
         send(bulkOut, bytes)
     }
 
+    /// Whether the gadget has read everything the car sent (nothing left in its bulk OUT socket).
+    /// On a real bus a transfer is read the moment it completes, before the bus can go idle; the
+    /// socket pair decouples the two, so an unplug test waits for this first.
+    var carBytesTaken: Bool {
+        var pending: Int32 = 0
+        return ioctl(outGadget, UInt(FIONREAD), &pending) == 0 && pending == 0
+    }
+
     /// Ends the simulation: closes the test's ends (the gadget closes its own).
     func close() {
         for fd in [ep0, bulkIn, bulkOut] { Glibc.close(fd) }
