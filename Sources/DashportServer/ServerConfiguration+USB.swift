@@ -1,3 +1,4 @@
+import DashportCommandLine
 import DashportUSB
 
 /// `dashport serve --usb-gadget DIR ...`: serve a car over USB as well, through a FunctionFS
@@ -20,20 +21,18 @@ public struct USBGadgetConfiguration: Sendable, Equatable {
 
 extension ConfigurationParser {
     /// The USB options, with their help text.
-    public static let usbOptions: [(key: String, argument: String, help: String)] = [
-        ("usb-gadget", "DIR", "also serve a car over USB: the FunctionFS mount of Dashport's gadget function"),
-        ("usb-configfs", "DIR", "the configfs gadget directory (switch identity on AOA START, bind the controller)"),
-        ("usb-udc", "NAME", "the USB device controller to bind (default: the only one in /sys/class/udc)"),
-        ("usb-mode", "MODE", "switch (phone 18d1:4ee1, then accessory after START; default) or direct (18d1:2d00 at once)"),
+    public static let usbOptions: [OptionSpec] = [
+        .value("usb-gadget", "DIR", "also serve a car over USB: the FunctionFS mount of Dashport's gadget function"),
+        .value("usb-configfs", "DIR", "the configfs gadget directory (switch identity on AOA START, bind the controller)"),
+        .value("usb-udc", "NAME", "the USB device controller to bind (default: the only one in /sys/class/udc)"),
+        .value("usb-mode", "MODE", "switch (phone 18d1:4ee1, then accessory after START; default) or direct (18d1:2d00 at once)"),
     ]
 
     /// Applies one USB option; false when `key` is not one.
     static func applyUSB(key: String, value: String, to config: inout ServerConfiguration, origin: String) throws(ConfigurationError) -> Bool {
-        func gadget() throws(ConfigurationError) -> USBGadgetConfiguration {
-            guard let existing = config.usbGadget else {
-                throw ConfigurationError("\(origin): \(key) needs usb-gadget DIR (the FunctionFS mount) as well")
-            }
-            return existing
+        // In any order: the FunctionFS directory may come after the other USB options.
+        func gadget() -> USBGadgetConfiguration {
+            config.usbGadget ?? USBGadgetConfiguration(functionFSDirectory: "")
         }
         switch key {
         case "usb-gadget":
@@ -41,18 +40,18 @@ extension ConfigurationParser {
             gadget.functionFSDirectory = value
             config.usbGadget = gadget
         case "usb-configfs":
-            var updated = try gadget()
+            var updated = gadget()
             updated.configfsDirectory = value
             config.usbGadget = updated
         case "usb-udc":
-            var updated = try gadget()
+            var updated = gadget()
             updated.controller = value
             config.usbGadget = updated
         case "usb-mode":
             guard let mode = GadgetMode(rawValue: value) else {
                 throw ConfigurationError("\(origin): usb-mode must be switch or direct; got '\(value)'")
             }
-            var updated = try gadget()
+            var updated = gadget()
             updated.mode = mode
             config.usbGadget = updated
         default:
@@ -61,14 +60,13 @@ extension ConfigurationParser {
         return true
     }
 
-    /// Options given in any order: the USB ones are applied after `usb-gadget`.
-    static func usbOrder(_ pairs: [(String, String)]) -> [(String, String)] {
-        pairs.filter { $0.0 == "usb-gadget" } + pairs.filter { $0.0 != "usb-gadget" }
-    }
 }
 
 extension USBGadgetConfiguration {
     func validate() throws(ConfigurationError) {
+        if functionFSDirectory.isEmpty {
+            throw ConfigurationError("--usb-configfs, --usb-udc and --usb-mode need --usb-gadget DIR (the FunctionFS mount)")
+        }
         if mode == .switch && configfsDirectory == nil {
             throw ConfigurationError(
                 "--usb-mode switch needs --usb-configfs DIR (the gadget is re-enumerated as 18d1:2d00 on AOA START); "
