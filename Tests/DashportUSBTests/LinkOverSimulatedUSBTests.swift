@@ -115,7 +115,7 @@ import Testing
         setup.endpoints.post(.enable)
         let output = CollectedLines()
         let second = try await Self.car(setup)
-        let outcome = await ConnectProbe.run(client: second, timeout: .seconds(30), transcript: Transcript { output.append($0) })
+        let outcome = await ConnectProbe.run(client: second, timeout: .seconds(120), transcript: Transcript { output.append($0) })
         #expect(outcome == .success(pings: ConnectProbe.wantedPings), "\(setup.log.records.map(\.message).suffix(12))")
         await setup.stop()
     }
