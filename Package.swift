@@ -5,6 +5,7 @@
 // targets listed above it in its own layer or in the layers below:
 //
 //   C wrappers      CDashportSSL  CDashportZlib  CDashportLinux  CDashportVips  CAAPProto (protoc-c output)
+//                   CDashportFunctionFS (kernel headers)  CDashportUSB (libusb-1.0)
 //   Support         DashportLog  DashportClock (the one time seam)
 //                   DashportFiles (atomic writes, non-blocking state-file reads, 0700 directories)
 //                   DashportDigest (SHA-256 from libcrypto, CRC-32 from zlib, hex renderings)
@@ -16,6 +17,8 @@
 //   Core            DashportBrowse  DashportArtwork  DashportSession
 //   Services        DashportServices   (sans-IO AAP + Dashport media channel services)
 //   Transport       DashportTransport  (TCP over epoll; moves bytes only)
+//                   DashportUSB        (USB gadget over FunctionFS: AOA on ep0, bulk byte streams)
+//                   DashportUSBHost    (the car's USB side over libusb, for the emulator)
 //   Server          DashportServer     (wires a transport connection to the sans-IO stack and the core)
 //                   DashportEmulator   (the same for the car role: HeadUnitClient, the emulator's shell)
 //   Executables     dashport (Sources/dashport), dashport-hu (tools/dashport-hu)
@@ -39,6 +42,8 @@ let package = Package(
         .systemLibrary(name: "CDashportSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CDashportZlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CDashportLinux"),
+        .systemLibrary(name: "CDashportFunctionFS"),
+        .systemLibrary(name: "CDashportUSB", pkgConfig: "libusb-1.0", providers: [.apt(["libusb-1.0-0-dev"])]),
         // libvips through a C target of Dashport's own wrappers, not `.systemLibrary(pkgConfig: "vips")`:
         // vips' pkg-config flags carry `-pthread`, which SwiftPM rejects with a warning. Only the .c file
         // sees glib's headers; the public header has plain C types.
@@ -95,10 +100,12 @@ let package = Package(
 
         // MARK: Transport and server
         .target(name: "DashportTransport", dependencies: ["CDashportLinux", "DashportLog"], swiftSettings: strict),
+        .target(name: "DashportUSB", dependencies: ["CDashportFunctionFS", "DashportTransport", "DashportClock", "DashportLog"], swiftSettings: strict),
+        .target(name: "DashportUSBHost", dependencies: ["CDashportUSB", "DashportUSB", "DashportTransport", "DashportLog"], swiftSettings: strict),
         .target(
             name: "DashportServer",
             dependencies: [
-                "DashportTransport", "DashportLink", "DashportServices", "DashportTLS",
+                "DashportTransport", "DashportUSB", "DashportLink", "DashportServices", "DashportTLS",
                 "DashportBrowse", "DashportArtwork", "DashportSession", "DashportClock", "DashportLog",
                 "DashportFiles", "DashportDigest", "DashportCommandLine",
             ],
@@ -116,7 +123,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "dashport-hu",
-            dependencies: ["DashportEmulator", "DashportHeadUnit", "DashportTransport", "DashportLink", "DashportLog", "DashportCommandLine"],
+            dependencies: ["DashportEmulator", "DashportHeadUnit", "DashportTransport", "DashportUSBHost", "DashportLink", "DashportLog", "DashportCommandLine"],
             path: "tools/dashport-hu",
             swiftSettings: strict
         ),
@@ -171,6 +178,7 @@ let package = Package(
             path: "tools/fuzz/FuzzServices",
             swiftSettings: strict
         ),
+        .executableTarget(name: "FuzzUSB", dependencies: ["DashportUSB"], path: "tools/fuzz/FuzzUSB", swiftSettings: strict),
 
         // MARK: Test support (one target every test suite shares)
         .target(
@@ -227,6 +235,15 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "DashportTransportTests", dependencies: ["DashportTransport"], swiftSettings: strict),
+        .testTarget(
+            name: "DashportUSBTests",
+            dependencies: [
+                "DashportUSB", "DashportUSBHost", "DashportTransport", "DashportServer", "DashportHeadUnit",
+                "DashportEmulator", "DashportLink", "DashportLog", "DashportTLS", "DashportClock", "DashportTestSupport",
+            ],
+            exclude: ["FuzzCrashes"],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "DashportServerTests",
             dependencies: ["DashportTestSupport", "DashportClock", "DashportServer", "DashportHeadUnit", "DashportTransport", "DashportArtwork", "DashportMessages", "DashportLink", "DashportLog", "DashportTLS", "DashportFrames", "DashportBrowse", "DashportFiles", "DashportCommandLine"],

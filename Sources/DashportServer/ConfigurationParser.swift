@@ -24,7 +24,7 @@ public enum ConfigurationParser {
         .value("max-connections", "N", "connections served at once (default 256)"),
         .value("handshake-timeout", "SECONDS", "time a car has to finish the handshake (default 10)"),
         .value("idle-timeout", "SECONDS", "close a car silent this long once linked (default 0 = never)"),
-    ] + SessionSettings.options
+    ] + SessionSettings.options + usbOptions
 
     public static let serve = CommandSpec(
         name: "dashport serve",
@@ -103,6 +103,7 @@ public enum ConfigurationParser {
         case "idle-timeout": config.idleTimeoutSeconds = try number(value)
         default:
             if try config.session.apply(key: key, value: value, origin: origin) { return }
+            if try applyUSB(key: key, value: value, to: &config, origin: origin) { return }
             // A row in serveOptions without a case here: a programming error, caught by the tests.
             throw ConfigurationError("\(origin): option '\(key)' is in the table but not applied")
         }

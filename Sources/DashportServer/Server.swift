@@ -7,6 +7,8 @@ import DashportLink
 import DashportLog
 import DashportTLS
 import DashportTransport
+import DashportUSB
+import Synchronization
 
 /// A running Dashport server: a TCP listener whose every connection runs a ``CarConnection``
 /// against one shared ``ServerCore``.
@@ -18,6 +20,7 @@ public final class DashportServer: Sendable {
     public let core: ServerCore
     private let listener: TCPListener
     private let context: ServerContext
+    private let gadgets = Mutex<[FunctionFSGadget]>([])
 
     /// Binds and starts accepting cars. Throws a clear error when the configuration is refused,
     /// the catalog is invalid, the identity cannot be loaded or the address cannot be bound.
@@ -55,6 +58,14 @@ public final class DashportServer: Sendable {
             "address": "\(listener.boundAddress)", "catalog": core.catalogPath,
             "certificate": identity.fingerprintSHA256,
         ])
+        if let usb = configuration.usbGadget {
+            do {
+                try server.serveUSB(try FunctionFSGadget.make(usb, clock: clock, logger: logger))
+            } catch {
+                await server.stop(grace: .zero)
+                throw ConfigurationError("USB gadget: \(error)")
+            }
+        }
         return server
     }
 
@@ -73,12 +84,25 @@ public final class DashportServer: Sendable {
     /// go; then saves the session.
     public func stop(grace: Duration = .seconds(3)) async {
         listener.shutdown()
+        let gadgets = self.gadgets.withLock { $0 }
+        gadgets.forEach { $0.beginShutdown() }
+        defer { gadgets.forEach { $0.stop() } }
         let cars = context.registry.count
         if cars > 0 { context.logger.notice("saying bye-bye to \(cars) car(s)") }
         let left = await context.registry.shutdownAll(grace: grace)
         if left > 0 { context.logger.warning("\(left) car(s) did not leave within \(grace)") }
         core.stop()
         await core.session.close()
+    }
+
+    /// Serves every session of `gadget` (a car on USB) like a TCP connection: the same
+    /// ``CarConnection`` over the gadget's byte stream. Starts the gadget; stopped with the server.
+    public func serveUSB(_ gadget: FunctionFSGadget) throws(USBGadgetError) {
+        let context = self.context
+        try gadget.start { stream in
+            Task.detached { await CarConnection(stream: stream, context: context).run() }
+        }
+        gadgets.withLock { $0.append(gadget) }
     }
 
     /// Largest CA file read (a system bundle is about 200 KiB).

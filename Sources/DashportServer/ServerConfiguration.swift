@@ -36,6 +36,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var idleTimeoutSeconds: Double = 0
     /// Session defaults (jump distances, caps, the demo player's remote speaker).
     public var session = SessionSettings()
+    /// Serve a car over USB too (`--usb-gadget DIR ...`); nil = TCP only.
+    public var usbGadget: USBGadgetConfiguration?
 
     public init() {}
 
@@ -82,6 +84,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         if !(idleTimeoutSeconds >= 0) || !idleTimeoutSeconds.isFinite {
             throw ConfigurationError("--idle-timeout must be 0 (off) or a positive number of seconds")
         }
+        try usbGadget?.validate()
     }
 
     /// Lowercase hex without separators, or nil if it is not 32 bytes of hex.

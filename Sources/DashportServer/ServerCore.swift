@@ -39,7 +39,7 @@ public struct ServerCore: Sendable {
         provider customProvider: (any BrowseProvider)? = nil, artworkFetcher: (any ArtworkFetcher)? = nil,
         clock: any DashportClock = SystemClock()
     ) async throws -> ServerCore {
-        let catalogPath = try configuration.catalog ?? DemoLibrary.catalogPath()
+        let catalogPath = try configuration.catalog ?? DemoLibrary.catalogPath(stateDirectory: configuration.stateDirectory)
         let provider: any BrowseProvider
         if let customProvider {
             provider = customProvider
@@ -135,22 +135,54 @@ extension ServerCore {
     }
 }
 
-/// Finds the embedded demo library (`Fixtures/demo/catalog.json`).
+/// Finds the demo library (`Fixtures/demo/catalog.json` in the source tree), or unpacks the
+/// copy compiled into the binary, so that an installed or copied `dashport` serves it too.
 public enum DemoLibrary {
-    /// `$DASHPORT_DEMO_CATALOG`, else the catalog next to the sources this binary was built from,
-    /// else `Fixtures/demo/catalog.json` under the working directory.
-    public static func catalogPath(environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigurationError) -> String {
+    /// In order: `$DASHPORT_DEMO_CATALOG`; `share/dashport/demo/catalog.json` next to the binary's
+    /// `bin/` (an installed tree); the source tree this binary was built from, only when the binary
+    /// runs from inside it (a build in `.build/`); otherwise the copy embedded in the binary,
+    /// unpacked into `<stateDirectory>/demo-library` (rewritten when it differs).
+    public static func catalogPath(
+        stateDirectory: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment,
+        executable: String = CommandLine.arguments.first ?? ""
+    ) throws(ConfigurationError) -> String {
         var candidates: [String] = []
         if let explicit = environment["DASHPORT_DEMO_CATALOG"], !explicit.isEmpty { candidates.append(explicit) }
+        let binary = URL(fileURLWithPath: executable).resolvingSymlinksInPath()
+        candidates.append(binary.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("share/dashport/demo/catalog.json").path)
         // #filePath = <package>/Sources/DashportServer/ServerCore.swift
         let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        candidates.append(package.appendingPathComponent("Fixtures/demo/catalog.json").path)
-        candidates.append(FileManager.default.currentDirectoryPath + "/Fixtures/demo/catalog.json")
+        if binary.path.hasPrefix(package.path + "/") {
+            candidates.append(package.appendingPathComponent("Fixtures/demo/catalog.json").path)
+        }
         for path in candidates where FileManager.default.fileExists(atPath: path) {
             return path
         }
-        throw ConfigurationError(
-            "the demo library was not found (looked in \(candidates.joined(separator: ", "))); give --catalog FILE")
+        guard let stateDirectory else {
+            throw ConfigurationError(
+                "the demo library was not found (looked in \(candidates.joined(separator: ", "))); give --catalog FILE")
+        }
+        return try unpackEmbedded(into: stateDirectory + "/demo-library")
+    }
+
+    /// Writes the embedded demo library under `directory` (each file atomically, only when it
+    /// differs) and returns its catalog's path.
+    static func unpackEmbedded(into directory: String) throws(ConfigurationError) -> String {
+        for (path, base64) in EmbeddedDemoLibrary.files {
+            guard let data = Data(base64Encoded: base64) else {
+                throw ConfigurationError("the embedded demo library is damaged (\(path)); give --catalog FILE")
+            }
+            let target = URL(fileURLWithPath: directory).appendingPathComponent(path)
+            if FileManager.default.contents(atPath: target.path) == data { continue }
+            do {
+                try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try data.write(to: target, options: .atomic)
+            } catch {
+                throw ConfigurationError("cannot unpack the demo library into \(directory): \(error.localizedDescription); give --catalog FILE")
+            }
+        }
+        return directory + "/catalog.json"
     }
 }

@@ -9,7 +9,7 @@ let program = CommandSet(
     program: "dashport",
     summary: "The phone side of an Android-Auto-style link: serves car head units their media.",
     commands: [
-        ("serve", "", "serve cars over TCP (the embedded demo library unless --catalog is given)"),
+        ("serve", "", "serve cars over TCP and USB (the embedded demo library unless --catalog is given)"),
         ("fingerprint", "", "print the SHA-256 fingerprint of the server certificate in a state directory"),
         ("help", "[COMMAND]", "show this text, or a command's options"),
     ])
