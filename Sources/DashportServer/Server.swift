@@ -14,11 +14,20 @@ public final class DashportServer: Sendable {
     /// SHA-256 of the server certificate the cars see.
     public let certificateFingerprint: String
     public let core: ServerCore
+    /// Reloads the catalog (nil with a custom provider); see ``reloadCatalog(reason:)``.
+    public let catalogReloader: CatalogReloader?
     private let listener: TCPListener
     private let context: ServerContext
+    private let watcher: CatalogWatcher?
 
     /// Binds and starts accepting cars. Throws a clear error when the configuration is refused,
     /// the catalog is invalid, the identity cannot be loaded or the address cannot be bound.
+    ///
+    /// The catalog is read and validated while the listener already accepts: a car that connects
+    /// meanwhile is answered from the disk cache (and pushed children-changed for every cached
+    /// parent that the catalog then shows differently). `start` returns once the catalog is in; if
+    /// it is refused, the listener is closed again and the error thrown. The catalog file is then
+    /// watched (inotify) and reloaded when it changes.
     public static func start(
         configuration: ServerConfiguration, logger: Logger,
         provider: (any BrowseProvider)? = nil, artworkFetcher: (any ArtworkFetcher)? = nil
@@ -34,6 +43,11 @@ public final class DashportServer: Sendable {
         let tls = try TLSContext(.server(identity: identity, peerPolicy: peerPolicy(configuration)))
         let core = try await ServerCore.make(
             configuration: configuration, logger: logger, provider: provider, artworkFetcher: artworkFetcher)
+        let loading = core.catalog.map { catalog in
+            Task.detached { () -> Result<CatalogChange, CatalogError> in
+                do throws(CatalogError) { return .success(try catalog.load()) } catch { return .failure(error) }
+            }
+        }
         let link = LinkConfiguration(
             labelText: configuration.label,
             deviceName: configuration.deviceName,
@@ -42,12 +56,28 @@ public final class DashportServer: Sendable {
                 ? .milliseconds(Int64(configuration.idleTimeoutSeconds * 1000)) : nil)
         let listener = try TCPListener.bind(address, maxConnections: configuration.maxConnections, logger: logger.labelled("tcp"))
         let context = ServerContext(tls: tls, link: link, core: core, logger: logger.labelled("car"), registry: ConnectionRegistry())
-        let server = DashportServer(
-            address: listener.boundAddress, fingerprint: identity.fingerprintSHA256, core: core,
-            listener: listener, context: context)
         listener.start { connection in
             Task.detached { await CarConnection(stream: connection, context: context).run() }
         }
+        var reloader: CatalogReloader?
+        var watcher: CatalogWatcher?
+        if let catalog = core.catalog, let loading {
+            if case .failure(let error) = await loading.value {
+                listener.shutdown()
+                _ = await context.registry.shutdownAll(grace: .seconds(1))
+                core.stop()
+                await core.session.close()
+                throw ConfigurationError("catalog refused: \(error)")
+            }
+            let catalogReloader = CatalogReloader(catalog: catalog, browse: core.browse, logger: logger)
+            reloader = catalogReloader
+            watcher = CatalogWatcher.start(path: catalog.path, logger: logger.labelled("catalog").with("file", catalog.path)) {
+                await catalogReloader.reload(reason: "the file changed")
+            }
+        }
+        let server = DashportServer(
+            address: listener.boundAddress, fingerprint: identity.fingerprintSHA256, core: core,
+            listener: listener, context: context, reloader: reloader, watcher: watcher)
         logger.notice("listening", [
             "address": "\(listener.boundAddress)", "catalog": core.catalogPath,
             "certificate": identity.fingerprintSHA256,
@@ -55,7 +85,12 @@ public final class DashportServer: Sendable {
         return server
     }
 
-    private init(address: ListenAddress, fingerprint: String, core: ServerCore, listener: TCPListener, context: ServerContext) {
+    private init(
+        address: ListenAddress, fingerprint: String, core: ServerCore, listener: TCPListener, context: ServerContext,
+        reloader: CatalogReloader?, watcher: CatalogWatcher?
+    ) {
+        self.catalogReloader = reloader
+        self.watcher = watcher
         self.address = address
         self.certificateFingerprint = fingerprint
         self.core = core
@@ -69,6 +104,7 @@ public final class DashportServer: Sendable {
     /// Stops accepting, says BYEBYE to every connected car and waits (up to `grace`) for them to
     /// go; then saves the session.
     public func stop(grace: Duration = .seconds(3)) async {
+        watcher?.stop()
         listener.shutdown()
         let cars = context.registry.count
         if cars > 0 { context.logger.notice("saying bye-bye to \(cars) car(s)") }
@@ -76,6 +112,13 @@ public final class DashportServer: Sendable {
         if left > 0 { context.logger.warning("\(left) car(s) did not leave within \(grace)") }
         core.stop()
         await core.session.close()
+    }
+
+    /// Reads the catalog again now (SIGHUP, `dashport ctl reload`): see ``CatalogReloader``.
+    /// Nil when the server has no catalog (a custom provider).
+    @discardableResult
+    public func reloadCatalog(reason: String) async -> CatalogReloader.Outcome? {
+        await catalogReloader?.reload(reason: reason)
     }
 
     static func peerPolicy(_ configuration: ServerConfiguration) -> PeerPolicy {
