@@ -12,6 +12,7 @@
 //   Link            DashportLink       (phone role)      DashportHeadUnit (car role, for tools and tests)
 //   Core            DashportBrowse  DashportArtwork  DashportSession
 //   Services        DashportServices   (sans-IO AAP + Dashport media channel services)
+//                   DashportControl    (sans-IO line protocol of the local control socket, `dashport ctl`)
 //   Transport       DashportTransport  (TCP over epoll; moves bytes only)
 //   Server          DashportServer     (wires a transport connection to the sans-IO stack and the core)
 //                   DashportEmulator   (the same for the car role: HeadUnitClient, the emulator's shell)
@@ -83,12 +84,14 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        .target(name: "DashportControl", dependencies: ["DashportSession"], swiftSettings: strict),
+
         // MARK: Transport and server
         .target(name: "DashportTransport", dependencies: ["CDashportLinux", "DashportLog"], swiftSettings: strict),
         .target(
             name: "DashportServer",
             dependencies: [
-                "DashportTransport", "DashportLink", "DashportServices", "DashportTLS",
+                "DashportTransport", "DashportLink", "DashportServices", "DashportControl", "DashportTLS",
                 "DashportBrowse", "DashportArtwork", "DashportSession", "DashportLog",
             ],
             swiftSettings: strict
@@ -151,6 +154,13 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        .executableTarget(
+            name: "FuzzControl",
+            dependencies: ["DashportControl"],
+            path: "tools/fuzz/FuzzControl",
+            swiftSettings: strict
+        ),
+
         // MARK: Tests (Swift Testing only)
         .testTarget(
             name: "DashportMessagesTests",
@@ -187,8 +197,14 @@ let package = Package(
         ),
         .testTarget(name: "DashportTransportTests", dependencies: ["DashportTransport"], swiftSettings: strict),
         .testTarget(
+            name: "DashportControlTests",
+            dependencies: ["DashportControl", "DashportSession"],
+            exclude: ["FuzzCrashes"],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "DashportServerTests",
-            dependencies: ["DashportServer", "DashportHeadUnit", "DashportTransport", "DashportArtwork", "DashportMessages", "DashportLink", "DashportLog", "DashportTLS", "DashportFrames", "DashportBrowse"],
+            dependencies: ["DashportServer", "DashportHeadUnit", "DashportTransport", "DashportArtwork", "DashportMessages", "DashportLink", "DashportLog", "DashportTLS", "DashportFrames", "DashportBrowse", "DashportControl", "DashportSession"],
             swiftSettings: strict
         ),
     ]

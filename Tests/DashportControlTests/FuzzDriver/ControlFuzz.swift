@@ -1,0 +1,1 @@
+../../../tools/fuzz/FuzzControl/ControlFuzz.swift

@@ -1,0 +1,112 @@
+// The FuzzControl driver: arbitrary bytes as a client's (and a server's) side of the control socket.
+import DashportControl
+
+/// Feeds the input to the server's line reader and request parser, and to the client's answer
+/// reader, and checks (calling `fuzzViolation`, which traps under libFuzzer and records an issue
+/// in the replay test):
+/// - the line reader gives the same lines and the same error whole and in input-derived splits,
+///   never a line of `maxLineBytes` or more, never more than `maxPendingLines` waiting;
+/// - every line parses to a request or a `ControlError` whose text is one line, the same both times;
+/// - a request naming an id (invalidate, play-id) names it again after the id is written back with
+///   `ControlWords.quoted` and parsed;
+/// - the answer reader, fed the input, answers or refuses in one line; an answer of input-derived
+///   lines, encoded and read back in splits, is the same answer.
+enum ControlFuzz {
+    static func run(_ input: [UInt8]) {
+        let split = splits(input)
+        let whole = readLines([input[...]])
+        let parts = readLines(split.map { input[$0] })
+        check(whole.lines == parts.lines && whole.error == parts.error, "split reading differs from whole reading")
+        for line in whole.lines {
+            check(line.count < ControlRequest.maxLineBytes, "a line of \(line.count) bytes passed the cap")
+            parse(line)
+        }
+        readAnswer(input, split)
+        roundTripAnswer(whole.lines)
+    }
+
+    private static func check(_ condition: Bool, _ message: @autoclosure () -> String) {
+        if !condition { fuzzViolation(message()) }
+    }
+
+    /// Input-derived chunk boundaries (every byte's low bits say whether to cut after it).
+    static func splits(_ input: [UInt8]) -> [Range<Int>] {
+        var ranges: [Range<Int>] = []
+        var start = 0
+        for (index, byte) in input.enumerated() where byte & 7 == 3 {
+            ranges.append(start..<(index + 1))
+            start = index + 1
+        }
+        ranges.append(start..<input.count)
+        return ranges
+    }
+
+    static func readLines(_ chunks: [ArraySlice<UInt8>]) -> (lines: [[UInt8]], error: ControlError?) {
+        var reader = ControlLineReader()
+        var lines: [[UInt8]] = []
+        for chunk in chunks {
+            do {
+                try reader.append(chunk)
+            } catch {
+                return (lines, error)
+            }
+            // The server answers each line before it reads on: take them as they come.
+            while let line = reader.next() { lines.append(line) }
+            check(reader.partialCount < reader.maxLineBytes, "the partial line outgrew the cap")
+        }
+        return (lines, nil)
+    }
+
+    static func parse(_ line: [UInt8]) {
+        let first = Result { () throws(ControlError) in try ControlRequest.parse(line) }
+        let second = Result { () throws(ControlError) in try ControlRequest.parse(line) }
+        check(first == second, "parsing the same line twice differs")
+        switch first {
+        case .failure(let error):
+            check(!error.description.contains("\n") && !error.description.isEmpty, "an error that is not one line: \(error)")
+        case .success(.invalidate(let id?)):
+            let again = try? ControlRequest.parse(Array("invalidate \(ControlWords.quoted(id))".utf8))
+            check(again == .invalidate(parentId: id), "the id '\(id)' did not survive being written back")
+        case .success(.session(.playFromMediaId(let id))):
+            let again = try? ControlRequest.parse(Array("session play-id \(ControlWords.quoted(id))".utf8))
+            check(again == .session(.playFromMediaId(id)), "the media id '\(id)' did not survive being written back")
+        case .success:
+            break
+        }
+    }
+
+    static func readAnswer(_ input: [UInt8], _ split: [Range<Int>]) {
+        var reader = ControlResponseReader()
+        for range in split {
+            do {
+                if try reader.append(input[range]) != nil { return }
+            } catch {
+                check(!error.description.contains("\n"), "an error that is not one line: \(error)")
+                return
+            }
+        }
+    }
+
+    static func roundTripAnswer(_ lines: [[UInt8]]) {
+        let text = lines.prefix(16).map { String(decoding: $0, as: UTF8.self) }
+        for response in [ControlResponse.ok(text), .error(text.first ?? "")] {
+            let bytes = response.encoded
+            var reader = ControlResponseReader()
+            var got: ControlResponse?
+            for range in splits(bytes) {
+                do {
+                    if let answer = try reader.append(bytes[range]) { got = answer }
+                } catch {
+                    // A line over the client's cap cannot come from 16 request lines.
+                    fuzzViolation("an encoded answer was refused: \(error)")
+                    return
+                }
+            }
+            let expected: ControlResponse = switch response {
+            case .ok(let lines): .ok(lines.map { String($0.unicodeScalars.map { $0 == "\n" || $0 == "\r" ? " " : Character($0) }) })
+            case .error(let text): .error(String(text.unicodeScalars.map { $0 == "\n" || $0 == "\r" ? " " : Character($0) }))
+            }
+            check(got == expected, "an answer did not survive encoding: \(response) came back as \(String(describing: got))")
+        }
+    }
+}
