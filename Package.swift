@@ -98,7 +98,7 @@ let package = Package(
         ),
 
         // MARK: Executables
-        .executableTarget(name: "dashport", dependencies: ["DashportServer"], swiftSettings: strict),
+        .executableTarget(name: "dashport", dependencies: ["DashportServer", "DashportControl"], swiftSettings: strict),
         .target(
             // The head-unit emulator's IO half: HeadUnitClient drives the sans-IO car-role link over a
             // transport; the browse shell, scripts and screens of `dashport-hu` sit on it.

@@ -85,7 +85,7 @@ public enum ControlWords {
     }
 
     /// A word from a request, shortened and made printable for an error message.
-    static func shown(_ word: String) -> String {
+    public static func shown(_ word: String) -> String {
         let short = word.count > 40 ? String(word.prefix(40)) + "…" : word
         return String(short.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : Character($0) })
     }

@@ -70,7 +70,6 @@ public actor CatalogReloader {
             let names = parents.prefix(8).map { $0 ?? "everything" }.joined(separator: ",")
             logger.notice("catalog reloaded: \(outcome)", [
                 "reason": reason, "parents": names + (parents.count > 8 ? ",…" : ""),
-                "cars-told": "\(await browse.subscriberCount)",
             ])
         }
         last = (reason, outcome)

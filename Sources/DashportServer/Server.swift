@@ -19,6 +19,7 @@ public final class DashportServer: Sendable {
     private let listener: TCPListener
     private let context: ServerContext
     private let watcher: CatalogWatcher?
+    private let control: ControlServer
 
     /// Binds and starts accepting cars. Throws a clear error when the configuration is refused,
     /// the catalog is invalid, the identity cannot be loaded or the address cannot be bound.
@@ -59,15 +60,18 @@ public final class DashportServer: Sendable {
         listener.start { connection in
             Task.detached { await CarConnection(stream: connection, context: context).run() }
         }
+        func abandon(_ error: ConfigurationError) async -> ConfigurationError {
+            listener.shutdown()
+            _ = await context.registry.shutdownAll(grace: .seconds(1))
+            core.stop()
+            await core.session.close()
+            return error
+        }
         var reloader: CatalogReloader?
         var watcher: CatalogWatcher?
         if let catalog = core.catalog, let loading {
             if case .failure(let error) = await loading.value {
-                listener.shutdown()
-                _ = await context.registry.shutdownAll(grace: .seconds(1))
-                core.stop()
-                await core.session.close()
-                throw ConfigurationError("catalog refused: \(error)")
+                throw await abandon(ConfigurationError("catalog refused: \(error)"))
             }
             let catalogReloader = CatalogReloader(catalog: catalog, browse: core.browse, logger: logger)
             reloader = catalogReloader
@@ -75,9 +79,21 @@ public final class DashportServer: Sendable {
                 await catalogReloader.reload(reason: "the file changed")
             }
         }
+        let control: ControlServer
+        do {
+            control = try ControlServer.start(
+                stateDirectory: configuration.stateDirectory,
+                service: ControlService(
+                    registry: context.registry, core: core, reloader: reloader, address: listener.boundAddress,
+                    fingerprint: identity.fingerprintSHA256, stateDirectory: configuration.stateDirectory, startedAt: Date()),
+                logger: logger)
+        } catch {
+            watcher?.stop()
+            throw await abandon(error)
+        }
         let server = DashportServer(
             address: listener.boundAddress, fingerprint: identity.fingerprintSHA256, core: core,
-            listener: listener, context: context, reloader: reloader, watcher: watcher)
+            listener: listener, context: context, reloader: reloader, watcher: watcher, control: control)
         logger.notice("listening", [
             "address": "\(listener.boundAddress)", "catalog": core.catalogPath,
             "certificate": identity.fingerprintSHA256,
@@ -87,8 +103,9 @@ public final class DashportServer: Sendable {
 
     private init(
         address: ListenAddress, fingerprint: String, core: ServerCore, listener: TCPListener, context: ServerContext,
-        reloader: CatalogReloader?, watcher: CatalogWatcher?
+        reloader: CatalogReloader?, watcher: CatalogWatcher?, control: ControlServer
     ) {
+        self.control = control
         self.catalogReloader = reloader
         self.watcher = watcher
         self.address = address
@@ -98,6 +115,12 @@ public final class DashportServer: Sendable {
         self.context = context
     }
 
+    /// The control socket `dashport ctl` talks to (`<state-dir>/control.sock`).
+    public var controlSocketPath: String { control.path }
+
+    /// The cars connected now, oldest first.
+    public var connectedCars: [ConnectedCar] { context.registry.cars }
+
     /// How many cars are connected now.
     public var connectionCount: Int { context.registry.count }
 
@@ -105,6 +128,7 @@ public final class DashportServer: Sendable {
     /// go; then saves the session.
     public func stop(grace: Duration = .seconds(3)) async {
         watcher?.stop()
+        control.stop()
         listener.shutdown()
         let cars = context.registry.count
         if cars > 0 { context.logger.notice("saying bye-bye to \(cars) car(s)") }

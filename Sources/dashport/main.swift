@@ -10,6 +10,7 @@ let usage = """
     commands:
       serve         serve cars over TCP (the embedded demo library unless --catalog is given)
       fingerprint   print the SHA-256 fingerprint of the server certificate in a state directory
+      ctl           control a running server: status, cars, invalidate, reload, session
       help          show this text, or `dashport help <command>`
 
     Run `dashport <command> --help` for a command's options.
@@ -53,6 +54,7 @@ case "help", "--help", "-h":
     switch arguments.first {
     case "serve": print(serveHelp())
     case "fingerprint": print(fingerprintHelp)
+    case "ctl": print(ctlHelp())
     default: print(usage)
     }
 case "serve":
@@ -77,6 +79,8 @@ case "fingerprint":
     } catch {
         fail("\(error)")
     }
+case "ctl":
+    exit(await runCtl(arguments))
 default:
     fail("unknown command '\(command)'\n\(usage)")
 }
