@@ -4,8 +4,9 @@ import DashportControl
 /// Feeds the input to the server's line reader and request parser, and to the client's answer
 /// reader, and checks (calling `fuzzViolation`, which traps under libFuzzer and records an issue
 /// in the replay test):
-/// - the line reader gives the same lines and the same error whole and in input-derived splits,
-///   never a line of `maxLineBytes` or more, never more than `maxPendingLines` waiting;
+/// - the line reader gives the same lines and the same error whole and in input-derived splits
+///   (pending cap aside), never a line of `maxLineBytes` or more; with the cap, never more than
+///   `maxPendingLines` waiting, and the same first lines;
 /// - every line parses to a request or a `ControlError` whose text is one line, the same both times;
 /// - a request naming an id (invalidate, play-id) names it again after the id is written back with
 ///   `ControlWords.quoted` and parsed;
@@ -14,9 +15,14 @@ import DashportControl
 enum ControlFuzz {
     static func run(_ input: [UInt8]) {
         let split = splits(input)
-        let whole = readLines([input[...]])
-        let parts = readLines(split.map { input[$0] })
+        // Framing does not depend on how the bytes arrive (the pending cap does, by design: it
+        // counts lines that came faster than they were answered, so it is left out here).
+        let whole = readLines([input[...]], pendingCap: .max)
+        let parts = readLines(split.map { input[$0] }, pendingCap: .max)
         check(whole.lines == parts.lines && whole.error == parts.error, "split reading differs from whole reading")
+        let capped = readLines([input[...]], pendingCap: 4)
+        check(capped.lines.count <= 4, "more lines waiting than the cap")
+        check(capped.lines == Array(whole.lines.prefix(capped.lines.count)), "the capped reader gave other lines")
         for line in whole.lines {
             check(line.count < ControlRequest.maxLineBytes, "a line of \(line.count) bytes passed the cap")
             parse(line)
@@ -41,8 +47,8 @@ enum ControlFuzz {
         return ranges
     }
 
-    static func readLines(_ chunks: [ArraySlice<UInt8>]) -> (lines: [[UInt8]], error: ControlError?) {
-        var reader = ControlLineReader()
+    static func readLines(_ chunks: [ArraySlice<UInt8>], pendingCap: Int) -> (lines: [[UInt8]], error: ControlError?) {
+        var reader = ControlLineReader(maxPendingLines: pendingCap)
         var lines: [[UInt8]] = []
         for chunk in chunks {
             do {
@@ -50,10 +56,11 @@ enum ControlFuzz {
             } catch {
                 return (lines, error)
             }
-            // The server answers each line before it reads on: take them as they come.
-            while let line = reader.next() { lines.append(line) }
+            // With the cap the reader is drained once, at the end, like a server that fell behind.
+            if pendingCap == .max { while let line = reader.next() { lines.append(line) } }
             check(reader.partialCount < reader.maxLineBytes, "the partial line outgrew the cap")
         }
+        while let line = reader.next() { lines.append(line) }
         return (lines, nil)
     }
 
