@@ -83,8 +83,12 @@ public struct ControlResponseReader: Sendable {
         while let raw = reader.next() {
             guard let line = String(validating: raw, as: UTF8.self) else { throw ControlError("the server's answer is not UTF-8") }
             guard let count = expected else {
-                if line.hasPrefix("error ") { return .error(String(line.dropFirst(6))) }
-                guard line.hasPrefix("ok "), let count = Int(line.dropFirst(3)), (0...ControlResponse.maxLines).contains(count) else {
+                // Bytes, not characters: "error " followed by a combining mark is one grapheme
+                // that String.hasPrefix would not match (the fuzzer's find).
+                if raw.starts(with: Array("error ".utf8)) { return .error(String(decoding: raw.dropFirst(6), as: UTF8.self)) }
+                guard raw.starts(with: Array("ok ".utf8)), let count = Int(String(decoding: raw.dropFirst(3), as: UTF8.self)),
+                    (0...ControlResponse.maxLines).contains(count)
+                else {
                     throw ControlError("not a dashport control answer: '\(ControlWords.shown(line))'")
                 }
                 if count == 0 { return .ok([]) }

@@ -92,6 +92,9 @@ import DashportSession
             }
         }
         #expect(ControlResponse.ok(["a\nb"]).encoded == Array("ok 1\na b\n".utf8))
+        // A text that starts with a combining mark still reads back (found by FuzzControl).
+        var combining = ControlResponseReader()
+        #expect(try combining.append(ControlResponse.error("\u{06D9}llse").encoded) == .error("\u{06D9}llse"))
         var reader = ControlResponseReader()
         #expect(throws: ControlError("not a dashport control answer: 'HTTP/1.1 200 OK'")) { try reader.append(Array("HTTP/1.1 200 OK\n".utf8)) }
     }
