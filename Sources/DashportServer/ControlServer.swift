@@ -9,17 +9,21 @@ import DashportTransport
 /// ``ControlResponse``; the DocC article "Controlling a running server" has every command).
 ///
 /// Bounded like every peer input: at most ``maxConnections`` connections, a request line of at
-/// most ``ControlRequest/maxLineBytes``, at most 4 requests waiting for their answers; breaking a
-/// bound is answered with an `error` line and the connection is closed. A bad request is answered
+/// most ``ControlRequest/maxLineBytes``, at most 4 requests waiting for their answers, a minute
+/// without a request; breaking a bound is answered with an `error` line and the connection is closed. A bad request is answered
 /// with an `error` line and the connection stays open.
 final class ControlServer: Sendable {
     static let socketName = "control.sock"
     static let maxConnections = 8
+    /// A connection with no request for this long is closed, so idle clients cannot hold every slot.
+    static let idleTimeout: Duration = .seconds(60)
 
     let listener: UnixListener
     private let logger: Logger
 
-    static func start(stateDirectory: String, service: ControlService, logger: Logger) throws(ConfigurationError) -> ControlServer {
+    static func start(
+        stateDirectory: String, service: ControlService, logger: Logger, idleTimeout: Duration = ControlServer.idleTimeout
+    ) throws(ConfigurationError) -> ControlServer {
         let logger = logger.labelled("control")
         let listener: UnixListener
         do {
@@ -30,7 +34,7 @@ final class ControlServer: Sendable {
         }
         let server = ControlServer(listener: listener, logger: logger)
         listener.start { connection in
-            ControlConnection.run(connection, service: service, logger: logger)
+            ControlConnection.run(connection, service: service, logger: logger, idleTimeout: idleTimeout)
         }
         logger.info("control socket ready", ["path": listener.path])
         return server
@@ -49,8 +53,9 @@ final class ControlServer: Sendable {
 /// One control connection: the reactor frames lines into a bounded reader; one task answers them
 /// in order.
 enum ControlConnection {
-    static func run(_ connection: TCPConnection, service: ControlService, logger: Logger) {
+    static func run(_ connection: TCPConnection, service: ControlService, logger: Logger, idleTimeout: Duration) {
         let reader = Mutex(ControlLineReader())
+        let requests = Arc(Atomic<UInt64>(0))
         let (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         connection.start { event in
             switch event {
@@ -68,9 +73,26 @@ enum ControlConnection {
                 wake.finish()
             }
         }
+        // One watchdog per connection (not per request): closes it after `idleTimeout` without one.
+        let watchdog = Task {
+            var seen = requests.value.load(ordering: .relaxed)
+            while true {
+                do { try await Task.sleep(for: idleTimeout) } catch { return }
+                let now = requests.value.load(ordering: .relaxed)
+                if now == seen {
+                    logger.info("control connection idle for \(idleTimeout), closing it")
+                    connection.write(ControlResponse.error("no request for \(idleTimeout); closing").encoded)
+                    connection.close()
+                    return
+                }
+                seen = now
+            }
+        }
         Task {
+            defer { watchdog.cancel() }
             for await _ in wakes {
                 while let line = reader.withLock({ $0.next() }) {
+                    requests.value.add(1, ordering: .relaxed)
                     let response: ControlResponse
                     do throws(ControlError) {
                         let request = try ControlRequest.parse(line)

@@ -127,6 +127,26 @@ struct ControlSocketTests {
         #expect(try await Self.send(server, "cars") == .ok([]))
     }
 
+    @Test func anIdleConnectionIsClosedSoIdleClientsCannotHoldEverySlot() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let directory = server.stateDirectory + "/idle"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let service = ControlService(
+            registry: ConnectionRegistry(), core: server.server.core, reloader: nil, address: server.server.address,
+            fingerprint: "-", stateDirectory: directory, startedAt: Date())
+        let control = try ControlServer.start(stateDirectory: directory, service: service, logger: .silent, idleTimeout: .milliseconds(300))
+        defer { control.stop() }
+        let raw = try RawControl(path: control.path)
+        #expect(try await raw.exchange(Array("cars\n".utf8)) == "ok 0\n")
+        #expect(try await raw.exchange([], untilClosed: true) == "error no request for 0.3 seconds; closing\n")
+        // Connections over the cap are closed at once; the ones within it work.
+        let held = try (0..<ControlServer.maxConnections).map { _ in try RawControl(path: control.path) }
+        let extra = try RawControl(path: control.path)
+        #expect(try await extra.exchange(Array("cars\n".utf8), untilClosed: true) == "")
+        #expect(try await held[0].exchange(Array("cars\n".utf8)) == "ok 0\n")
+    }
+
     @Test func theSocketIsPrivateAndAStaleOneIsReplacedButNeverAFile() async throws {
         let server = try await TestServer.start()
         let path = server.server.controlSocketPath
