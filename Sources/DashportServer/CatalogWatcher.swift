@@ -27,28 +27,31 @@ final class CatalogWatcher: Sendable {
         path: String, logger: Logger, debounce: Duration = CatalogWatcher.debounce,
         onChange: @escaping @Sendable () async -> Void
     ) -> CatalogWatcher? {
-        let url = URL(fileURLWithPath: path)
-        let directory = url.deletingLastPathComponent().path
-        let name = url.lastPathComponent
+        // A symlinked catalog: watch the link's directory (the link replaced) and the target's (the file edited).
+        let link = URL(fileURLWithPath: path)
+        let target = link.resolvingSymlinksInPath()
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else {
             logger.warning("cannot watch the catalog (inotify: \(String(cString: strerror(errno)))); reload it with SIGHUP")
             return nil
         }
-        guard inotify_add_watch(fd, directory, mask) >= 0 else {
-            logger.warning("cannot watch \(directory) (\(String(cString: strerror(errno)))); reload the catalog with SIGHUP")
-            close(fd)
-            return nil
+        for directory in Set([link.deletingLastPathComponent().path, target.deletingLastPathComponent().path]) {
+            guard inotify_add_watch(fd, directory, mask) >= 0 else {
+                logger.warning("cannot watch \(directory) (\(String(cString: strerror(errno)))); reload the catalog with SIGHUP")
+                close(fd)
+                return nil
+            }
         }
-        return CatalogWatcher(fd: fd, name: name, logger: logger, debounce: debounce, onChange: onChange)
+        return CatalogWatcher(
+            fd: fd, names: [link.lastPathComponent, target.lastPathComponent], logger: logger, debounce: debounce, onChange: onChange)
     }
 
-    private init(fd: Int32, name: String, logger: Logger, debounce: Duration, onChange: @escaping @Sendable () async -> Void) {
+    private init(fd: Int32, names: Set<String>, logger: Logger, debounce: Duration, onChange: @escaping @Sendable () async -> Void) {
         let (pulses, pulse) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let changes = Arc(Atomic<UInt64>(0))
         let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: DispatchQueue(label: "dashport.catalog-watch"))
         source.setEventHandler {
-            if CatalogWatcher.drain(fd, matching: name) {
+            if CatalogWatcher.drain(fd, matching: names) {
                 changes.value.add(1, ordering: .relaxed)
                 pulse.yield()
             }
@@ -84,15 +87,15 @@ final class CatalogWatcher: Sendable {
         worker.cancel()
     }
 
-    /// Reads every pending event; whether one of them names the catalog (or the watch itself
+    /// Reads every pending event; whether one of them names the catalog (the link or its target) (or the watch itself
     /// ended, e.g. the directory went away, which a reload then reports).
-    private static func drain(_ fd: Int32, matching name: String) -> Bool {
+    private static func drain(_ fd: Int32, matching names: Set<String>) -> Bool {
         var matched = false
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             guard count > 0 else { return matched }
-            matched = matched || events(in: buffer[..<count]).contains { $0.name == name || $0.mask & UInt32(IN_IGNORED) != 0 }
+            matched = matched || events(in: buffer[..<count]).contains { names.contains($0.name) || $0.mask & UInt32(IN_IGNORED) != 0 }
         }
     }
 
