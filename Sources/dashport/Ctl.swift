@@ -51,7 +51,11 @@ func runCtl(_ arguments: [String]) async -> Int32 {
     do {
         switch try await ControlClient.send(words, socket: path) {
         case .ok(let lines):
-            if !lines.isEmpty { print(lines.joined(separator: "\n")) }
+            if !lines.isEmpty {
+                print(lines.joined(separator: "\n"))
+            } else if isatty(1) == 1, words.first == "cars" {
+                print("(no cars connected)")  // a person at a terminal; a script reads zero lines
+            }
             return 0
         case .error(let text):
             FileHandle.standardError.write(Data("dashport ctl: \(text)\n".utf8))
