@@ -118,9 +118,3 @@ final class CatalogWatcher: Sendable {
         return found
     }
 }
-
-/// A reference to a non-copyable value, so closures can share it.
-final class Arc<Value: ~Copyable>: Sendable where Value: Sendable {
-    let value: Value
-    init(_ value: consuming Value) { self.value = value }
-}
