@@ -51,7 +51,11 @@ final class CatalogWatcher: Sendable {
         let changes = Arc(Atomic<UInt64>(0))
         let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: DispatchQueue(label: "dashport.catalog-watch"))
         source.setEventHandler {
-            if CatalogWatcher.drain(fd, matching: names) {
+            let (matched, lost) = CatalogWatcher.drain(fd, matching: names)
+            if lost {
+                logger.warning("the catalog's directory is no longer watched (removed or unmounted); reload with SIGHUP or dashport ctl reload")
+            }
+            if matched {
                 changes.value.add(1, ordering: .relaxed)
                 pulse.yield()
             }
@@ -87,15 +91,20 @@ final class CatalogWatcher: Sendable {
         worker.cancel()
     }
 
-    /// Reads every pending event; whether one of them names the catalog (the link or its target) (or the watch itself
-    /// ended, e.g. the directory went away, which a reload then reports).
-    private static func drain(_ fd: Int32, matching names: Set<String>) -> Bool {
+    /// Reads every pending event: whether one names the catalog (the link or its target) or ended a
+    /// watch (`lost`: the directory went away; the reload that follows reports the missing file).
+    private static func drain(_ fd: Int32, matching names: Set<String>) -> (matched: Bool, lost: Bool) {
         var matched = false
+        var lost = false
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            guard count > 0 else { return matched }
-            matched = matched || events(in: buffer[..<count]).contains { names.contains($0.name) || $0.mask & UInt32(IN_IGNORED) != 0 }
+            guard count > 0 else { return (matched, lost) }
+            for event in events(in: buffer[..<count]) {
+                let ended = event.mask & UInt32(IN_IGNORED) != 0
+                lost = lost || ended
+                matched = matched || ended || names.contains(event.name)
+            }
         }
     }
 
