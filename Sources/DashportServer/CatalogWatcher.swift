@@ -2,6 +2,7 @@ import CDashportLinux
 import Dispatch
 import Foundation
 import Glibc
+import DashportClock
 import DashportLog
 import Synchronization
 
@@ -24,7 +25,7 @@ final class CatalogWatcher: Sendable {
 
     /// Starts watching `path`; nil (with the reason logged) when inotify or the directory refuses.
     static func start(
-        path: String, logger: Logger, debounce: Duration = CatalogWatcher.debounce,
+        path: String, logger: Logger, clock: any DashportClock, debounce: Duration = CatalogWatcher.debounce,
         onChange: @escaping @Sendable () async -> Void
     ) -> CatalogWatcher? {
         // A symlinked catalog: watch the link's directory (the link replaced) and the target's (the file edited).
@@ -43,10 +44,11 @@ final class CatalogWatcher: Sendable {
             }
         }
         return CatalogWatcher(
-            fd: fd, names: [link.lastPathComponent, target.lastPathComponent], logger: logger, debounce: debounce, onChange: onChange)
+            fd: fd, names: [link.lastPathComponent, target.lastPathComponent], logger: logger, clock: clock, debounce: debounce,
+            onChange: onChange)
     }
 
-    private init(fd: Int32, names: Set<String>, logger: Logger, debounce: Duration, onChange: @escaping @Sendable () async -> Void) {
+    private init(fd: Int32, names: Set<String>, logger: Logger, clock: any DashportClock, debounce: Duration, onChange: @escaping @Sendable () async -> Void) {
         let (pulses, pulse) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let changes = Arc(Atomic<UInt64>(0))
         let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: DispatchQueue(label: "dashport.catalog-watch"))
@@ -71,7 +73,7 @@ final class CatalogWatcher: Sendable {
                 // Wait until a whole `debounce` passes with no new event, then reload once.
                 var seen = changes.value.load(ordering: .relaxed)
                 while true {
-                    do { try await Task.sleep(for: debounce) } catch { return }
+                    do { try await clock.sleep(for: debounce) } catch { return }
                     let now = changes.value.load(ordering: .relaxed)
                     if now == seen { break }
                     seen = now

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import DashportClock
 import DashportControl
 import DashportLog
 import DashportTransport
@@ -22,7 +23,8 @@ final class ControlServer: Sendable {
     private let logger: Logger
 
     static func start(
-        stateDirectory: String, service: ControlService, logger: Logger, idleTimeout: Duration = ControlServer.idleTimeout
+        stateDirectory: String, service: ControlService, logger: Logger, clock: any DashportClock,
+        idleTimeout: Duration = ControlServer.idleTimeout
     ) throws(ConfigurationError) -> ControlServer {
         let logger = logger.labelled("control")
         let listener: UnixListener
@@ -34,7 +36,7 @@ final class ControlServer: Sendable {
         }
         let server = ControlServer(listener: listener, logger: logger)
         listener.start { connection in
-            ControlConnection.run(connection, service: service, logger: logger, idleTimeout: idleTimeout)
+            ControlConnection.run(connection, service: service, logger: logger, clock: clock, idleTimeout: idleTimeout)
         }
         logger.info("control socket ready", ["path": listener.path])
         return server
@@ -53,7 +55,7 @@ final class ControlServer: Sendable {
 /// One control connection: the reactor frames lines into a bounded reader; one task answers them
 /// in order.
 enum ControlConnection {
-    static func run(_ connection: TCPConnection, service: ControlService, logger: Logger, idleTimeout: Duration) {
+    static func run(_ connection: TCPConnection, service: ControlService, logger: Logger, clock: any DashportClock, idleTimeout: Duration) {
         let reader = Mutex(ControlLineReader())
         let requests = Arc(Atomic<UInt64>(0))
         let (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -77,7 +79,7 @@ enum ControlConnection {
         let watchdog = Task {
             var seen = requests.value.load(ordering: .relaxed)
             while true {
-                do { try await Task.sleep(for: idleTimeout) } catch { return }
+                do { try await clock.sleep(for: idleTimeout) } catch { return }
                 let now = requests.value.load(ordering: .relaxed)
                 if now == seen {
                     logger.info("control connection idle for \(idleTimeout), closing it")

@@ -82,7 +82,7 @@ struct ControlService: Sendable {
     private func sessionLine() async -> String {
         let session = core.session
         let snapshot = await session.snapshot
-        let now = core.sessionClock.now()
+        let now = core.clock.now
         let position = await session.projectedPositionMs(at: now)
         let sleep: String
         switch await session.activeSleepTimer {

@@ -1,3 +1,4 @@
+import DashportClock
 import Foundation
 import DashportArtwork
 import DashportBrowse
@@ -31,7 +32,8 @@ public final class DashportServer: Sendable {
     /// watched (inotify) and reloaded when it changes.
     public static func start(
         configuration: ServerConfiguration, logger: Logger,
-        provider: (any BrowseProvider)? = nil, artworkFetcher: (any ArtworkFetcher)? = nil
+        provider: (any BrowseProvider)? = nil, artworkFetcher: (any ArtworkFetcher)? = nil,
+        clock: any DashportClock = SystemClock()
     ) async throws -> DashportServer {
         try configuration.validate()
         let address: ListenAddress
@@ -41,9 +43,9 @@ public final class DashportServer: Sendable {
             throw ConfigurationError("--listen \(configuration.listen): \(error)")
         }
         let identity = try TLSIdentity.loadOrCreate(stateDirectory: configuration.stateDirectory, logger: logger.labelled("tls"))
-        let tls = try TLSContext(.server(identity: identity, peerPolicy: peerPolicy(configuration)))
+        let tls = try TLSContext(.server(identity: identity, peerPolicy: try peerPolicy(configuration)))
         let core = try await ServerCore.make(
-            configuration: configuration, logger: logger, provider: provider, artworkFetcher: artworkFetcher)
+            configuration: configuration, logger: logger, provider: provider, artworkFetcher: artworkFetcher, clock: clock)
         let loading = core.catalog.map { catalog in
             Task.detached { () -> Result<CatalogChange, CatalogError> in
                 do throws(CatalogError) { return .success(try catalog.load()) } catch { return .failure(error) }
@@ -75,7 +77,7 @@ public final class DashportServer: Sendable {
             }
             let catalogReloader = CatalogReloader(catalog: catalog, browse: core.browse, logger: logger)
             reloader = catalogReloader
-            watcher = CatalogWatcher.start(path: catalog.path, logger: logger.labelled("catalog").with("file", catalog.path)) {
+            watcher = CatalogWatcher.start(path: catalog.path, logger: logger.labelled("catalog").with("file", catalog.path), clock: clock) {
                 await catalogReloader.reload(reason: "the file changed")
             }
         }
@@ -86,7 +88,7 @@ public final class DashportServer: Sendable {
                 service: ControlService(
                     registry: context.registry, core: core, reloader: reloader, address: listener.boundAddress,
                     fingerprint: identity.fingerprintSHA256, stateDirectory: configuration.stateDirectory, startedAt: Date()),
-                logger: logger)
+                logger: logger, clock: clock)
         } catch {
             watcher?.stop()
             throw await abandon(error)
@@ -145,8 +147,16 @@ public final class DashportServer: Sendable {
         await catalogReloader?.reload(reason: reason)
     }
 
-    static func peerPolicy(_ configuration: ServerConfiguration) -> PeerPolicy {
-        if let ca = configuration.caFile { return .certificateAuthority(path: ca) }
+    /// The head units this server accepts. The CA file is read here and handed to the TLS layer as
+    /// bytes (a file that cannot be read is a clear error naming it).
+    static func peerPolicy(_ configuration: ServerConfiguration) throws(TLSError) -> PeerPolicy {
+        if let ca = configuration.caFile {
+            do {
+                return .certificateAuthority(pem: try SecureFile.read(ca), source: ca)
+            } catch {
+                throw .configuration("cannot load CA file \(ca): \(error)")
+            }
+        }
         let pins = configuration.allowedFingerprints.compactMap(ServerConfiguration.normalizedFingerprint)
         return pins.isEmpty ? .acceptAny : .pinnedSHA256(Set(pins))
     }

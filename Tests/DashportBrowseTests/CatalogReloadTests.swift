@@ -1,3 +1,4 @@
+import DashportTestSupport
 // Tests/DashportBrowseTests/CatalogReloadTests.swift - reloading a catalog: what counts as changed,
 // a bad edit keeps the old catalog, a late first load, and errors a person can act on.
 

@@ -1,3 +1,4 @@
+import DashportTestSupport
 import Foundation
 import Glibc
 import Synchronization
@@ -38,12 +39,17 @@ struct CatalogWatcherTests {
         try FileManager.default.createSymbolicLink(atPath: root + "/config/catalog.json", withDestinationPath: root + "/real/library.json")
 
         let changes = Mutex(0)
-        let watcher = try #require(CatalogWatcher.start(path: root + "/config/catalog.json", logger: .silent, debounce: .milliseconds(50)) {
+        let clock = ManualClock()
+        let watcher = try #require(CatalogWatcher.start(path: root + "/config/catalog.json", logger: .silent, clock: clock, debounce: .seconds(1)) {
             changes.withLock { $0 += 1 }
         })
         defer { watcher.stop() }
         try Data("{ }".utf8).write(to: URL(fileURLWithPath: root + "/real/library.json"), options: .atomic)
-        for _ in 0..<500 where changes.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(20)) }
-        #expect(changes.withLock { $0 } >= 1)
+        // The event arrives: the watcher waits out the debounce on the clock (nothing sleeps for real).
+        await clock.waitForSleeper(dueAt: .seconds(1))
+        #expect(changes.withLock { $0 } == 0, "not before the file has been quiet for the debounce")
+        await clock.advance(by: .seconds(1))
+        // The quiet period is checked once more (no new event came), then the reload runs.
+        try await eventually("the change is reported") { changes.withLock { $0 } == 1 }
     }
 }

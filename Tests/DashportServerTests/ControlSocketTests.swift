@@ -1,3 +1,4 @@
+import DashportTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -135,11 +136,18 @@ struct ControlSocketTests {
         let service = ControlService(
             registry: ConnectionRegistry(), core: server.server.core, reloader: nil, address: server.server.address,
             fingerprint: "-", stateDirectory: directory, startedAt: Date())
-        let control = try ControlServer.start(stateDirectory: directory, service: service, logger: .silent, idleTimeout: .milliseconds(300))
+        let clock = ManualClock()
+        let control = try ControlServer.start(
+            stateDirectory: directory, service: service, logger: .silent, clock: clock, idleTimeout: .seconds(60))
         defer { control.stop() }
         let raw = try RawControl(path: control.path)
+        await clock.waitForSleeper(dueAt: .seconds(60))
         #expect(try await raw.exchange(Array("cars\n".utf8)) == "ok 0\n")
-        #expect(try await raw.exchange([], untilClosed: true) == "error no request for 0.3 seconds; closing\n")
+        // A request within the minute keeps it open for another minute.
+        await clock.advance(by: .seconds(60))
+        await clock.waitForSleeper(dueAt: .seconds(120))
+        await clock.advance(by: .seconds(60))
+        #expect(try await raw.exchange([], untilClosed: true) == "error no request for 60.0 seconds; closing\n")
         // Connections over the cap are closed at once; the ones within it work.
         let held = try (0..<ControlServer.maxConnections).map { _ in try RawControl(path: control.path) }
         let extra = try RawControl(path: control.path)

@@ -1,3 +1,4 @@
+import DashportTestSupport
 import Testing
 import DashportLog
 @testable import DashportServer

@@ -1,0 +1,81 @@
+import DashportLog
+import DashportTLS
+import Foundation
+
+/// The server keeps its TLS identity in the state directory; the TLS layer only ever sees the bytes.
+extension TLSIdentity {
+    /// File name of the server's private key inside the state directory (mode 0600).
+    public static let keyFileName = "server-key.pem"
+    /// File name of the server's certificate inside the state directory (mode 0600).
+    public static let certificateFileName = "server-cert.pem"
+    /// Common name of the certificate generated on first run.
+    public static let generatedCommonName = "Dashport"
+
+    /// The server's identity, kept across runs so head units can pin it.
+    ///
+    /// First run: creates `stateDirectory` (0700) if missing, generates an RSA-2048 key and a
+    /// self-signed certificate, and writes ``keyFileName`` then ``certificateFileName`` (both 0600,
+    /// atomically). Later runs load and check them. A key without a certificate (a crash between the
+    /// two writes) gets a fresh certificate for the same key. Anything unreadable, corrupt or
+    /// mismatched is a ``TLSError/identity(file:reason:)`` naming the file: it is never overwritten,
+    /// because a silently replaced key would break every head unit that pinned it.
+    public static func loadOrCreate(stateDirectory: String, logger: Logger = .silent) throws(TLSError) -> TLSIdentity {
+        let log = logger.with("directory", stateDirectory)
+        try SecureFile.ensureDirectory(stateDirectory)
+        let keyPath = join(stateDirectory, keyFileName)
+        let certificatePath = join(stateDirectory, certificateFileName)
+
+        switch (try SecureFile.exists(keyPath), try SecureFile.exists(certificatePath)) {
+        case (true, true):
+            let key = try loadKey(keyPath, logger: log)
+            let certificateBytes = try SecureFile.read(certificatePath)
+            guard TLSIdentity.isCertificatePEM(certificateBytes) else {
+                throw .identity(file: certificatePath, reason: "not a PEM certificate")
+            }
+            let identity: TLSIdentity
+            do {
+                identity = try TLSIdentity(certificatePEM: certificateBytes, privateKeyPEM: key)
+            } catch {
+                throw .identity(file: certificatePath, reason: "does not belong to the key in \(keyPath)")
+            }
+            log.info("loaded server identity", ["sha256": identity.fingerprintSHA256])
+            return identity
+
+        case (false, false):
+            let identity = try TLSIdentity.generate(commonName: generatedCommonName)
+            try SecureFile.writeAtomically(identity.privateKeyPEM, to: keyPath, mode: 0o600)
+            try SecureFile.writeAtomically(Array(identity.certificatePEM.utf8), to: certificatePath, mode: 0o600)
+            log.notice("generated server identity", ["sha256": identity.fingerprintSHA256])
+            return identity
+
+        case (true, false):
+            let key = try loadKey(keyPath, logger: log)
+            let identity = try TLSIdentity.selfSigned(privateKeyPEM: key, commonName: generatedCommonName)
+            try SecureFile.writeAtomically(Array(identity.certificatePEM.utf8), to: certificatePath, mode: 0o600)
+            log.notice("certificate was missing: issued a new one for the existing key",
+                       ["file": certificatePath, "sha256": identity.fingerprintSHA256])
+            return identity
+
+        case (false, true):
+            throw .identity(file: keyPath, reason: "missing while \(certificatePath) exists; restore the key, "
+                + "or remove the certificate to generate a new identity (pinned head units must then re-pin)")
+        }
+    }
+
+    /// The key file's bytes, checked to be an unencrypted PEM private key.
+    private static func loadKey(_ path: String, logger: Logger) throws(TLSError) -> [UInt8] {
+        let bytes = try SecureFile.read(path)
+        guard TLSIdentity.isPrivateKeyPEM(bytes) else {
+            throw .identity(file: path, reason: "not an unencrypted PEM private key")
+        }
+        if let mode = SecureFile.mode(path), mode & 0o077 != 0 {
+            logger.warning("private key is readable by other users; chmod 600 it",
+                           ["file": path, "mode": String(mode, radix: 8)])
+        }
+        return bytes
+    }
+
+    private static func join(_ directory: String, _ name: String) -> String {
+        directory.hasSuffix("/") ? directory + name : directory + "/" + name
+    }
+}

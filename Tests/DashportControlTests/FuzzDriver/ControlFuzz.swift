@@ -1,1 +1,0 @@
-../../../tools/fuzz/FuzzControl/ControlFuzz.swift

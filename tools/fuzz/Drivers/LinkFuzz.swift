@@ -1,0 +1,255 @@
+// The FuzzLink driver: how an input becomes calls on a PhoneLink, and what must hold. It lives in
+// the DashportFuzzDrivers library, which both the FuzzLink fuzz target and
+// Tests/DashportLinkTests/FuzzReplayTests.swift import, so a kept input replays exactly as the
+// fuzzer ran it. A broken invariant goes to `fuzzViolation` (FuzzInvariant.swift): a trap under
+// libFuzzer, an issue in the tests.
+import DashportFrames
+import DashportHeadUnit
+import DashportLink
+import DashportMessages
+import DashportTLS
+
+/// Runs one input through a fresh `PhoneLink` with a real TLS server context and reports every
+/// break of the driver contract through `fuzzViolation` (the fuzz target traps, the tests record).
+/// The first byte picks the mode (bit 0) and configuration bits:
+/// - even: the rest is raw wire bytes from a "head unit", fed in input-derived splits with ticks
+///   at input-derived times (reaches the version exchange and the TLS handshake);
+/// - odd: a real in-memory handshake with a `HeadUnitLink` first, then the rest is a script of
+///   operations (`Script`): raw bytes, service messages the head unit encrypts for real on
+///   its open channels, control messages, clock steps, phone sends and bye-byes.
+///
+/// Invariants (`Watch`): no crash; at most one `.close`, always the last action, nothing
+/// after it and `phase == .closed` exactly from then on; every `.send` is whole, well-formed frames
+/// of at most 16384 bytes; setup events in order; message events only on channels the events
+/// opened, which match `openServices`; after a tick `nextDeadline` is later than the tick. In the
+/// running mode also: the head unit can always read what the phone sends, a clean service message
+/// arrives intact, and a bye-bye always ends the link within the grace.
+public enum LinkFuzz {
+    public static func run(_ input: [UInt8]) {
+        guard let mode = input.first else { return }
+        if mode & 1 == 0 {
+            runRaw(input)
+        } else {
+            Script(input).run()
+        }
+    }
+
+    // MARK: - TLS, made once (RSA key generation is slow)
+
+    private static func setUp<T>(_ build: () throws -> T) -> T {
+        do { return try build() } catch { fatalError("FuzzLink setup failed: \(error)") }
+    }
+
+    private static let phoneIdentity = setUp { try TLSIdentity.generate(commonName: "FuzzLink phone") }
+    private static let serverContext = setUp { try TLSContext(.server(identity: phoneIdentity, peerPolicy: .acceptAny)) }
+    private static let carContext = setUp {
+        try TLSContext(.client(identity: try TLSIdentity.generate(commonName: "FuzzLink car")))
+    }
+    private static let anonymousCarContext = setUp { try TLSContext(.client(identity: nil)) }
+
+    static func phoneSession() -> TLSSession { setUp { try TLSSession(context: serverContext) } }
+    static func carSession(certificate: Bool) -> TLSSession {
+        setUp { try TLSSession(context: certificate ? carContext : anonymousCarContext) }
+    }
+
+    // MARK: - Raw mode
+
+    /// Small receive caps, so the cap errors are reachable with short inputs.
+    static let tightLimits = FrameLimits(maxReceivePayload: 512, maxMessageSize: 1024, maxPendingBytes: 2048)
+
+    /// Byte 0 bits 1–3: idle deadline 2 s, handshake deadline 3 s, tight limits.
+    static func rawConfiguration(_ flags: UInt8) -> LinkConfiguration {
+        var configuration = LinkConfiguration()
+        if flags & 0x02 != 0 { configuration.idleDeadline = .seconds(2) }
+        if flags & 0x04 != 0 { configuration.handshakeDeadline = .seconds(3) }
+        if flags & 0x08 != 0 { configuration.limits = tightLimits }
+        return configuration
+    }
+
+    static func runRaw(_ input: [UInt8]) {
+        let phone = PhoneLink(configuration: rawConfiguration(input[0]), tls: phoneSession())
+        let watch = Watch(phone)
+        var random = FuzzRandom(seed: fnv1a(input))
+        var now = Duration.seconds(1000)
+        _ = watch.tick(now)
+        var offset = 1
+        while offset < input.count {
+            let r = random.next()
+            let end = min(input.count, offset + 1 + Int(r % (r & 0x300 == 0 ? 2048 : 16)))
+            _ = watch.take(phone.receive(input[offset..<end], now: now))
+            if (r >> 20) & 3 == 0 {
+                now += .milliseconds(Int64((r >> 24) % 4000))
+                _ = watch.tick(now)
+            }
+            offset = end
+        }
+        // Setup cannot finish without the head unit's keys: the handshake deadline must end it.
+        var steps = 0
+        while let deadline = phone.nextDeadline, steps < 100 {
+            now = max(now, deadline)
+            _ = watch.tick(now)
+            steps += 1
+        }
+        fuzzCheck(watch.closed, "an unfinished setup did not close at the handshake deadline (phase \(phone.phase))")
+    }
+
+    // MARK: - The contract every PhoneLink call keeps
+
+    /// Checks each call's actions as a driver would perform them, and mirrors the link's channel
+    /// state from its events.
+    final class Watch {
+        let phone: PhoneLink
+        private(set) var closed = false
+        /// 1 version negotiated, 2 TLS established, 3 auth complete, 4 discovered.
+        private(set) var setupStep = 0
+        /// Channels opened by `.channelOpened` and not closed or failed since.
+        private(set) var openChannels: Set<UInt8> = []
+        private(set) var messages: [(channel: UInt8, id: UInt16, body: [UInt8])] = []
+
+        init(_ phone: PhoneLink) { self.phone = phone }
+
+        /// Checks one call's actions; returns the bytes the driver would write.
+        func take(_ actions: [LinkAction]) -> [UInt8] {
+            if closed { fuzzCheck(actions.isEmpty, "actions after the close: \(actions)") }
+            var wire: [UInt8] = []
+            for (index, action) in actions.enumerated() {
+                switch action {
+                case .send(let bytes):
+                    checkFrames(bytes)
+                    wire += bytes
+                case .event(let event):
+                    record(event)
+                case .close(let reason):
+                    fuzzCheck(index == actions.count - 1, "close is not the last action: \(actions)")
+                    fuzzCheck(phone.closeReason == reason, "closeReason \(String(describing: phone.closeReason)) is not \(reason)")
+                    closed = true
+                }
+            }
+            fuzzCheck(closed == (phone.phase == .closed), "phase \(phone.phase) disagrees with the close actions")
+            if !closed && setupStep == 4 {
+                let open = Set(phone.openServices.map(\.channel))
+                fuzzCheck(open == openChannels, "openServices \(open.sorted()) but the events opened \(openChannels.sorted())")
+            }
+            return wire
+        }
+
+        /// Ticks at `now` and checks that the next deadline moved past it (a driver never spins).
+        func tick(_ now: Duration) -> [UInt8] {
+            let wire = take(phone.tick(now: now))
+            if let next = phone.nextDeadline { fuzzCheck(next > now, "nextDeadline \(next) is not after a tick at \(now)") }
+            return wire
+        }
+
+        private func record(_ event: LinkEvent) {
+            switch event {
+            case .versionNegotiated: step(to: 1, event)
+            case .tlsEstablished: step(to: 2, event)
+            case .authComplete: step(to: 3, event)
+            case .discovered: step(to: 4, event)
+            case .channelOpened(let service):
+                let wasClosed = openChannels.insert(service.channel).inserted
+                fuzzCheck(setupStep == 4 && wasClosed, "\(event) for an open channel")
+            case .channelOpenFailed(let service, _):
+                fuzzCheck(setupStep == 4 && !openChannels.contains(service.channel), "\(event) for an open channel")
+            case .channelClosed(let service):
+                let wasOpen = openChannels.remove(service.channel) != nil
+                fuzzCheck(wasOpen, "\(event) for a channel that was not open")
+            case .message(let channel, let id, let body):
+                fuzzCheck(openChannels.contains(channel), "a message on channel \(channel), which is not open")
+                messages.append((channel, id, body))
+            case .pingAnswered(let rtt):
+                fuzzCheck(setupStep == 4 && rtt >= .zero, "\(event) before running, or negative")
+            case .byeByeReceived:
+                break
+            }
+        }
+
+        private func step(to next: Int, _ event: LinkEvent) {
+            fuzzCheck(setupStep == next - 1, "\(event) out of order (after setup step \(setupStep))")
+            setupStep = next
+        }
+    }
+
+    /// Whole, well-formed frames of at most 16384 bytes, carrying whole messages whose totals add up
+    /// (an encrypted fragment is its plaintext plus 29 bytes of AES-GCM record).
+    static func checkFrames(_ bytes: [UInt8]) {
+        var decoder = FrameDecoder(limits: FrameLimits(maxReceivePayload: 65535, maxMessageSize: Int(UInt32.max)))
+        decoder.feed(bytes)
+        var partial: (channel: UInt8, total: Int, have: Int)?
+        do {
+            while let frame = try decoder.next() {
+                let header = frame.header
+                fuzzCheck(header.encodedSize + frame.payload.count <= 16384, "a \(header.encodedSize + frame.payload.count)-byte frame")
+                fuzzCheck(header.flags.rawValue & 0xF0 == 0, "unused flag bits set: \(header)")
+                fuzzCheck(header.channel != 0 || !header.flags.contains(.control), "control flag on channel 0")
+                let encrypted = header.flags.contains(.encrypted)
+                fuzzCheck(!encrypted || frame.payload.count > FrameLimits.tlsRecordOverhead, "an encrypted frame without a record")
+                let plaintext = frame.payload.count - (encrypted ? FrameLimits.tlsRecordOverhead : 0)
+                fuzzCheck(plaintext > 0, "an empty frame")
+                switch header.type {
+                case .bulk:
+                    fuzzCheck(partial == nil && plaintext >= 2, "BULK inside a message, or without an id")
+                case .first:
+                    fuzzCheck(partial == nil, "FIRST inside a message")
+                    let total = Int(header.totalLength ?? 0)
+                    fuzzCheck(plaintext < total, "FIRST holds the whole \(total)-byte message")
+                    partial = (header.channel, total, plaintext)
+                case .middle, .last:
+                    guard let open = partial, open.channel == header.channel else {
+                        fuzzViolation("\(header.type) without FIRST")
+                        return
+                    }
+                    let have = open.have + plaintext
+                    fuzzCheck(header.type == .last ? have == open.total : have < open.total, "fragments do not add up to \(open.total)")
+                    partial = header.type == .last ? nil : (open.channel, open.total, have)
+                }
+            }
+        } catch {
+            fuzzViolation("the phone sent bytes that do not decode: \(error)")
+            return
+        }
+        fuzzCheck(decoder.bufferedByteCount == 0 && partial == nil, "a send ends inside a frame or a message")
+    }
+
+    // MARK: - Input helpers
+
+    /// Reads the script; past the end every read is zero.
+    struct ByteReader {
+        let bytes: [UInt8]
+        var index: Int
+        var isAtEnd: Bool { index >= bytes.count }
+
+        mutating func byte() -> UInt8 {
+            guard index < bytes.count else { return 0 }
+            defer { index += 1 }
+            return bytes[index]
+        }
+
+        mutating func u16() -> UInt16 { UInt16(byte()) << 8 | UInt16(byte()) }
+
+        mutating func take(_ count: Int) -> [UInt8] {
+            let end = min(bytes.count, index + count)
+            defer { index = max(index, end) }
+            return index < end ? Array(bytes[index..<end]) : []
+        }
+    }
+
+    /// FNV-1a over the input: the seed of its split points.
+    static func fnv1a(_ bytes: [UInt8]) -> UInt64 {
+        bytes.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 }
+    }
+
+    /// SplitMix64, seeded from the input: where the bytes are split.
+    struct FuzzRandom {
+        private var state: UInt64
+        init(seed: UInt64) { state = seed }
+
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+}
