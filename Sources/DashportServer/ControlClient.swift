@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import DashportClock
 import DashportControl
 import DashportTransport
 
@@ -7,7 +8,9 @@ import DashportTransport
 public enum ControlClient {
     /// Sends one request (words, each quoted as needed) and returns the answer. Throws
     /// ``ControlClientError`` when there is no server, it closes early, or answers nonsense.
-    public static func send(_ words: [String], socket path: String, timeout: Duration = .seconds(30)) async throws(ControlClientError) -> ControlResponse {
+    public static func send(
+        _ words: [String], socket path: String, timeout: Duration = .seconds(30), clock: any DashportClock = SystemClock()
+    ) async throws(ControlClientError) -> ControlResponse {
         let line = words.map(ControlWords.quoted).joined(separator: " ")
         guard line.utf8.count < ControlRequest.maxLineBytes else {
             throw ControlClientError("request longer than \(ControlRequest.maxLineBytes - 1) bytes")
@@ -44,7 +47,7 @@ public enum ControlClient {
             }
             connection.write(Array((line + "\n").utf8))
             let task = Task {
-                guard (try? await Task.sleep(for: timeout)) != nil else { return }
+                guard (try? await clock.sleep(for: timeout)) != nil else { return }
                 finish(.failure(ControlClientError("no answer within \(timeout)")))
             }
             timer.withLock { $0 = task }
