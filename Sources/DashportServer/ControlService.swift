@@ -91,6 +91,9 @@ struct ControlService: Sendable {
         case (.duration, let deadline?)?: sleep = "in-ms:\(max(0, deadline.milliseconds - now.milliseconds))"
         case (.duration, nil)?: sleep = "armed"
         }
+        let remote = await session.remotePlayback.map {
+            "volume:\(Int(($0.volume * 100).rounded()))%,\($0.muted ? "muted" : "unmuted"),\($0.control.rawValue),steps:\($0.steps)"
+        } ?? "none"
         let state = snapshot.playbackState
         let item = snapshot.mediaItem.item
         let queue = snapshot.queue.items.isEmpty ? "0/0" : "\((state.queueIndex ?? -1) + 1)/\(snapshot.queue.items.count)"
@@ -98,7 +101,7 @@ struct ControlService: Sendable {
             "status": state.status.rawValue, "position-ms": "\(position)",
             "duration-ms": item?.durationMs.map { "\($0)" } ?? "-", "item": item?.id ?? "-", "title": item?.title ?? "-",
             "queue": queue, "rate": "\(state.position.rate)", "repeat": state.repeatMode.rawValue,
-            "shuffle": state.shuffle ? "on" : "off", "sleep": sleep,
+            "shuffle": state.shuffle ? "on" : "off", "sleep": sleep, "remote": remote,
         ])
     }
 }

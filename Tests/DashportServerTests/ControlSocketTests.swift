@@ -90,8 +90,8 @@ struct ControlSocketTests {
         }
         #expect(playing[0].hasPrefix("status=playing "))
         #expect(playing[0].contains("queue=1/"))
-        #expect(try await Self.send(server, "session", "sleep", "end-of-track").lines?.first?.hasSuffix("sleep=end-of-track") == true)
-        #expect(try await Self.send(server, "session", "sleep", "off").lines?.first?.hasSuffix("sleep=off") == true)
+        #expect(try await Self.send(server, "session", "sleep", "end-of-track").lines?.first?.contains(" sleep=end-of-track remote=") == true)
+        #expect(try await Self.send(server, "session", "sleep", "off").lines?.first?.contains(" sleep=off remote=") == true)
         #expect(try await Self.send(server, "session", "pause").lines?.first?.hasPrefix("status=paused ") == true)
         #expect(try await Self.send(server, "session", "seek", "12.5").lines?.first?.contains("position-ms=12500 ") == true)
         #expect(try await Self.send(server, "session", "repeat", "all").lines?.first?.contains("repeat=all") == true)
