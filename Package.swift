@@ -16,6 +16,7 @@
 //   Link            DashportLink       (phone role)      DashportHeadUnit (car role, for tools and tests)
 //   Core            DashportBrowse  DashportArtwork  DashportSession
 //   Services        DashportServices   (sans-IO AAP + Dashport media channel services)
+//                   DashportControl    (sans-IO line protocol of the local control socket, `dashport ctl`)
 //   Transport       DashportTransport  (TCP over epoll; moves bytes only)
 //                   DashportUSB        (USB gadget over FunctionFS: AOA on ep0, bulk byte streams)
 //                   DashportUSBHost    (the car's USB side over libusb, for the emulator)
@@ -98,6 +99,8 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        .target(name: "DashportControl", dependencies: ["DashportSession"], swiftSettings: strict),
+
         // MARK: Transport and server
         .target(name: "DashportTransport", dependencies: ["CDashportLinux", "DashportLog"], swiftSettings: strict),
         .target(name: "DashportUSB", dependencies: ["CDashportFunctionFS", "DashportTransport", "DashportClock", "DashportLog"], swiftSettings: strict),
@@ -105,7 +108,7 @@ let package = Package(
         .target(
             name: "DashportServer",
             dependencies: [
-                "DashportTransport", "DashportUSB", "DashportLink", "DashportServices", "DashportTLS",
+                "DashportTransport", "DashportUSB", "DashportLink", "DashportServices", "DashportControl", "DashportTLS",
                 "DashportBrowse", "DashportArtwork", "DashportSession", "DashportClock", "DashportLog",
                 "DashportFiles", "DashportDigest", "DashportCommandLine",
             ],
@@ -113,7 +116,7 @@ let package = Package(
         ),
 
         // MARK: Executables
-        .executableTarget(name: "dashport", dependencies: ["DashportServer", "DashportCommandLine"], swiftSettings: strict),
+        .executableTarget(name: "dashport", dependencies: ["DashportServer", "DashportControl", "DashportCommandLine"], swiftSettings: strict),
         .target(
             // The head-unit emulator's IO half: HeadUnitClient drives the sans-IO car-role link over a
             // transport; the browse shell, scripts and screens of `dashport-hu` sit on it.
@@ -161,7 +164,7 @@ let package = Package(
             name: "DashportFuzzDrivers",
             dependencies: [
                 "DashportLink", "DashportHeadUnit", "DashportTLS", "DashportFrames", "DashportMessages",
-                "DashportServices", "DashportSession", "DashportBrowse", "DashportClock",
+                "DashportServices", "DashportSession", "DashportBrowse", "DashportClock", "DashportControl",
             ],
             path: "tools/fuzz/Drivers",
             swiftSettings: strict
@@ -179,6 +182,13 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(name: "FuzzUSB", dependencies: ["DashportUSB"], path: "tools/fuzz/FuzzUSB", swiftSettings: strict),
+
+        .executableTarget(
+            name: "FuzzControl",
+            dependencies: ["DashportFuzzDrivers"],
+            path: "tools/fuzz/FuzzControl",
+            swiftSettings: strict
+        ),
 
         // MARK: Test support (one target every test suite shares)
         .target(
@@ -245,8 +255,14 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "DashportControlTests",
+            dependencies: ["DashportFuzzDrivers", "DashportTestSupport", "DashportControl", "DashportSession"],
+            exclude: ["FuzzCrashes"],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "DashportServerTests",
-            dependencies: ["DashportTestSupport", "DashportClock", "DashportServer", "DashportHeadUnit", "DashportTransport", "DashportArtwork", "DashportMessages", "DashportLink", "DashportLog", "DashportTLS", "DashportFrames", "DashportBrowse", "DashportFiles", "DashportCommandLine"],
+            dependencies: ["DashportTestSupport", "DashportClock", "DashportServer", "DashportHeadUnit", "DashportTransport", "DashportArtwork", "DashportMessages", "DashportLink", "DashportLog", "DashportTLS", "DashportFrames", "DashportBrowse", "DashportFiles", "DashportCommandLine", "DashportControl", "DashportSession"],
             swiftSettings: strict
         ),
     ]

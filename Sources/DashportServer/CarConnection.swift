@@ -68,6 +68,7 @@ struct CarConnection {
                 case .send(let bytes):
                     stream.write(bytes)
                 case .event(let event):
+                    if ConnectedCar.describes(event) { context.registry.update(id) { $0.observe(event) } }  // `dashport ctl cars`
                     let outgoing = services.linkEvent(event, now: clock.now.sinceOrigin)
                     perform(sendAll(outgoing, on: link, now: clock.now.sinceOrigin))
                 case .close(let reason):

@@ -16,10 +16,17 @@ public struct ServerCore: Sendable {
     public let clock: any DashportClock
     /// Where the catalog came from (for logs and the artwork roots).
     public let catalogPath: String
+    /// The catalog provider, when the server serves its catalog (nil with a custom provider): it
+    /// is loaded after the listener starts and reloaded when the file changes.
+    public let catalog: CatalogProvider?
     /// Forwards browse reports and artwork failures into the session's error channel.
     let reporters: [Task<Void, Never>]
 
-    public init(browse: BrowseCore, artwork: ArtworkService, session: SessionCore, clock: any DashportClock, catalogPath: String) {
+    public init(
+        browse: BrowseCore, artwork: ArtworkService, session: SessionCore, clock: any DashportClock, catalogPath: String,
+        catalog: CatalogProvider? = nil
+    ) {
+        self.catalog = catalog
         self.reporters = ServerCore.forwardReports(browse: browse, artwork: artwork, to: session)
         self.browse = browse
         self.artwork = artwork
@@ -28,7 +35,8 @@ public struct ServerCore: Sendable {
         self.catalogPath = catalogPath
     }
 
-    /// Loads the catalog (refusing one that fails validation, with the file, item and problem),
+    /// Makes the catalog provider (not loaded yet: the server loads it once it listens, so cars that
+    /// connect meanwhile are answered from the disk cache; see ``DashportServer/start(configuration:logger:provider:artworkFetcher:)``),
     /// opens the browse and artwork caches and restores the persisted session, all under
     /// `stateDirectory`.
     /// `provider` replaces the catalog (a music server, or a test's slow or absent provider; file
@@ -40,16 +48,9 @@ public struct ServerCore: Sendable {
         clock: any DashportClock = SystemClock()
     ) async throws -> ServerCore {
         let catalogPath = try configuration.catalog ?? DemoLibrary.catalogPath(stateDirectory: configuration.stateDirectory)
-        let provider: any BrowseProvider
-        if let customProvider {
-            provider = customProvider
-        } else {
-            do {
-                provider = try CatalogProvider(contentsOf: catalogPath)
-            } catch {
-                throw ConfigurationError("catalog refused: \(error)")
-            }
-        }
+        let catalog = customProvider == nil ? CatalogProvider(path: catalogPath) : nil
+        // Safe: exactly one of the two is nil.
+        let provider: any BrowseProvider = customProvider ?? catalog!
         let state = configuration.stateDirectory
         let cache = BrowseCache(directory: state + "/browse-cache", logger: logger)
         let browse = BrowseCore(provider: provider, cache: cache, configuration: BrowseConfiguration(clock: clock), logger: logger)
@@ -67,7 +68,8 @@ public struct ServerCore: Sendable {
             logger: logger.labelled("session"))
         let restored = await session.restore()
         logger.labelled("session").info("session restore: \(restored)")
-        return ServerCore(browse: browse, artwork: artwork, session: session, clock: clock, catalogPath: catalogPath)
+        return ServerCore(
+            browse: browse, artwork: artwork, session: session, clock: clock, catalogPath: catalogPath, catalog: catalog)
     }
 }
 
