@@ -125,6 +125,20 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // MARK: Soak (tools/soak): emulated cars cycling against a server, sampling its resources
+        .target(
+            name: "DashportSoak",
+            dependencies: ["DashportEmulator", "DashportHeadUnit", "DashportMessages", "DashportTLS", "DashportTransport"],
+            path: "tools/soak/DashportSoak",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "dashport-soak",
+            dependencies: ["DashportSoak", "DashportTransport"],
+            path: "tools/soak/dashport-soak",
+            swiftSettings: strict
+        ),
+
         // MARK: Fuzz targets (libFuzzer entry points; no-op programs in a plain build)
         .executableTarget(
             name: "FuzzMessages",
@@ -183,6 +197,11 @@ let package = Package(
             name: "DashportServicesTests",
             dependencies: ["DashportServices", "DashportMessages", "DashportSession", "DashportBrowse", "DashportLog"],
             exclude: ["FuzzCrashes"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "DashportSoakTests",
+            dependencies: ["DashportSoak", "DashportServer", "DashportTransport"],
             swiftSettings: strict
         ),
         .testTarget(name: "DashportTransportTests", dependencies: ["DashportTransport"], swiftSettings: strict),
