@@ -16,6 +16,8 @@ let usage = """
       --attach ADDR     soak a server that is already running at ADDR; --pid names its process
     """
 
+setvbuf(stdout, nil, _IOLBF, 0)  // one line per sample, also into a file or pipe
+
 func fail(_ text: String) -> Never {
     FileHandle.standardError.write(Data("dashport-soak: \(text)\n".utf8))
     exit(2)
