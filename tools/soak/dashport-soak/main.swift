@@ -16,7 +16,10 @@ let usage = """
       --attach ADDR     soak a server that is already running at ADDR; --pid names its process
     """
 
-setvbuf(stdout, nil, _IOLBF, 0)  // one line per sample, also into a file or pipe
+/// One unbuffered write per line, so a run in the background shows each sample as it is taken.
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
 
 func fail(_ text: String) -> Never {
     FileHandle.standardError.write(Data("dashport-soak: \(text)\n".utf8))
@@ -34,7 +37,7 @@ var attach: ListenAddress?
 var pid: Int32?
 var arguments = CommandLine.arguments.dropFirst()
 while let flag = arguments.popFirst() {
-    if flag == "--help" || flag == "-h" { print(usage); exit(0) }
+    if flag == "--help" || flag == "-h" { say(usage); exit(0) }
     guard let value = arguments.popFirst() else { fail("\(flag) needs a value\n\(usage)") }
     switch flag {
     case "--cars": options.cars = required(Int(value).flatMap { $0 > 0 ? $0 : nil }, "--cars needs a positive number")
@@ -64,12 +67,12 @@ if let attach {
     }
     address = child!.address  // set just above; the catch exits
     serverPid = child!.pid
-    print("server: \(serverPath) pid \(serverPid) on \(address), log \(child!.logFile)")
+    say("server: \(serverPath) pid \(serverPid) on \(address), log \(child!.logFile)")
 }
-print("soak: \(options.cars) cars for \(options.duration), a sample every \(options.sampleInterval)")
+say("soak: \(options.cars) cars for \(options.duration), a sample every \(options.sampleInterval)")
 let report: SoakReport
 do {
-    report = try await SoakRun(address: address, pid: serverPid, options: options).run { print($0.line) }
+    report = try await SoakRun(address: address, pid: serverPid, options: options).run { say($0.line) }
 } catch {
     _ = await child?.stop()
     fail("\(error)")
@@ -78,20 +81,20 @@ func describe(_ sample: ProcessSample) -> String {
     String(format: "rss %.1f MiB, anon %.1f MiB, fds %d, threads %d",
            Double(sample.rssKiB) / 1024, Double(sample.rssAnonKiB) / 1024, sample.fds, sample.threads)
 }
-print("idle before: \(describe(report.idleBefore))")
-print("idle after:  \(describe(report.idleAfter))")
-if let reference = report.reference { print("reference:   \(reference.line)") }
-print(String(format: "sessions %d, answers checked %d, failures %d, RSS drift since reference %+.2f%%, fd growth %d, thread growth %d",
+say("idle before: \(describe(report.idleBefore))")
+say("idle after:  \(describe(report.idleAfter))")
+if let reference = report.reference { say("reference:   \(reference.line)") }
+say(String(format: "sessions %d, answers checked %d, failures %d, RSS drift since reference %+.2f%%, fd growth %d, thread growth %d",
              report.cycles, report.answers, report.failures, report.rssDrift * 100, report.fdGrowth, report.threadGrowth))
-report.firstFailures.forEach { print("failure: \($0)") }
+report.firstFailures.forEach { say("failure: \($0)") }
 if let child {
     let status = await child.stop()
-    print("server stopped: \(status.map { "exit \($0)" } ?? "killed after the grace")")
+    say("server stopped: \(status.map { "exit \($0)" } ?? "killed after the grace")")
 }
 let problems = report.problems()
 if problems.isEmpty {
-    print("soak: OK")
+    say("soak: OK")
 } else {
-    problems.forEach { print("soak: FAIL: \($0)") }
+    problems.forEach { say("soak: FAIL: \($0)") }
     exit(1)
 }
