@@ -15,7 +15,9 @@ public enum ConfigurationParser {
         ("ca-file", "FILE", "allow head units whose certificate chains to a CA in FILE (PEM)"),
         ("label", "TEXT", "label the car shows for this phone (default Dashport)"),
         ("device-name", "TEXT", "device name sent in service discovery"),
-        ("max-connections", "N", "connections served at once (default 256)"),
+        ("max-connections", "N", "cars linked at once (default 256)"),
+        ("max-pending-connections", "N", "connections still in the handshake at once; the oldest goes first (default 64)"),
+        ("max-pending-per-address", "N", "connections still in the handshake from one address (default 16)"),
         ("handshake-timeout", "SECONDS", "time a car has to finish the handshake (default 10)"),
         ("idle-timeout", "SECONDS", "close a car silent this long once linked (default 0 = never)"),
     ]
@@ -42,6 +44,12 @@ public enum ConfigurationParser {
         case "max-connections":
             guard let n = Int(value) else { throw ConfigurationError("\(origin): max-connections needs a whole number, got '\(value)'") }
             config.maxConnections = n
+        case "max-pending-connections":
+            guard let n = Int(value) else { throw ConfigurationError("\(origin): max-pending-connections needs a whole number, got '\(value)'") }
+            config.maxPendingConnections = n
+        case "max-pending-per-address":
+            guard let n = Int(value) else { throw ConfigurationError("\(origin): max-pending-per-address needs a whole number, got '\(value)'") }
+            config.maxPendingPerAddress = n
         case "handshake-timeout": config.handshakeTimeoutSeconds = try number(value)
         case "idle-timeout": config.idleTimeoutSeconds = try number(value)
         default:

@@ -18,9 +18,9 @@ import DashportSoak
 
     @Test func thirtySecondsOfCarsAreAllAnsweredAndLeaveNothingBehind() async throws {
         let binary = try #require(Self.dashportBinary, "no dashport binary next to \(CommandLine.arguments[0])")
-        let child = try await ServerChild.start(executable: binary)
         var options = SoakOptions()
         options.cars = 6
+        let child = try await ServerChild.start(executable: binary, extraArguments: ServerChild.arguments(forCars: options.cars))
         options.duration = .seconds(30)
         options.sampleInterval = .seconds(5)
         let report: SoakReport

@@ -15,6 +15,13 @@ public final class ServerChild: Sendable {
         public var description: String
     }
 
+    /// The options a child soaked by `cars` cars needs: the budget for connections still in the
+    /// handshake is raised to the car count, so that all cars reconnecting at once (as at the start)
+    /// do not push out each other's handshakes.
+    public static func arguments(forCars cars: Int) -> [String] {
+        ["--max-pending-connections", "\(max(64, cars))"]
+    }
+
     /// Starts `executable serve` and waits (up to `timeout`) for its "listening on" line.
     public static func start(executable: String, extraArguments: [String] = [], timeout: Duration = .seconds(60)) async throws -> ServerChild {
         let directory = FileManager.default.temporaryDirectory

@@ -61,7 +61,7 @@ if let attach {
     serverPid = pid
 } else {
     do {
-        child = try await ServerChild.start(executable: serverPath)
+        child = try await ServerChild.start(executable: serverPath, extraArguments: ServerChild.arguments(forCars: options.cars))
     } catch {
         fail("\(error)")
     }
