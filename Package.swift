@@ -4,7 +4,7 @@
 // The target list is the layer diagram (see README "How bytes flow"). A target imports only
 // targets listed above it in its own layer or in the layers below:
 //
-//   C wrappers      CDashportSSL  CDashportLinux  CDashportVips  CAAPProto (protoc-c output)
+//   C wrappers      CDashportSSL  CDashportLinux  CDashportVips  CDashportCurl  CAAPProto (protoc-c output)
 //   Support         DashportLog
 //   Messages        DashportMessages   (generated Swift wrappers over CAAPProto)
 //   Frames          DashportFrames
@@ -33,6 +33,7 @@ let package = Package(
         // MARK: C libraries from Debian, each behind one Swift wrapper target.
         .systemLibrary(name: "CDashportSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CDashportLinux"),
+        .systemLibrary(name: "CDashportCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // libvips through a C target of Dashport's own wrappers, not `.systemLibrary(pkgConfig: "vips")`:
         // vips' pkg-config flags carry `-pthread`, which SwiftPM rejects with a warning. Only the .c file
         // sees glib's headers; the public header has plain C types.
@@ -73,7 +74,7 @@ let package = Package(
 
         // MARK: Core (async Swift behind a narrow seam)
         .target(name: "DashportBrowse", dependencies: ["DashportLog"], swiftSettings: strict),
-        .target(name: "DashportArtwork", dependencies: ["CDashportVips", "DashportLog"], swiftSettings: strict),
+        .target(name: "DashportArtwork", dependencies: ["CDashportVips", "CDashportCurl", "DashportLog"], swiftSettings: strict),
         .target(name: "DashportSession", dependencies: ["DashportBrowse", "DashportLog"], swiftSettings: strict),
 
         // MARK: Services (sans-IO, on top of the link, asking the core through events)

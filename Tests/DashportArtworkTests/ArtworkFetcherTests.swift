@@ -2,11 +2,11 @@ import Foundation
 import Testing
 @testable import DashportArtwork
 
-/// URLSessionArtworkFetcher against a loopback server the test starts.
+/// CurlArtworkFetcher against a loopback server the test starts.
 @Suite struct ArtworkFetcherTests {
     let scratch = TemporaryDirectory()
     let server: LoopbackHTTPServer
-    let fetcher = URLSessionArtworkFetcher()
+    let fetcher = CurlArtworkFetcher()
     let limits = ArtworkFetchLimits(maxBytes: 100_000, timeout: .milliseconds(500), maxRedirects: 3, allowPlainHTTP: true)
 
     init() throws {
