@@ -75,12 +75,13 @@ extension ServerCore {
         let fromBrowse = Task {
             for await notification in await browse.subscribe() {
                 guard case .report(let report) = notification, let code = sessionCode(for: report.code) else { continue }
-                await session.report(SessionError(code: code, severity: .degraded, message: report.message))
+                // The browse core and the artwork service log their own reports: one fault, one line.
+                await session.report(SessionError(code: code, severity: .degraded, message: report.message), log: false)
             }
         }
         let fromArtwork = Task {
             for await case .failed(_, let uri, let reason) in await artwork.notifications() {
-                await session.report(SessionError(code: .artworkFailed, severity: .degraded, message: "cover \(uri): \(reason)"))
+                await session.report(SessionError(code: .artworkFailed, severity: .degraded, message: "cover \(uri): \(reason)"), log: false)
             }
         }
         return [fromBrowse, fromArtwork]

@@ -170,9 +170,11 @@ public actor SessionCore {
     }
 
     /// Reports an error to every subscriber and the log: how the browse core, the artwork endpoint
-    /// and the services surface problems to cars.
-    public func report(_ error: SessionError) {
-        switch error.severity {
+    /// and the services surface problems to cars. `log: false` when the layer it comes from logged
+    /// it already, so that one fault is one log line.
+    public func report(_ error: SessionError, log: Bool = true) {
+        switch log ? error.severity : nil {
+        case nil: break
         case .fatal: logger.error("session error: \(error.message)", ["code": error.code.rawValue])
         case .degraded: logger.warning("session error: \(error.message)", ["code": error.code.rawValue])
         }
