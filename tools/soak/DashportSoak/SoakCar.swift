@@ -116,7 +116,7 @@ struct SoakCar {
         case .byeBye:
             await client.byeBye()
             let outcome = await client.closed(within: timeout)
-            guard outcome == .link(.byeBye(answered: true)) else {
+            guard case .link(.byeBye(answered: true))? = outcome else {
                 throw SoakFailure("bye-bye: \(outcome.map { "\($0)" } ?? "no close within \(timeout)")")
             }
         case .reset:
