@@ -1,3 +1,4 @@
+import DashportTestSupport
 import Synchronization
 import Testing
 import DashportLog

@@ -1,3 +1,4 @@
+import DashportTestSupport
 import Foundation
 import Testing
 import DashportHeadUnit
