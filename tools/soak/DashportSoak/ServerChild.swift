@@ -37,21 +37,27 @@ public final class ServerChild: Sendable {
         process.standardOutput = output
         process.standardError = FileHandle(forWritingAtPath: logFile)
         process.standardInput = FileHandle.nullDevice
-        let seen = Mutex<String>("")
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil; return }
-            seen.withLock { $0 += String(decoding: data, as: UTF8.self) }
-        }
         do {
             try process.run()
         } catch {
             throw Failure(description: "cannot start \(executable): \(error)")
         }
+        // A plain blocking read on its own thread until the line or end of file (a
+        // readabilityHandler crashed libdispatch when the child was stopped at the end of an hour).
+        let seen = SharedText()
+        let reader = output.fileHandleForReading
+        Thread.detachNewThread {
+            while true {
+                let data = reader.availableData
+                if data.isEmpty { return }
+                let text = seen.value.withLock { $0 += String(decoding: data, as: UTF8.self); return $0 }
+                if text.contains("\n") { return }
+            }
+        }
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         while clock.now < deadline {
-            let text = seen.withLock { $0 }
+            let text = seen.value.withLock { $0 }
             if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("dashport: listening on ") }) {
                 let addressText = String(line.dropFirst("dashport: listening on ".count))
                 guard let address = try? ListenAddress.parse(addressText) else {
@@ -99,4 +105,9 @@ public final class ServerChild: Sendable {
         }
         return process.terminationStatus
     }
+}
+
+/// Text shared by reference between the reading thread and the starter.
+private final class SharedText: Sendable {
+    let value = Mutex<String>("")
 }
