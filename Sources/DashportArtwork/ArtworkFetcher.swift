@@ -1,3 +1,4 @@
+import DashportFiles
 import Foundation
 
 /// The limits one download must keep.

@@ -1,4 +1,5 @@
 import CDashportCurl
+import DashportFiles
 import Dispatch
 import Foundation
 
@@ -40,8 +41,8 @@ public struct CurlArtworkFetcher: ArtworkFetcher {
         guard Self.schemeAllowed(url, limits) else {
             return Outcome(error: .unsupportedScheme(ArtworkRegistry.redacted(url)))
         }
-        let fd = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return Outcome(error: DiskIO.errnoText("cannot create", destination)) }
+        let fd: Int32
+        do { fd = try Files.create(destination) } catch { return Outcome(error: ArtworkError(error)) }
         let transfer = CurlTransfer(fd: fd, limits: limits)
         let text = url.absoluteString
         // libcurl's easy interface blocks: run it off the cooperative pool, on a Dispatch thread.

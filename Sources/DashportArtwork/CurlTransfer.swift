@@ -1,4 +1,5 @@
 import CDashportCurl
+import DashportFiles
 import Foundation
 import Synchronization
 
@@ -87,15 +88,11 @@ final class CurlTransfer: Sendable {
                 state.outcome.error = .tooLarge(bytes: state.outcome.bytes + count, limit: limits.maxBytes)
                 return false
             }
-            var done = 0
-            while done < count {
-                let n = Foundation.write(fd, data + done, count - done)
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else {
-                    state.outcome.error = DiskIO.errnoText("cannot write", "artwork download")
-                    return false
-                }
-                done += n
+            do throws(FileError) {
+                try Files.writeAll(UnsafeRawBufferPointer(start: data, count: count), to: fd, path: "artwork download")
+            } catch {
+                state.outcome.error = ArtworkError(error)
+                return false
             }
             state.outcome.bytes += count
             return true

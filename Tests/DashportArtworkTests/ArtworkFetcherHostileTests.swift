@@ -1,3 +1,4 @@
+import DashportFiles
 import Foundation
 import Testing
 @testable import DashportArtwork
@@ -61,7 +62,7 @@ import Testing
         let (fine, file) = await download(server, "/small.jpg")
         #expect(fine.error == nil)
         #expect(fine.bytes == small.count)
-        #expect(try DiskIO.readFile(file, limit: 1 << 20).prefix(2) == [0x1F, 0x8B])
+        #expect(try Files.read(file, limit: 1 << 20).prefix(2) == [0x1F, 0x8B])
         // Over the cap as received: cut there.
         let (cut, _) = await download(server, "/large.jpg")
         guard case .tooLarge? = cut.error else {
