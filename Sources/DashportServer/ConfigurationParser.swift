@@ -26,7 +26,7 @@ public enum ConfigurationParser {
         .value("max-pending-per-address", "N", "connections still in the handshake from one non-loopback address (default 16)"),
         .value("handshake-timeout", "SECONDS", "time a car has to finish the handshake (default 10)"),
         .value("idle-timeout", "SECONDS", "close a car silent this long once linked (default 0 = never)"),
-    ]
+    ] + SessionSettings.options
 
     public static let serve = CommandSpec(
         name: "dashport serve",
@@ -110,6 +110,7 @@ public enum ConfigurationParser {
         case "handshake-timeout": config.handshakeTimeoutSeconds = try number(value)
         case "idle-timeout": config.idleTimeoutSeconds = try number(value)
         default:
+            if try config.session.apply(key: key, value: value, origin: origin) { return }
             // A row in serveOptions without a case here: a programming error, caught by the tests.
             throw ConfigurationError("\(origin): option '\(key)' is in the table but not applied")
         }

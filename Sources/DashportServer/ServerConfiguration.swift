@@ -46,6 +46,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var handshakeTimeoutSeconds: Double = 10
     /// Silence deadline once the link is up; 0 = off (the default: idle openauto sends nothing).
     public var idleTimeoutSeconds: Double = 0
+    /// Session defaults (jump distances, caps, the demo player's remote speaker).
+    public var session = SessionSettings()
 
     public init() {}
 
