@@ -4,7 +4,7 @@
 // The target list is the layer diagram (see README "How bytes flow"). A target imports only
 // targets listed above it in its own layer or in the layers below:
 //
-//   C wrappers      CDashportSSL  CDashportZlib  CDashportLinux  CDashportVips  CAAPProto (protoc-c output)
+//   C wrappers      CDashportSSL  CDashportZlib  CDashportLinux  CDashportVips  CDashportCurl  CAAPProto (protoc-c output)
 //                   CDashportFunctionFS (kernel headers)  CDashportUSB (libusb-1.0)
 //   Support         DashportLog  DashportClock (the one time seam)
 //                   DashportFiles (atomic writes, non-blocking state-file reads, 0700 directories)
@@ -45,6 +45,7 @@ let package = Package(
         .systemLibrary(name: "CDashportLinux"),
         .systemLibrary(name: "CDashportFunctionFS"),
         .systemLibrary(name: "CDashportUSB", pkgConfig: "libusb-1.0", providers: [.apt(["libusb-1.0-0-dev"])]),
+        .systemLibrary(name: "CDashportCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // libvips through a C target of Dashport's own wrappers, not `.systemLibrary(pkgConfig: "vips")`:
         // vips' pkg-config flags carry `-pthread`, which SwiftPM rejects with a warning. Only the .c file
         // sees glib's headers; the public header has plain C types.
@@ -89,7 +90,7 @@ let package = Package(
 
         // MARK: Core (async Swift behind a narrow seam)
         .target(name: "DashportBrowse", dependencies: ["DashportClock", "DashportLog", "DashportFiles", "DashportDigest"], swiftSettings: strict),
-        .target(name: "DashportArtwork", dependencies: ["CDashportVips", "DashportClock", "DashportLog", "DashportFiles", "DashportDigest"], swiftSettings: strict),
+        .target(name: "DashportArtwork", dependencies: ["CDashportVips", "CDashportCurl", "DashportClock", "DashportLog", "DashportFiles", "DashportDigest"], swiftSettings: strict),
         .target(name: "DashportSession", dependencies: ["DashportBrowse", "DashportClock", "DashportLog", "DashportFiles"], swiftSettings: strict),
 
         // MARK: Services (sans-IO, on top of the link, asking the core through events)
@@ -143,6 +144,20 @@ let package = Package(
             name: "dashport-bench-artwork",
             dependencies: ["DashportArtwork", "CDashportVips", "DashportCommandLine"],
             path: "tools/bench/artwork",
+            swiftSettings: strict
+        ),
+
+        // MARK: Soak (tools/soak): emulated cars cycling against a server, sampling its resources
+        .target(
+            name: "DashportSoak",
+            dependencies: ["DashportEmulator", "DashportHeadUnit", "DashportMessages", "DashportTLS", "DashportTransport"],
+            path: "tools/soak/DashportSoak",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "dashport-soak",
+            dependencies: ["DashportSoak", "DashportTransport"],
+            path: "tools/soak/dashport-soak",
             swiftSettings: strict
         ),
 
@@ -235,6 +250,7 @@ let package = Package(
             dependencies: ["DashportTestSupport", "DashportClock", "DashportHeadUnit", "DashportEmulator", "DashportTransport", "DashportMessages", "DashportTLS", "DashportLink", "DashportServer", "DashportLog", "DashportDigest"],
             swiftSettings: strict
         ),
+        .testTarget(name: "DashportLogTests", dependencies: ["DashportLog"], swiftSettings: strict),
         .testTarget(name: "DashportBrowseTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportBrowse"], swiftSettings: strict),
         .testTarget(name: "DashportArtworkTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportArtwork", "DashportFiles"], swiftSettings: strict),
         .testTarget(name: "DashportSessionTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportSession", "DashportBrowse", "DashportLog"], swiftSettings: strict),
@@ -242,6 +258,11 @@ let package = Package(
             name: "DashportServicesTests",
             dependencies: ["DashportFuzzDrivers", "DashportTestSupport", "DashportClock", "DashportServices", "DashportMessages", "DashportSession", "DashportBrowse", "DashportLog"],
             exclude: ["FuzzCrashes"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "DashportSoakTests",
+            dependencies: ["DashportSoak", "DashportServer", "DashportTransport"],
             swiftSettings: strict
         ),
         .testTarget(name: "DashportTransportTests", dependencies: ["DashportTransport"], swiftSettings: strict),

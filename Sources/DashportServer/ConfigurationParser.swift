@@ -21,7 +21,9 @@ public enum ConfigurationParser {
         .value("ca-file", "FILE", "allow head units whose certificate chains to a CA in FILE (PEM)"),
         .value("label", "TEXT", "label the car shows for this phone (default Dashport)"),
         .value("device-name", "TEXT", "device name sent in service discovery"),
-        .value("max-connections", "N", "connections served at once (default 256)"),
+        .value("max-connections", "N", "cars linked at once (default 256)"),
+        .value("max-pending-connections", "N", "connections still in the handshake at once; the oldest goes first (default 64)"),
+        .value("max-pending-per-address", "N", "connections still in the handshake from one non-loopback address (default 16)"),
         .value("handshake-timeout", "SECONDS", "time a car has to finish the handshake (default 10)"),
         .value("idle-timeout", "SECONDS", "close a car silent this long once linked (default 0 = never)"),
     ] + SessionSettings.options + usbOptions
@@ -99,6 +101,12 @@ public enum ConfigurationParser {
         case "max-connections":
             guard let n = Int(value) else { throw ConfigurationError("\(origin): max-connections needs a whole number, got '\(value)'") }
             config.maxConnections = n
+        case "max-pending-connections":
+            guard let n = Int(value) else { throw ConfigurationError("\(origin): max-pending-connections needs a whole number, got '\(value)'") }
+            config.maxPendingConnections = n
+        case "max-pending-per-address":
+            guard let n = Int(value) else { throw ConfigurationError("\(origin): max-pending-per-address needs a whole number, got '\(value)'") }
+            config.maxPendingPerAddress = n
         case "handshake-timeout": config.handshakeTimeoutSeconds = try number(value)
         case "idle-timeout": config.idleTimeoutSeconds = try number(value)
         default:

@@ -61,10 +61,24 @@ public final class DashportServer: Sendable {
             handshakeDeadline: .milliseconds(Int64(configuration.handshakeTimeoutSeconds * 1000)),
             idleDeadline: configuration.idleTimeoutSeconds > 0
                 ? .milliseconds(Int64(configuration.idleTimeoutSeconds * 1000)) : nil)
-        let listener = try TCPListener.bind(address, maxConnections: configuration.maxConnections, logger: logger.labelled("tcp"))
-        let context = ServerContext(tls: tls, link: link, core: core, logger: logger.labelled("car"), registry: ConnectionRegistry())
+        // Every socket counts against the listener's hard cap; linked cars and connections still in
+        // the handshake each have their own share of it (HandshakeAdmission).
+        let listener = try TCPListener.bind(
+            address, maxConnections: configuration.maxConnections + configuration.maxPendingConnections,
+            keepAlive: configuration.keepAlive, logger: logger.labelled("tcp"))
+        let admission = HandshakeAdmission(
+            limits: .init(maxLinked: configuration.maxConnections, maxPending: configuration.maxPendingConnections,
+                          maxPendingPerAddress: configuration.maxPendingPerAddress,
+                          perAddressOnLoopback: configuration.limitPendingPerLoopbackAddress),
+            logger: logger.labelled("admission"))
+        let context = ServerContext(
+            tls: tls, link: link, core: core, logger: logger.labelled("car"), registry: ConnectionRegistry(), admission: admission)
         listener.start { connection in
-            Task.detached { await CarConnection(stream: connection, context: context).run() }
+            // On the reactor thread: a flood of connects is trimmed here, before any task runs.
+            let ticket = admission.admit(
+                host: connection.peerHost ?? connection.peerDescription, peer: connection.peerDescription,
+                abort: { connection.abort() })
+            Task.detached { await CarConnection(stream: connection, context: context, ticket: ticket).run() }
         }
         func abandon(_ error: ConfigurationError) async -> ConfigurationError {
             listener.shutdown()

@@ -10,4 +10,6 @@ struct ServerContext: Sendable {
     let core: ServerCore
     let logger: Logger
     let registry: ConnectionRegistry
+    /// Pending (still in the handshake) versus linked connections; see ``HandshakeAdmission``.
+    let admission: HandshakeAdmission
 }

@@ -85,14 +85,15 @@ extension ServerCore {
                 guard case .report(let report) = notification, !report.isCarSpecific,
                     let error = sessionError(for: report)
                 else { continue }
-                await session.report(error)
+                // The browse core and the artwork service log their own reports: one fault, one line.
+                await session.report(error, log: false)
             }
         }
         let fromArtwork = Task {
             for await case .failed(let key, _, let reason) in await artwork.notifications() {
                 await session.report(SessionError(
                     code: .artworkFailed, severity: .degraded,
-                    message: "a cover could not be loaded (\(artworkFailureKind(reason)))", subject: key.rawValue))
+                    message: "a cover could not be loaded (\(artworkFailureKind(reason)))", subject: key.rawValue), log: false)
             }
         }
         return [fromBrowse, fromArtwork]
