@@ -35,47 +35,47 @@ struct CatalogReloadOverTCPTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/catalog.json"
         try Self.save(Self.catalog(tabA: ["a1", "a2"]), to: path)
-        let server = try await TestServer.start { $0.catalog = path }
-        defer { Task { await server.stop() } }
-        let car = try await TestCar.connect(to: server.server.address, configuration: MediaChannelOverTCPTests.dashportCar())
-        try await car.waitUntil("server hello") { $0.messages(on: 16).contains { $0.id == 0x8001 } }
-        let walker = MediaChannelOverTCPTests()
-        #expect(try await walker.children(car, of: BrowseItem.rootId, requestId: 1).map(\.id) == ["tab-a", "tab-b"])
-        #expect(try await walker.children(car, of: "tab-a", requestId: 2).map(\.id) == ["a1", "a2"])
-        #expect(try await walker.children(car, of: "tab-b", requestId: 3).map(\.id) == ["a3"])
+        try await TestServer.with(configure: { $0.catalog = path }) { server in
+            let car = try await TestCar.connect(to: server.server.address, configuration: MediaChannelOverTCPTests.dashportCar())
+            try await car.waitUntil("server hello") { $0.messages(on: 16).contains { $0.id == 0x8001 } }
+            let walker = MediaChannelOverTCPTests()
+            #expect(try await walker.children(car, of: BrowseItem.rootId, requestId: 1).map(\.id) == ["tab-a", "tab-b"])
+            #expect(try await walker.children(car, of: "tab-a", requestId: 2).map(\.id) == ["a1", "a2"])
+            #expect(try await walker.children(car, of: "tab-b", requestId: 3).map(\.id) == ["a3"])
 
-        // Edit tab A's list; tab B is untouched.
-        try Self.save(Self.catalog(tabA: ["a2", "a3", "a1"]), to: path)
-        try await car.waitUntil("children changed for tab A", timeout: .seconds(30)) { car in
-            car.messages(on: 16).contains {
-                $0.id == 0x8007 && (try? DashportMedia.ChildrenChanged(serializedBytes: $0.body))?.parentId == "tab-a"
+            // Edit tab A's list; tab B is untouched.
+            try Self.save(Self.catalog(tabA: ["a2", "a3", "a1"]), to: path)
+            try await car.waitUntil("children changed for tab A", timeout: .seconds(30)) { car in
+                car.messages(on: 16).contains {
+                    $0.id == 0x8007 && (try? DashportMedia.ChildrenChanged(serializedBytes: $0.body))?.parentId == "tab-a"
+                }
             }
-        }
-        #expect(try await walker.children(car, of: "tab-a", requestId: 4).map(\.id) == ["a2", "a3", "a1"])
-        #expect(await Self.pushes(car) == ["tab-a"], "only the list that changed is pushed")
+            #expect(try await walker.children(car, of: "tab-a", requestId: 4).map(\.id) == ["a2", "a3", "a1"])
+            #expect(await Self.pushes(car) == ["tab-a"], "only the list that changed is pushed")
 
-        // A tab's title is part of the root's list: the root is pushed, and shows it.
-        try Self.save(Self.catalog(tabA: ["a2", "a3", "a1"], tabATitle: "A (new)"), to: path)
-        try await car.waitUntil("children changed for the root", timeout: .seconds(30)) { car in
-            car.messages(on: 16).contains {
-                $0.id == 0x8007 && (try? DashportMedia.ChildrenChanged(serializedBytes: $0.body))?.parentId == BrowseItem.rootId
+            // A tab's title is part of the root's list: the root is pushed, and shows it.
+            try Self.save(Self.catalog(tabA: ["a2", "a3", "a1"], tabATitle: "A (new)"), to: path)
+            try await car.waitUntil("children changed for the root", timeout: .seconds(30)) { car in
+                car.messages(on: 16).contains {
+                    $0.id == 0x8007 && (try? DashportMedia.ChildrenChanged(serializedBytes: $0.body))?.parentId == BrowseItem.rootId
+                }
             }
-        }
-        #expect(try await walker.children(car, of: BrowseItem.rootId, requestId: 5).map(\.title) == ["A (new)", "B"])
+            #expect(try await walker.children(car, of: BrowseItem.rootId, requestId: 5).map(\.title) == ["A (new)", "B"])
 
-        // A bad edit is refused with the same error as at start; the previous catalog keeps serving.
-        let before = await Self.pushes(car).count
-        try Self.save(Self.catalog(tabA: ["a1", "ghost"]), to: path)
-        let outcome = await server.server.reloadCatalog(reason: "test")  // the same path the watcher and SIGHUP take
-        guard case .refused(let error) = outcome else {
-            Issue.record("expected the edit to be refused, got \(String(describing: outcome))")
-            return
+            // A bad edit is refused with the same error as at start; the previous catalog keeps serving.
+            let before = await Self.pushes(car).count
+            try Self.save(Self.catalog(tabA: ["a1", "ghost"]), to: path)
+            let outcome = await server.server.reloadCatalog(reason: "test")  // the same path the watcher and SIGHUP take
+            guard case .refused(let error) = outcome else {
+                Issue.record("expected the edit to be refused, got \(String(describing: outcome))")
+                return
+            }
+            #expect(error.description == "\(path): item 'tab-a' refers to child 'ghost', which does not exist")
+            #expect(server.log.contains(.error, "catalog reload refused, still serving the previous catalog: \(path): item 'tab-a'"))
+            #expect(try await walker.children(car, of: "tab-a", requestId: 6).map(\.id) == ["a2", "a3", "a1"])
+            #expect(await Self.pushes(car).count == before)
+            await car.abort()
         }
-        #expect(error.description == "\(path): item 'tab-a' refers to child 'ghost', which does not exist")
-        #expect(server.log.contains(.error, "catalog reload refused, still serving the previous catalog: \(path): item 'tab-a'"))
-        #expect(try await walker.children(car, of: "tab-a", requestId: 6).map(\.id) == ["a2", "a3", "a1"])
-        #expect(await Self.pushes(car).count == before)
-        await car.abort()
     }
 
     /// The cache-on-reconnect path with the shipped provider: a server whose catalog is not loaded
@@ -98,21 +98,21 @@ struct CatalogReloadOverTCPTests {
         // While the server is down the catalog is edited; the next server's catalog is not in yet.
         try Self.save(Self.catalog(tabA: ["a1", "a2", "a3"]), to: path)
         let catalog = CatalogProvider(path: path)
-        let second = try await TestServer.start(stateDirectory: first.stateDirectory, provider: catalog) { $0.catalog = path }
-        defer { Task { await second.stop() } }
-        let again = try await TestCar.connect(to: second.server.address, configuration: MediaChannelOverTCPTests.dashportCar())
-        try await again.waitUntil("server hello") { $0.messages(on: 16).contains { $0.id == 0x8001 } }
-        #expect(try await walker.children(again, of: BrowseItem.rootId, requestId: 1).map(\.id) == ["tab-a", "tab-b"])
-        #expect(try await walker.children(again, of: "tab-a", requestId: 2).map(\.id) == ["a1", "a2"], "from the cache")
+        try await TestServer.with(stateDirectory: first.stateDirectory, provider: catalog, configure: { $0.catalog = path }) { second in
+            let again = try await TestCar.connect(to: second.server.address, configuration: MediaChannelOverTCPTests.dashportCar())
+            try await again.waitUntil("server hello") { $0.messages(on: 16).contains { $0.id == 0x8001 } }
+            #expect(try await walker.children(again, of: BrowseItem.rootId, requestId: 1).map(\.id) == ["tab-a", "tab-b"])
+            #expect(try await walker.children(again, of: "tab-a", requestId: 2).map(\.id) == ["a1", "a2"], "from the cache")
 
-        try catalog.load()
-        try await again.waitUntil("children changed for tab A", timeout: .seconds(30)) { car in
-            car.messages(on: 16).contains {
-                $0.id == 0x8007 && (try? DashportMedia.ChildrenChanged(serializedBytes: $0.body))?.parentId == "tab-a"
+            try catalog.load()
+            try await again.waitUntil("children changed for tab A", timeout: .seconds(30)) { car in
+                car.messages(on: 16).contains {
+                    $0.id == 0x8007 && (try? DashportMedia.ChildrenChanged(serializedBytes: $0.body))?.parentId == "tab-a"
+                }
             }
+            #expect(try await walker.children(again, of: "tab-a", requestId: 3).map(\.id) == ["a1", "a2", "a3"])
+            #expect(!(await Self.pushes(again)).contains(BrowseItem.rootId), "the root did not change")
+            await again.abort()
         }
-        #expect(try await walker.children(again, of: "tab-a", requestId: 3).map(\.id) == ["a1", "a2", "a3"])
-        #expect(!(await Self.pushes(again)).contains(BrowseItem.rootId), "the root did not change")
-        await again.abort()
     }
 }

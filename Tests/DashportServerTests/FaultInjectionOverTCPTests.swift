@@ -86,38 +86,38 @@ import DashportTransport
     func sessionFile(_ server: TestServer) -> String { server.stateDirectory + "/session/session.json" }
 
     @Test func aProviderThatThrowsHangsOrFloodsHurtsOnlyThoseAnswers() async throws {
-        let server = try await TestServer.start(provider: try Self.provider())
-        defer { Task { await server.stop() } }
-        let healthy = try await linkedDashportCar(server)
-        let faulty = try await linkedDashportCar(server)
-        let reference = try await checkHealthy(healthy, requestId: 1, expected: nil)
+        try await TestServer.with(provider: try Self.provider()) { server in
+            let healthy = try await linkedDashportCar(server)
+            let faulty = try await linkedDashportCar(server)
+            let reference = try await checkHealthy(healthy, requestId: 1, expected: nil)
 
-        // Throws: an error (or an empty list), never a hang; logged once, naming the cause.
-        let thrown = try await browse(faulty, "fault-throws", requestId: 1)
-        if case .items(let page) = thrown.outcome { #expect(page.items.isEmpty) }
-        _ = try await checkHealthy(healthy, requestId: 2, expected: reference)
-        #expect(server.log.records.filter { $0.message.contains(FaultyProvider.failure) }.count == 1,
-                "\(server.log.records.filter { $0.message.contains(FaultyProvider.failure) }.map(\.message))")
+            // Throws: an error (or an empty list), never a hang; logged once, naming the cause.
+            let thrown = try await browse(faulty, "fault-throws", requestId: 1)
+            if case .items(let page) = thrown.outcome { #expect(page.items.isEmpty) }
+            _ = try await checkHealthy(healthy, requestId: 2, expected: reference)
+            #expect(server.log.records.filter { $0.message.contains(FaultyProvider.failure) }.count == 1,
+                    "\(server.log.records.filter { $0.message.contains(FaultyProvider.failure) }.map(\.message))")
 
-        // A million items: one page of at most the page size, and the total says how many.
-        let million = try await browse(faulty, "fault-million", requestId: 2)
-        guard case .items(let page) = million.outcome else {
-            Issue.record("expected a page, got \(String(describing: million.outcome))")
-            return
+            // A million items: one page of at most the page size, and the total says how many.
+            let million = try await browse(faulty, "fault-million", requestId: 2)
+            guard case .items(let page) = million.outcome else {
+                Issue.record("expected a page, got \(String(describing: million.outcome))")
+                return
+            }
+            #expect(page.items.count <= 50 && !page.items.isEmpty)
+            _ = try await checkHealthy(healthy, requestId: 3, expected: reference)
+
+            // Hangs: the healthy car is answered meanwhile; the faulty one gets an answer at the
+            // provider deadline, not after the minute, and the log names the parent that timed out.
+            async let hung = browse(faulty, "fault-hangs", requestId: 3)
+            _ = try await checkHealthy(healthy, requestId: 4, expected: reference)
+            let late = try await hung
+            #expect(late.requestId == 3)
+            #expect(server.log.records.filter { $0.message.contains("did not answer within") }.count == 1)
+            _ = try await checkHealthy(healthy, requestId: 5, expected: reference)
+            await faulty.abort()
+            await healthy.abort()
         }
-        #expect(page.items.count <= 50 && !page.items.isEmpty)
-        _ = try await checkHealthy(healthy, requestId: 3, expected: reference)
-
-        // Hangs: the healthy car is answered meanwhile; the faulty one gets an answer at the
-        // provider deadline, not after the minute, and the log names the parent that timed out.
-        async let hung = browse(faulty, "fault-hangs", requestId: 3)
-        _ = try await checkHealthy(healthy, requestId: 4, expected: reference)
-        let late = try await hung
-        #expect(late.requestId == 3)
-        #expect(server.log.records.filter { $0.message.contains("did not answer within") }.count == 1)
-        _ = try await checkHealthy(healthy, requestId: 5, expected: reference)
-        await faulty.abort()
-        await healthy.abort()
     }
 
     @Test func anUnwritableCacheDirectoryIsLoggedAndBrowsingGoesOn() async throws {
@@ -128,49 +128,49 @@ import DashportTransport
         for name in ["browse-cache", "artwork-cache"] {
             #expect(FileManager.default.createFile(atPath: directory + "/" + name, contents: Data("not a directory".utf8)))
         }
-        let server = try await TestServer.start(stateDirectory: directory)
-        defer { Task { await server.stop() } }
-        let first = try await linkedDashportCar(server)
-        let second = try await linkedDashportCar(server)
-        let reference = try await checkHealthy(first, requestId: 1, expected: nil)
-        _ = try await checkHealthy(second, requestId: 1, expected: reference)
-        _ = try await checkHealthy(first, requestId: 2, expected: reference)
-        #expect(try String(contentsOfFile: directory + "/browse-cache", encoding: .utf8) == "not a directory")
-        let cacheLines = server.log.records.filter { $0.message.contains("browse-cache") || $0.metadata.contains { $0.1.contains("browse-cache") } }
-        #expect(!cacheLines.isEmpty, "the cache failure is logged with its cause")
-        await first.abort()
-        await second.abort()
+        try await TestServer.with(stateDirectory: directory) { server in
+            let first = try await linkedDashportCar(server)
+            let second = try await linkedDashportCar(server)
+            let reference = try await checkHealthy(first, requestId: 1, expected: nil)
+            _ = try await checkHealthy(second, requestId: 1, expected: reference)
+            _ = try await checkHealthy(first, requestId: 2, expected: reference)
+            #expect(try String(contentsOfFile: directory + "/browse-cache", encoding: .utf8) == "not a directory")
+            let cacheLines = server.log.records.filter { $0.message.contains("browse-cache") || $0.metadata.contains { $0.1.contains("browse-cache") } }
+            #expect(!cacheLines.isEmpty, "the cache failure is logged with its cause")
+            await first.abort()
+            await second.abort()
+        }
     }
 
     @Test func aCarThatVanishesMidMessageOrTricklesHurtsNoOne() async throws {
-        let server = try await TestServer.start { $0.handshakeTimeoutSeconds = 2 }
-        defer { Task { await server.stop() } }
-        let healthy = try await linkedDashportCar(server)
-        let reference = try await checkHealthy(healthy, requestId: 1, expected: nil)
+        try await TestServer.with(configure: { $0.handshakeTimeoutSeconds = 2 }) { server in
+            let healthy = try await linkedDashportCar(server)
+            let reference = try await checkHealthy(healthy, requestId: 1, expected: nil)
 
-        // Half of a 1000-byte frame, then gone.
-        let vanishing = try await linkedDashportCar(server)
-        await vanishing.writeRaw([Self.mediaChannel, 0x0B, 0x03, 0xE8] + [UInt8](repeating: 0x55, count: 500))
-        await vanishing.abort()
-        _ = try await checkHealthy(healthy, requestId: 2, expected: reference)
+            // Half of a 1000-byte frame, then gone.
+            let vanishing = try await linkedDashportCar(server)
+            await vanishing.writeRaw([Self.mediaChannel, 0x0B, 0x03, 0xE8] + [UInt8](repeating: 0x55, count: 500))
+            await vanishing.abort()
+            _ = try await checkHealthy(healthy, requestId: 2, expected: reference)
 
-        // One byte a second of a VERSION_REQUEST: closed at the handshake deadline, nobody waits.
-        let trickle = try await TCPClient.connect(to: server.server.address)
-        let closed = ClosedFlag()
-        trickle.start { event in if case .closed = event { closed.set() } }
-        let versionRequest: [UInt8] = [0x00, 0x03, 0x00, 0x06, 0x00, 0x01, 0x00, 0x01, 0x00, 0x06]
-        for byte in versionRequest where !closed.isSet {
-            trickle.write([byte])
-            _ = try await checkHealthy(healthy, requestId: 3, expected: reference)
-            try await Task.sleep(for: .seconds(1))
+            // One byte a second of a VERSION_REQUEST: closed at the handshake deadline, nobody waits.
+            let trickle = try await TCPClient.connect(to: server.server.address)
+            let closed = ClosedFlag()
+            trickle.start { event in if case .closed = event { closed.set() } }
+            let versionRequest: [UInt8] = [0x00, 0x03, 0x00, 0x06, 0x00, 0x01, 0x00, 0x01, 0x00, 0x06]
+            for byte in versionRequest where !closed.isSet {
+                trickle.write([byte])
+                _ = try await checkHealthy(healthy, requestId: 3, expected: reference)
+                try await Task.sleep(for: .seconds(1))
+            }
+            let deadline = ContinuousClock.now + .seconds(30)
+            while !closed.isSet && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            #expect(closed.isSet, "the trickling peer is closed by the handshake deadline")
+            _ = try await checkHealthy(healthy, requestId: 4, expected: reference)
+            #expect(!(await healthy.transportClosed))
+            trickle.abort()
+            await healthy.abort()
         }
-        let deadline = ContinuousClock.now + .seconds(30)
-        while !closed.isSet && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
-        #expect(closed.isSet, "the trickling peer is closed by the handshake deadline")
-        _ = try await checkHealthy(healthy, requestId: 4, expected: reference)
-        #expect(!(await healthy.transportClosed))
-        trickle.abort()
-        await healthy.abort()
     }
 
     @Test func thePersistedSessionSurvivesFaultyCars() async throws {
@@ -189,11 +189,12 @@ import DashportTransport
         await first.stop(keepingState: true)
         let saved = try? Data(contentsOf: URL(fileURLWithPath: sessionFile(first)))
 
-        let second = try await TestServer.start(stateDirectory: directory)
-        defer { Task { await second.stop() } }
-        #expect(!second.log.records.contains { $0.message.contains("session restore: corrupt") })
-        if let saved {
-            #expect(try Data(contentsOf: URL(fileURLWithPath: sessionFile(second))) == saved)
+        try await TestServer.with(stateDirectory: directory) { second in
+            #expect(!second.log.records.contains { $0.message.contains("session restore: corrupt") })
+            if let saved {
+                let current = try Data(contentsOf: URL(fileURLWithPath: sessionFile(second)))
+                #expect(current == saved)
+            }
         }
     }
 }
