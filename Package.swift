@@ -10,6 +10,7 @@
 //   Frames          DashportFrames
 //   TLS             DashportTLS
 //   Link            DashportLink       (phone role)      DashportHeadUnit (car role, for tools and tests)
+//                   DashportRecording  (session recordings: format, recorder tap, comparison)
 //   Core            DashportBrowse  DashportArtwork  DashportSession
 //   Services        DashportServices   (sans-IO AAP + Dashport media channel services)
 //   Transport       DashportTransport  (TCP over epoll; moves bytes only)
@@ -71,6 +72,14 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        .target(
+            // Session recordings (issue 9): the JSON-lines format, the recorder behind a link tap,
+            // volatile fields and body comparison. Sans-IO apart from reading and writing a file.
+            name: "DashportRecording",
+            dependencies: ["DashportMessages", "DashportLink"],
+            swiftSettings: strict
+        ),
+
         // MARK: Core (async Swift behind a narrow seam)
         .target(name: "DashportBrowse", dependencies: ["DashportLog"], swiftSettings: strict),
         .target(name: "DashportArtwork", dependencies: ["CDashportVips", "DashportLog"], swiftSettings: strict),
@@ -88,7 +97,7 @@ let package = Package(
         .target(
             name: "DashportServer",
             dependencies: [
-                "DashportTransport", "DashportLink", "DashportServices", "DashportTLS",
+                "DashportTransport", "DashportLink", "DashportServices", "DashportTLS", "DashportRecording",
                 "DashportBrowse", "DashportArtwork", "DashportSession", "DashportLog",
             ],
             swiftSettings: strict
@@ -100,7 +109,7 @@ let package = Package(
             // The head-unit emulator's IO half: HeadUnitClient drives the sans-IO car-role link over a
             // transport; the browse shell, scripts and screens of `dashport-hu` sit on it.
             name: "DashportEmulator",
-            dependencies: ["DashportHeadUnit", "DashportTransport", "DashportTLS", "DashportMessages", "DashportLink", "DashportLog"],
+            dependencies: ["DashportHeadUnit", "DashportRecording", "DashportTransport", "DashportTLS", "DashportMessages", "DashportLink", "DashportLog"],
             swiftSettings: strict
         ),
         .executableTarget(
