@@ -114,7 +114,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "dashport-hu",
-            dependencies: ["DashportEmulator", "DashportHeadUnit", "DashportTransport", "DashportLink", "DashportLog"],
+            dependencies: ["DashportEmulator", "DashportHeadUnit", "DashportTransport", "DashportLink", "DashportLog", "DashportRecording"],
             path: "tools/dashport-hu",
             swiftSettings: strict
         ),

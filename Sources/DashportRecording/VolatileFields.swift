@@ -63,6 +63,12 @@ public struct FieldDifference: Sendable, Hashable, CustomStringConvertible {
     public var expected: String
     public var actual: String
 
+    public init(path: String, expected: String, actual: String) {
+        self.path = path
+        self.expected = expected
+        self.actual = actual
+    }
+
     public var description: String { "\(path): recorded \(expected), replayed \(actual)" }
 }
 

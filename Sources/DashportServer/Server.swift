@@ -63,6 +63,13 @@ public final class DashportServer: Sendable {
         self.context = context
     }
 
+    /// Runs one car over a stream made elsewhere (the in-memory end of a ``MemoryByteStream`` pair
+    /// in replays and tests), exactly as an accepted TCP connection runs.
+    public func serve(_ stream: any ByteStream) {
+        let context = self.context
+        Task.detached { await CarConnection(stream: stream, context: context).run() }
+    }
+
     /// How many cars are connected now.
     public var connectionCount: Int { context.registry.count }
 

@@ -31,6 +31,9 @@ enum BrowseCommand {
           -h, --help             this text
         """
 
+    static let valuedOptions: Set<String> = ["max-tabs", "max-depth", "art-size", "save-art", "script", "page-size", "timeout", "version", "log-level"]
+    static let flagOptions: Set<String> = ["legacy", "full"]
+
     struct Setup {
         var address: ListenAddress
         var configuration: HeadUnitConfiguration
@@ -43,9 +46,7 @@ enum BrowseCommand {
     static func run(_ arguments: [String]) async -> Int32 {
         let setup: Setup
         do throws(UsageError) {
-            let parsed = try Arguments(
-                arguments, valued: ["max-tabs", "max-depth", "art-size", "save-art", "script", "page-size", "timeout", "version", "log-level"],
-                flags: ["legacy", "full"])
+            let parsed = try Arguments(arguments, valued: valuedOptions, flags: flagOptions)
             if parsed.wantsHelp {
                 Console.out(usage)
                 return 0
@@ -60,7 +61,7 @@ enum BrowseCommand {
         return await browse(setup)
     }
 
-    private static func parse(_ parsed: Arguments) throws(UsageError) -> Setup? {
+    static func parse(_ parsed: Arguments) throws(UsageError) -> Setup? {
         if parsed.flag("legacy") && parsed.flag("full") { throw UsageError("--legacy and --full exclude each other") }
         let timeout = try parsed.seconds("timeout", default: .seconds(5))
         let artSize = try parsed.count("art-size")
@@ -89,12 +90,12 @@ enum BrowseCommand {
             timeout: timeout, script: script, logger: try parsed.logger())
     }
 
-    private static func browse(_ setup: Setup) async -> Int32 {
+    static func browse(_ setup: Setup, tap: (@Sendable (TappedMessage) -> Void)? = nil) async -> Int32 {
         let client: HeadUnitClient
         let session: MediaChannelSession
         do {
             client = try await HeadUnitClient.connect(
-                to: setup.address, configuration: setup.configuration, timeout: setup.timeout, logger: setup.logger)
+                to: setup.address, configuration: setup.configuration, timeout: setup.timeout, logger: setup.logger, tap: tap)
             session = try MediaChannelSession.start(client: client, timeout: setup.timeout)
         } catch {
             Console.err("dashport-hu browse: \(error)")

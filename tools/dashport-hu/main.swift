@@ -9,6 +9,8 @@ let usage = """
     commands:
       connect HOST:PORT   complete the link, print what was negotiated, wait for pings, say bye-bye
       browse HOST:PORT    browse and play through the Dashport media channel, as text screens
+      record HOST:PORT --out FILE   browse (interactive or --script) and record every message
+      replay FILE HOST:PORT         play a recording's car side, compare every server message
 
     Run "dashport-hu <command> --help" for a command's options. Try, next to `swift run dashport serve`:
       dashport-hu connect 127.0.0.1:5277
@@ -22,6 +24,10 @@ case "connect":
     status = await ConnectCommand.run(Array(arguments.dropFirst()))
 case "browse":
     status = await BrowseCommand.run(Array(arguments.dropFirst()))
+case "record":
+    status = await RecordCommand.run(Array(arguments.dropFirst()))
+case "replay":
+    status = await ReplayCommand.run(Array(arguments.dropFirst()))
 case "-h", "--help", "help":
     Console.out(usage)
     status = 0
