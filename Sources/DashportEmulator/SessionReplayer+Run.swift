@@ -83,7 +83,7 @@ struct ReplayRun {
             let token = timeoutToken
             let limit = timeout
             let timer = Task { [arrivalSink] in
-                try? await Task.sleep(for: limit)
+                do { try await Task.sleep(for: limit) } catch { return }
                 arrivalSink.yield(.timeout(token))
             }
             defer { timer.cancel() }
