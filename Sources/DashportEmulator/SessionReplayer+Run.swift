@@ -24,19 +24,21 @@ struct ReplayRun {
     let timeout: Duration
     let logger: Logger
     let connect: SessionReplayer.Connect
+    let identity: TLSIdentity?
     var report = ReplayReport()
     var expected: [StreamKey: [Int]] = [:]
     var unmatched: Set<Int> = []
     var clients: [Int: HeadUnitClient] = [:]
     var services: [Int: [UInt8: RecordedService]] = [:]
-    var closedCars: Set<Int> = []
+    var closedCars: [Int: HeadUnitDisconnect] = [:]
     let arrivals: AsyncStream<Arrival>
     let arrivalSink: AsyncStream<Arrival>.Continuation
     var iterator: AsyncStream<Arrival>.Iterator
     var timeoutToken = 0
     var aborted = false
 
-    init(recording: SessionRecording, timeout: Duration, logger: Logger, connect: @escaping SessionReplayer.Connect) {
+    init(recording: SessionRecording, timeout: Duration, logger: Logger, identity: TLSIdentity?, connect: @escaping SessionReplayer.Connect) {
+        self.identity = identity
         self.recording = recording
         self.timeout = timeout
         self.logger = logger
@@ -74,8 +76,8 @@ struct ReplayRun {
     private mutating func waitFor(before index: Int) async -> Bool {
         while let first = unmatched.filter({ $0 < index }).min() {
             let entry = recording.entries[first]
-            if closedCars.contains(entry.car) {
-                fail(entry, "car \(entry.car)'s connection closed before this message arrived")
+            if let reason = closedCars[entry.car] {
+                fail(entry, "car \(entry.car)'s connection closed (\(reason)) before this message arrived")
                 unmatched.remove(first)
                 continue
             }
@@ -97,7 +99,7 @@ struct ReplayRun {
                 continue
             case .closed(let car, let reason):
                 logger.debug("replay: car \(car) closed: \(reason)")
-                closedCars.insert(car)
+                closedCars[car] = reason
             case .message(let car, let message):
                 take(message, car: car)
             }
@@ -161,6 +163,8 @@ struct ReplayRun {
 
     private mutating func startCar(_ entry: RecordedMessage) async {
         var configuration = HeadUnitConfiguration()
+        // A replay waits for events, never races the clock: setup may be slow on a loaded machine.
+        configuration.handshakeDeadline = max(configuration.handshakeDeadline, timeout)
         if let major = entry.body["major"], let minor = entry.body["minor"],
            let majorValue = try? UInt32(json: major, path: "major"), let minorValue = try? UInt32(json: minor, path: "minor") {
             configuration.version = AAPVersion(major: UInt16(truncatingIfNeeded: majorValue), minor: UInt16(truncatingIfNeeded: minorValue))
@@ -184,7 +188,7 @@ struct ReplayRun {
             let car = entry.car
             let sink = arrivalSink
             let client = try await HeadUnitClient.start(
-                on: stream, configuration: configuration, context: try HeadUnitClient.makeContext(), logger: logger,
+                on: stream, configuration: configuration, context: try HeadUnitClient.makeContext(identity: identity), logger: logger,
                 tap: { sink.yield(.message(car: car, $0)) })
             clients[car] = client
             Task {

@@ -32,8 +32,14 @@ public struct SessionReplayer: Sendable {
     /// How long to wait for any one recorded server message.
     public let timeout: Duration
     public let logger: Logger
+    /// The client certificate every car presents; `nil` generates one per car.
+    public let identity: TLSIdentity?
 
-    public init(recording: SessionRecording, timeout: Duration = .seconds(30), logger: Logger = .silent, connect: @escaping Connect) {
+    public init(
+        recording: SessionRecording, timeout: Duration = .seconds(30), logger: Logger = .silent,
+        identity: TLSIdentity? = nil, connect: @escaping Connect
+    ) {
+        self.identity = identity
         self.recording = recording
         self.connect = connect
         self.timeout = timeout
@@ -42,7 +48,7 @@ public struct SessionReplayer: Sendable {
 
     /// Replays the whole recording; never throws: every problem is in the report.
     public func run() async -> ReplayReport {
-        var run = ReplayRun(recording: recording, timeout: timeout, logger: logger, connect: connect)
+        var run = ReplayRun(recording: recording, timeout: timeout, logger: logger, identity: identity, connect: connect)
         await run.play()
         return run.report
     }

@@ -1,30 +1,51 @@
-/// How a new recording differs from an old one, line by line, for people deciding whether to
-/// overwrite (`dashport-hu record` on an existing file). Times and volatile fields are ignored.
+/// How a new recording differs from an old one, for people deciding whether to overwrite
+/// (`dashport-hu record` on an existing file). Messages are compared the way a replay matches
+/// them: per stream (car, direction, channel, message id), the n-th with the n-th, so pushes that
+/// interleave differently are not differences. Times, skipped messages and volatile fields are
+/// ignored, in both directions.
 public enum RecordingDiff {
+    struct Stream: Hashable, Comparable {
+        var car: Int
+        var direction: String
+        var channel: UInt8
+        var messageId: UInt16
+
+        static func < (a: Stream, b: Stream) -> Bool {
+            (a.car, a.direction, a.channel, a.messageId) < (b.car, b.direction, b.channel, b.messageId)
+        }
+    }
+
     public static func differences(old: SessionRecording, new: SessionRecording, limit: Int = 40) -> [String] {
+        let before = streams(old)
+        let after = streams(new)
         var out: [String] = []
-        let count = max(old.entries.count, new.entries.count)
-        for index in 0..<count where out.count < limit {
-            let before = index < old.entries.count ? old.entries[index] : nil
-            let after = index < new.entries.count ? new.entries[index] : nil
-            guard let before, let after else {
-                let entry = before ?? after
-                out.append("message \(index + 1): \(before == nil ? "new" : "gone"): \(entry.map(label) ?? "")")
-                continue
+        if old.volatile != new.volatile { out.append("header: the volatile declaration changed") }
+        if old.description != new.description { out.append("header: description was \"\(old.description)\", now \"\(new.description)\"") }
+        for stream in Set(before.keys).union(after.keys).sorted() where out.count < limit {
+            let left = before[stream] ?? []
+            let right = after[stream] ?? []
+            let label = Self.label(left.first ?? right[0])
+            if left.count != right.count {
+                out.append("\(label): \(left.count) recorded before, \(right.count) now")
             }
-            if before.car != after.car || before.direction != after.direction || before.channel != after.channel
-                || before.messageId != after.messageId {
-                out.append("message \(index + 1): was \(label(before)), now \(label(after))")
-                continue
-            }
-            if before.direction == .server, old.volatile.skip.contains(before.name) { continue }
-            let fields = BodyComparison.differences(expected: before.body, actual: after.body, message: before.name, volatile: old.volatile)
-            if !fields.isEmpty {
-                out.append("message \(index + 1) (\(label(before))):")
+            for index in 0..<min(left.count, right.count) {
+                let fields = BodyComparison.differences(expected: left[index].body, actual: right[index].body,
+                                                        message: left[index].name, volatile: old.volatile)
+                guard !fields.isEmpty else { continue }
+                out.append("\(label) #\(index + 1) (old line \(left[index].line)):")
                 out += fields.map { "    \($0.path): was \($0.expected), now \($0.actual)" }
             }
         }
         if out.count >= limit { out.append("... (more differences not shown)") }
+        return out
+    }
+
+    static func streams(_ recording: SessionRecording) -> [Stream: [RecordedMessage]] {
+        var out: [Stream: [RecordedMessage]] = [:]
+        for entry in recording.entries where !recording.volatile.skip.contains(entry.name) {
+            out[Stream(car: entry.car, direction: entry.direction.rawValue, channel: entry.channel, messageId: entry.messageId), default: []]
+                .append(entry)
+        }
         return out
     }
 

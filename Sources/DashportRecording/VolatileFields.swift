@@ -18,18 +18,21 @@ public struct VolatileFields: Sendable, Hashable {
         self.fields = fields
     }
 
-    /// What every new recording declares: ping timestamps (and pings as a whole), the position
+    /// What every new recording declares: pings as a whole; the AAP playback status service's
+    /// `metadata` push as a whole (it goes out when the item's cover has been scaled, in the
+    /// background, so how many arrive before the session ends depends on timing); the position
     /// anchor's value and time (they follow the wall clock while playing), when a state was sent,
-    /// the server's version, the encoded image bytes (they depend on the libvips build) and the
-    /// AAP status's elapsed seconds. Nothing else in Dashport's answers depends on time.
+    /// the server's version, the encoded image bytes (they depend on the libvips build), the
+    /// AAP status's elapsed seconds and the car's key-event timestamps. Nothing else in Dashport's answers depends on time.
     public static let standard = VolatileFields(
-        skip: ["pingRequest", "pingResponse"],
+        skip: ["pingRequest", "pingResponse", "metadata"],
         fields: [
             "serverHello": ["serverVersion"],
             "playbackState": ["position.valueMs", "position.atMs", "sentAtMs"],
             "artworkResult": ["image.data"],
             "status": ["playbackSeconds"],
             "metadata": ["albumArt"],
+            "inputReport": ["timestamp"],
         ])
 
     public func isVolatile(message: String, path: [String]) -> Bool {

@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+import DashportBrowse
+import DashportEmulator
+import DashportRecording
+import DashportTLS
+import DashportTransport
+@testable import DashportServer
+
+/// Every recording in Fixtures/sessions/ replayed against a fresh in-process server (cold cache,
+/// no saved session, the demo library), once over an in-memory byte stream pair and once over
+/// real TCP on loopback. Re-record with tools/record-sessions after an intended change.
+@Suite("Recorded sessions replay")
+struct SessionReplayTests {
+    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Fixtures/sessions").path
+
+    static let names: [String] = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
+        .filter { $0.hasSuffix(".jsonl") }.map { String($0.dropLast(6)) }.sorted()
+
+    enum Link: String, CaseIterable, CustomTestStringConvertible {
+        case memory, tcp
+        var testDescription: String { rawValue }
+    }
+
+    static func replay(_ name: String, over link: Link, provider: (any BrowseProvider)? = nil) async throws -> ReplayReport {
+        let recording = try SessionRecording.read(from: "\(directory)/\(name).jsonl")
+        // Setup waits for events, not the clock: a loaded machine must not fail a replay.
+        let test = try await TestServer.start(provider: provider) { $0.handshakeTimeoutSeconds = 120 }
+        let server = test.server
+        let replayer = SessionReplayer(recording: recording, timeout: .seconds(60), identity: try carIdentity.get()) { car in
+            switch link {
+            case .memory:
+                let (carEnd, phoneEnd) = MemoryByteStream.pair(name: "car \(car)")
+                server.serve(phoneEnd)
+                return carEnd
+            case .tcp:
+                return try await TCPClient.connect(to: server.address)
+            }
+        }
+        let report = await replayer.run()
+        await test.stop()
+        return report
+    }
+
+    @Test("the recordings are there")
+    func recordingsExist() {
+        #expect(Self.names.count >= 10, "found \(Self.names) in \(Self.directory)")
+    }
+
+    @Test("a recording replays with every server message matching", arguments: names, Link.allCases)
+    func replays(name: String, link: Link) async throws {
+        let report = try await Self.replay(name, over: link)
+        #expect(report.passed, "\(name) over \(link):\n\(report)")
+        #expect(report.compared > 10)
+    }
+
+    /// A server whose parental-control screen says something else: exactly the two error-screen
+    /// recordings (a full car and a legacy car both draw that screen) fail, naming the line, the
+    /// message and the field; every other recording still passes.
+    @Test("a deliberate change to one server answer fails exactly the affected replays")
+    func deliberateChange() async throws {
+        let provider = ChangedAnswerProvider(base: try CatalogProvider(contentsOf: try DemoLibrary.catalogPath()))
+        var failing: [String] = []
+        for name in Self.names {
+            let report = try await Self.replay(name, over: .memory, provider: provider)
+            guard !report.passed else { continue }
+            failing.append(name)
+            #expect(report.failures.count == 1, "\(name):\n\(report)")
+            let failure = try #require(report.failures.first)
+            #expect(failure.step.contains("browseResult"))
+            #expect(failure.step.hasPrefix("line "))
+            #expect(failure.differences.contains { $0.path == "errorScreen.message" && $0.actual == "\"Changed on purpose.\"" },
+                    "\(report)")
+        }
+        #expect(failing == ["error-screens-full", "error-screens-legacy"])
+    }
+}
+
+/// One client certificate for every replayed car (generating an RSA key per car costs CPU for nothing).
+let carIdentity = Result { try TLSIdentity.generate(commonName: "replayed car") }
+
+/// The demo library with one answer changed on purpose.
+struct ChangedAnswerProvider: BrowseProvider {
+    let base: CatalogProvider
+
+    func children(of parentId: String, page: Int, pageSize: Int) async throws -> [BrowseItem] {
+        if parentId == "locked-after-dark" {
+            throw BrowseError(code: .parentalControlRestricted, message: "Changed on purpose.",
+                              resolution: .init(label: "Change parental controls", url: "https://example.com/account/parental-controls"))
+        }
+        return try await base.children(of: parentId, page: page, pageSize: pageSize)
+    }
+
+    func item(id: String) async throws -> BrowseItem? { try await base.item(id: id) }
+    var supportsSearch: Bool { base.supportsSearch }
+    func search(query: String, page: Int, pageSize: Int) async throws -> [BrowseItem] {
+        try await base.search(query: query, page: page, pageSize: pageSize)
+    }
+}
