@@ -1,4 +1,5 @@
 import DashportLink
+import DashportRecording
 import DashportServices
 import DashportLog
 import DashportTLS
@@ -52,6 +53,11 @@ struct CarConnection {
             stream.abort()
             return
         }
+        let recorder = context.recordDirectory.map { _ in
+            SessionRecorder(side: .server, description: "recorded by dashport serve --record-dir: car \(stream.peerDescription)")
+        }
+        if let recorder { link.tap = recorder.tap(car: recorder.addCar()) }
+        defer { if let recorder, let directory = context.recordDirectory { SessionFiles.save(recorder, in: directory, logger: logger) } }
         let clock = ContinuousClock()
         let start = clock.now
         var timer = DeadlineTimer(start: start, inputs: continuation)

@@ -18,6 +18,7 @@ public enum ConfigurationParser {
         ("max-connections", "N", "connections served at once (default 256)"),
         ("handshake-timeout", "SECONDS", "time a car has to finish the handshake (default 10)"),
         ("idle-timeout", "SECONDS", "close a car silent this long once linked (default 0 = never)"),
+        ("record-dir", "DIR", "record every car's session into DIR (off by default; holds the cars' requests)"),
     ]
 
     /// Sets one key. `origin` names where it came from, for the error message.
@@ -44,6 +45,7 @@ public enum ConfigurationParser {
             config.maxConnections = n
         case "handshake-timeout": config.handshakeTimeoutSeconds = try number(value)
         case "idle-timeout": config.idleTimeoutSeconds = try number(value)
+        case "record-dir": config.recordDirectory = value
         default:
             throw ConfigurationError("\(origin): unknown option '\(key)' (see dashport serve --help)")
         }

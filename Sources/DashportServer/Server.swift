@@ -41,7 +41,9 @@ public final class DashportServer: Sendable {
             idleDeadline: configuration.idleTimeoutSeconds > 0
                 ? .milliseconds(Int64(configuration.idleTimeoutSeconds * 1000)) : nil)
         let listener = try TCPListener.bind(address, maxConnections: configuration.maxConnections, logger: logger.labelled("tcp"))
-        let context = ServerContext(tls: tls, link: link, core: core, logger: logger.labelled("car"), registry: ConnectionRegistry())
+        let context = ServerContext(
+            tls: tls, link: link, core: core, logger: logger.labelled("car"), registry: ConnectionRegistry(),
+            recordDirectory: try SessionFiles.prepare(configuration.recordDirectory))
         let server = DashportServer(
             address: listener.boundAddress, fingerprint: identity.fingerprintSHA256, core: core,
             listener: listener, context: context)

@@ -33,6 +33,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var handshakeTimeoutSeconds: Double = 10
     /// Silence deadline once the link is up; 0 = off (the default: idle openauto sends nothing).
     public var idleTimeoutSeconds: Double = 0
+    /// When set, every car's session is recorded into this directory as a session recording
+    /// (`--record-dir`, off by default; recordings hold what the cars asked for).
+    public var recordDirectory: String?
 
     public init() {}
 

@@ -9,4 +9,6 @@ struct ServerContext: Sendable {
     let core: ServerCore
     let logger: Logger
     let registry: ConnectionRegistry
+    /// `--record-dir`: where each car's session recording goes; `nil` records nothing.
+    var recordDirectory: String? = nil
 }

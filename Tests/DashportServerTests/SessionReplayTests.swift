@@ -24,9 +24,17 @@ struct SessionReplayTests {
     }
 
     static func replay(_ name: String, over link: Link, provider: (any BrowseProvider)? = nil) async throws -> ReplayReport {
-        let recording = try SessionRecording.read(from: "\(directory)/\(name).jsonl")
+        try await replay(try SessionRecording.read(from: "\(directory)/\(name).jsonl"), over: link, provider: provider)
+    }
+
+    static func replay(
+        _ recording: SessionRecording, over link: Link, provider: (any BrowseProvider)? = nil, recordDirectory: String? = nil
+    ) async throws -> ReplayReport {
         // Setup waits for events, not the clock: a loaded machine must not fail a replay.
-        let test = try await TestServer.start(provider: provider) { $0.handshakeTimeoutSeconds = 120 }
+        let test = try await TestServer.start(provider: provider) {
+            $0.handshakeTimeoutSeconds = 120
+            $0.recordDirectory = recordDirectory
+        }
         let server = test.server
         let replayer = SessionReplayer(recording: recording, timeout: .seconds(60), identity: try carIdentity.get()) { car in
             switch link {
@@ -74,6 +82,29 @@ struct SessionReplayTests {
                     "\(report)")
         }
         #expect(failing == ["error-screens-full", "error-screens-legacy"])
+    }
+}
+
+extension SessionReplayTests {
+    /// `dashport serve --record-dir`: the server records the replayed car's session, and that
+    /// server-side recording replays in turn against a fresh server.
+    @Test("a server-side recording (--record-dir) holds the session and replays")
+    func serverSideRecording() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dashport-record-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let original = try SessionRecording.read(from: "\(Self.directory)/search-and-voice.jsonl")
+        let first = try await Self.replay(original, over: .tcp, recordDirectory: directory)
+        #expect(first.passed, "\(first)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".jsonl") }
+        try #require(files.count == 1, "\(files)")
+        let recorded = try SessionRecording.read(from: "\(directory)/\(files[0])")
+        let mode = try FileManager.default.attributesOfItem(atPath: "\(directory)/\(files[0])")[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        #expect(recorded.entries.contains { $0.name == "playFromSearch" && $0.direction == .car })
+        #expect(!recorded.entries.contains { $0.channel == 0 && $0.messageId == 3 }, "no TLS handshake bytes")
+        let second = try await Self.replay(recorded, over: .memory)
+        #expect(second.passed, "\(second)")
+        #expect(second.compared == first.compared)
     }
 }
 
