@@ -1,6 +1,6 @@
 /// One whole AAP message as a link sent or received it, after decryption and reassembly, for
-/// session recordings (issue 9; the format is in the DashportEmulator documentation,
-/// "Recording and replaying sessions").
+/// session recordings (the format is in the DashportRecording documentation,
+/// "The session recording format").
 ///
 /// A link with a ``WireTap`` reports every message it receives and every message it sends, in
 /// order, except the TLS handshake records carried by ENCAPSULATED_SSL: raw TLS bytes never reach

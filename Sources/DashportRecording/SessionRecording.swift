@@ -1,8 +1,8 @@
 import DashportMessages
 
 /// A recorded AAP session: what one or more cars and a Dashport server said to each other, one
-/// JSON line per message. The format is documented in the DashportEmulator catalog,
-/// "Recording and replaying sessions"; ``formatVersion`` changes whenever a reader would misread.
+/// JSON line per message. The format is documented in the DashportRecording catalog,
+/// "The session recording format"; ``formatVersion`` changes whenever a reader would misread.
 public struct SessionRecording: Sendable, Hashable {
     public static let formatName = "dashport-session"
     public static let formatVersion = 1
