@@ -17,6 +17,10 @@ enum RecordCommand {
         When FILE exists, the new session is compared with it first: if they differ, the
         differences are printed and FILE is left alone unless --overwrite is given (exit 1).
 
+        A script may drive several cars: a line "car N [browse options]" starts a section run by car
+        N (connected the first time it appears), "leave" ends that car's connection with a bye-bye; a
+        later "car N" connects it again. Sections run in file order.
+
         Exits 0 when the recording was written (or is unchanged), 1 on a failure or an unwritten
         difference, 2 on a usage error. "dashport-hu browse --help" lists the browse options.
         """
@@ -28,10 +32,15 @@ enum RecordCommand {
             return 0
         }
         let setup: BrowseCommand.Setup
+        var sections: [MultiCarScript.Section]?
+        var base = own.rest
         do throws(UsageError) {
-            guard let out = own.out else { throw UsageError("--out FILE is required") }
-            _ = out
-            let parsed = try Arguments(own.rest, valued: BrowseCommand.valuedOptions, flags: BrowseCommand.flagOptions)
+            guard own.out != nil else { throw UsageError("--out FILE is required") }
+            if let index = base.firstIndex(of: "--script"), index + 1 < base.count {
+                sections = try MultiCarScript.sections(try Console.readScript(base[index + 1], limit: EmulatorScript.maxBytes))
+                if sections != nil { base.removeSubrange(index...(index + 1)) }
+            }
+            let parsed = try Arguments(base, valued: BrowseCommand.valuedOptions, flags: BrowseCommand.flagOptions)
             guard let built = try BrowseCommand.parse(parsed) else { return 0 }
             setup = built
         } catch {
@@ -41,8 +50,12 @@ enum RecordCommand {
         }
         let path = own.out ?? ""
         let recorder = SessionRecorder(side: .car, description: own.description ?? "recorded with dashport-hu record")
-        let car = recorder.addCar()
-        let status = await BrowseCommand.browse(setup, tap: recorder.tap(car: car))
+        let status: Int32
+        if let sections {
+            status = await MultiCarScript.run(sections, base: base, recorder: recorder)
+        } else {
+            status = await BrowseCommand.browse(setup, tap: recorder.tap(car: recorder.addCar()))
+        }
         guard status == 0 else {
             Console.err("dashport-hu record: the session failed; \(path) not written")
             return status
