@@ -7,6 +7,8 @@ import DashportRecording
 /// `car N [browse options]` starts a section run by car N (connected, with those options, the
 /// first time it appears); a line `leave` ends the current car's connection with a bye-bye (a
 /// later `car N` connects it again: a reconnect). Sections run one after another, in file order.
+/// `car N --stock` is a car that lists only the stock AAP services; its sections may only
+/// `key` and `wait`.
 enum MultiCarScript {
     struct Section {
         var car: Int
@@ -41,6 +43,8 @@ enum MultiCarScript {
     struct Car {
         var client: HeadUnitClient
         var shell: BrowseShell
+        var session: MediaChannelSession
+        var stock: Bool
         var printer: Task<Void, Never>
     }
 
@@ -55,12 +59,22 @@ enum MultiCarScript {
                     continue
                 }
                 if cars[section.car] == nil {
-                    let parsed = try Arguments(base + section.arguments, valued: BrowseCommand.valuedOptions, flags: BrowseCommand.flagOptions)
-                    guard let setup = try BrowseCommand.parse(parsed) else { continue }
+                    let stock = section.arguments.contains("--stock")
+                    let parsed = try Arguments(base + section.arguments.filter { $0 != "--stock" },
+                                               valued: BrowseCommand.valuedOptions, flags: BrowseCommand.flagOptions)
+                    guard var setup = try BrowseCommand.parse(parsed) else { continue }
+                    if stock {
+                        // Only the stock AAP services: input (media keys), playback status, media browser.
+                        setup.configuration.car.services.removeAll {
+                            if case .vendorExtension = $0.kind { true } else { false }
+                        }
+                    }
                     let client = try await HeadUnitClient.connect(
                         to: setup.address, configuration: setup.configuration, timeout: setup.timeout, logger: setup.logger,
                         tap: recorder.tap(car: recorder.addCar()))
-                    let session = try MediaChannelSession.start(client: client, timeout: setup.timeout)
+                    let session = stock
+                        ? MediaChannelSession.startStock(client: client, timeout: setup.timeout)
+                        : try MediaChannelSession.start(client: client, timeout: setup.timeout)
                     let transcript = Transcript { Console.out("[car \(section.car)] " + $0) }
                     let printer = Task {
                         for await notice in session.notices {
@@ -68,11 +82,20 @@ enum MultiCarScript {
                         }
                     }
                     let shell = BrowseShell(session: session, transcript: transcript, options: setup.options)
-                    try await shell.start()
-                    cars[section.car] = Car(client: client, shell: shell, printer: printer)
+                    if stock {
+                        try await waitForInputChannel(client, timeout: setup.timeout)
+                    } else {
+                        try await shell.start()
+                    }
+                    cars[section.car] = Car(client: client, shell: shell, session: session, stock: stock, printer: printer)
                 }
                 guard let car = cars[section.car] else { continue }
-                try await car.shell.run(try EmulatorScript.parse(section.text))
+                let script = try EmulatorScript.parse(section.text)
+                if car.stock {
+                    try await runStock(script, on: car.session)
+                } else {
+                    try await car.shell.run(script)
+                }
             } catch {
                 Console.err("dashport-hu record: car \(section.car): \(error)")
                 status = 1
@@ -80,6 +103,28 @@ enum MultiCarScript {
         }
         for car in cars.values { await leave(car) }
         return status
+    }
+
+    /// A stock car has nothing to browse: only `key` and `wait` mean something.
+    private static func runStock(_ script: EmulatorScript, on session: MediaChannelSession) async throws {
+        for step in script.steps {
+            switch step.command {
+            case .key(let keycode): try await session.pressKey(keycode)
+            case .wait(let milliseconds): try await Task.sleep(for: .milliseconds(milliseconds))
+            default: throw UsageError("line \(step.line): a stock car (--stock) only presses keys and waits")
+            }
+        }
+    }
+
+    /// A stock car has no hello to wait for: it is ready once the phone opened its input channel.
+    private static func waitForInputChannel(_ client: HeadUnitClient, timeout: Duration) async throws {
+        guard let input = client.configuration.channel(where: { if case .input = $0 { true } else { false } }) else { return }
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while await !client.openChannels.contains(input) {
+            guard clock.now < deadline else { throw UsageError("the phone did not open the input channel within \(timeout)") }
+            try await Task.sleep(for: .milliseconds(10))
+        }
     }
 
     private static func leave(_ car: Car) async {
