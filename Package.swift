@@ -194,6 +194,7 @@ let package = Package(
             exclude: ["FuzzCrashes"],
             swiftSettings: strict
         ),
+        .testTarget(name: "DashportRecordingTests", dependencies: ["DashportRecording", "DashportMessages"], swiftSettings: strict),
         .testTarget(name: "DashportTransportTests", dependencies: ["DashportTransport"], swiftSettings: strict),
         .testTarget(
             name: "DashportServerTests",
