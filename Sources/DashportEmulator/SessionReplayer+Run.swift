@@ -27,6 +27,8 @@ struct ReplayRun {
     let identity: TLSIdentity?
     var report = ReplayReport()
     var expected: [StreamKey: [Int]] = [:]
+    /// The last body matched per stream, for repeatable messages.
+    var lastMatched: [StreamKey: JSONValue] = [:]
     var unmatched: Set<Int> = []
     var clients: [Int: HeadUnitClient] = [:]
     var services: [Int: [UInt8: RecordedService]] = [:]
@@ -47,9 +49,13 @@ struct ReplayRun {
         arrivals = stream
         arrivalSink = sink
         iterator = stream.makeAsyncIterator()
+        var lastRecorded: [StreamKey: JSONValue] = [:]
         for (index, entry) in recording.entries.enumerated()
         where entry.direction == .server && !recording.volatile.skip.contains(entry.name) {
-            expected[StreamKey(car: entry.car, channel: entry.channel, messageId: entry.messageId), default: []].append(index)
+            let key = StreamKey(car: entry.car, channel: entry.channel, messageId: entry.messageId)
+            defer { lastRecorded[key] = entry.body }
+            if recording.volatile.isRepeat(message: entry.name, entry.body, after: lastRecorded[key]) { continue }
+            expected[key, default: []].append(index)
             unmatched.insert(index)
         }
     }
@@ -114,6 +120,8 @@ struct ReplayRun {
         guard !recording.volatile.skip.contains(codec.name) else { return }
         let actual = codec.toJSON(message.body)
         let key = StreamKey(car: car, channel: message.channel, messageId: message.messageId)
+        if recording.volatile.isRepeat(message: codec.name, actual, after: lastMatched[key]) { return }
+        lastMatched[key] = actual
         guard let index = expected[key]?.first else {
             report.failures.append(ReplayFailure(
                 step: "car \(car), server → car \(service.rawValue) \(codec.name) (channel \(message.channel))",

@@ -43,8 +43,9 @@ public enum RecordingDiff {
     static func streams(_ recording: SessionRecording) -> [Stream: [RecordedMessage]] {
         var out: [Stream: [RecordedMessage]] = [:]
         for entry in recording.entries where !recording.volatile.skip.contains(entry.name) {
-            out[Stream(car: entry.car, direction: entry.direction.rawValue, channel: entry.channel, messageId: entry.messageId), default: []]
-                .append(entry)
+            let stream = Stream(car: entry.car, direction: entry.direction.rawValue, channel: entry.channel, messageId: entry.messageId)
+            if recording.volatile.isRepeat(message: entry.name, entry.body, after: out[stream]?.last?.body) { continue }
+            out[stream, default: []].append(entry)
         }
         return out
     }

@@ -11,10 +11,15 @@ import DashportMessages
 ///   exactly when it is in the recorded one; its value is not compared.
 public struct VolatileFields: Sendable, Hashable {
     public var skip: Set<String>
+    /// Message names the server may push again with nothing but volatile fields changed (the AAP
+    /// `status`, re-sent while playing as the elapsed seconds move): in both the recorded and the
+    /// replayed stream, a message equal to the one before it in its stream counts once.
+    public var repeatable: Set<String>
     public var fields: [String: Set<String>]
 
-    public init(skip: Set<String>, fields: [String: Set<String>]) {
+    public init(skip: Set<String>, repeatable: Set<String> = [], fields: [String: Set<String>]) {
         self.skip = skip
+        self.repeatable = repeatable
         self.fields = fields
     }
 
@@ -26,6 +31,7 @@ public struct VolatileFields: Sendable, Hashable {
     /// AAP status's elapsed seconds and the car's key-event timestamps. Nothing else in Dashport's answers depends on time.
     public static let standard = VolatileFields(
         skip: ["pingRequest", "pingResponse", "metadata"],
+        repeatable: ["status"],
         fields: [
             "serverHello": ["serverVersion"],
             "playbackState": ["position.valueMs", "position.atMs", "sentAtMs"],
@@ -35,6 +41,12 @@ public struct VolatileFields: Sendable, Hashable {
             "inputReport": ["timestamp"],
         ])
 
+    /// Whether `body` only repeats `previous` (same stream, a ``repeatable`` message).
+    public func isRepeat(message: String, _ body: JSONValue, after previous: JSONValue?) -> Bool {
+        guard repeatable.contains(message), let previous else { return false }
+        return BodyComparison.differences(expected: previous, actual: body, message: message, volatile: self).isEmpty
+    }
+
     public func isVolatile(message: String, path: [String]) -> Bool {
         fields[message]?.contains(path.joined(separator: ".")) ?? false
     }
@@ -42,6 +54,7 @@ public struct VolatileFields: Sendable, Hashable {
     var jsonValue: JSONValue {
         .object([
             JSONMember("skip", .array(skip.sorted().map { .string($0) })),
+            JSONMember("repeatable", .array(repeatable.sorted().map { .string($0) })),
             JSONMember("fields", .object(fields.keys.sorted().map { name in
                 JSONMember(name, .array((fields[name] ?? []).sorted().map { .string($0) }))
             })),
@@ -50,6 +63,7 @@ public struct VolatileFields: Sendable, Hashable {
 
     init(json: JSONValue) throws(JSONDecodingError) {
         skip = Set(try JSONFields.decodeArray(json["skip"] ?? .array([]), path: "volatile.skip", as: String.self))
+        repeatable = Set(try JSONFields.decodeArray(json["repeatable"] ?? .array([]), path: "volatile.repeatable", as: String.self))
         fields = [:]
         if case .object(let members)? = json["fields"] {
             for member in members {

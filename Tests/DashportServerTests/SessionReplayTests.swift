@@ -56,7 +56,8 @@ struct SessionReplayTests {
         #expect(Self.names.count >= 10, "found \(Self.names) in \(Self.directory)")
     }
 
-    @Test("a recording replays with every server message matching", arguments: names, Link.allCases)
+    // Serialized: thirty replays at once would load the 2-core machine for the rest of the suite.
+    @Test("a recording replays with every server message matching", .serialized, arguments: names, Link.allCases)
     func replays(name: String, link: Link) async throws {
         let report = try await Self.replay(name, over: link)
         #expect(report.passed, "\(name) over \(link):\n\(report)")
