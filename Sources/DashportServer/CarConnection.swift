@@ -1,3 +1,4 @@
+import DashportClock
 import DashportLink
 import DashportRecording
 import DashportServices
@@ -58,9 +59,10 @@ struct CarConnection {
         }
         if let recorder { link.tap = recorder.tap(car: recorder.addCar()) }
         defer { if let recorder, let directory = context.recordDirectory { SessionFiles.save(recorder, in: directory, logger: logger) } }
-        let clock = ContinuousClock()
-        let start = clock.now
-        var timer = DeadlineTimer(start: start, inputs: continuation)
+        // The link and the services take `now` as time since the server clock's origin, the same
+        // time line the session's position anchors are on.
+        let clock = context.core.clock
+        var timer = DeadlineTimer(clock: clock, inputs: continuation)
         var services = CarServices(context: context, logger: logger, inputs: continuation)
         stream.start { event in continuation.yield(.transport(event)) }
 
@@ -71,8 +73,8 @@ struct CarConnection {
                 case .send(let bytes):
                     stream.write(bytes)
                 case .event(let event):
-                    let outgoing = services.linkEvent(event, now: clock.now - start)
-                    perform(sendAll(outgoing, on: link, now: clock.now - start))
+                    let outgoing = services.linkEvent(event, now: clock.now.sinceOrigin)
+                    perform(sendAll(outgoing, on: link, now: clock.now.sinceOrigin))
                 case .close(let reason):
                     logClose(reason, phase: link.phase)
                     stream.close()
@@ -81,10 +83,10 @@ struct CarConnection {
             }
         }
 
-        perform(link.tick(now: clock.now - start))
+        perform(link.tick(now: clock.now.sinceOrigin))
         timer.arm(at: link.nextDeadline)
         for await input in inputs {
-            let now = clock.now - start
+            let now = clock.now.sinceOrigin
             switch input {
             case .transport(.received(let bytes)):
                 perform(link.receive(bytes, now: now))
@@ -137,46 +139,4 @@ struct CarConnection {
             logger.warning("closing connection: \(reason)", ["phase": "\(phase)"])
         }
     }
-}
-
-/// One pending wake-up for the connection task: a child task that sleeps until the earliest
-/// deadline and then yields `.tick`. Re-arming with the same deadline keeps the current sleep.
-struct DeadlineTimer {
-    let start: ContinuousClock.Instant
-    let inputs: AsyncStream<CarInput>.Continuation
-    private var armedAt: Duration?
-    private var task: Task<Void, Never>?
-
-    init(start: ContinuousClock.Instant, inputs: AsyncStream<CarInput>.Continuation) {
-        self.start = start
-        self.inputs = inputs
-    }
-
-    mutating func arm(at deadline: Duration?) {
-        guard deadline != armedAt else { return }
-        task?.cancel()
-        armedAt = deadline
-        guard let deadline else { task = nil; return }
-        let wake = start + deadline
-        task = Task { [inputs] in
-            do { try await Task.sleep(until: wake, clock: .continuous) } catch { return }
-            inputs.yield(.tick)
-        }
-    }
-
-    /// The sleep ended: the next `arm` starts a new one even for an unchanged deadline.
-    mutating func fired() {
-        armedAt = nil
-        task = nil
-    }
-
-    mutating func cancel() {
-        task?.cancel()
-        task = nil
-    }
-}
-
-func hex(_ id: UInt16) -> String {
-    let digits = String(id, radix: 16)
-    return "0x" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
 }

@@ -4,6 +4,7 @@ import DashportBrowse
 import DashportEmulator
 import DashportRecording
 import DashportTLS
+import DashportTestSupport
 import DashportTransport
 @testable import DashportServer
 
@@ -31,10 +32,10 @@ struct SessionReplayTests {
         _ recording: SessionRecording, over link: Link, provider: (any BrowseProvider)? = nil, recordDirectory: String? = nil
     ) async throws -> ReplayReport {
         // Setup waits for events, not the clock: a loaded machine must not fail a replay.
-        let test = try await TestServer.start(provider: provider) {
+        let test = try await TestServer.start(provider: provider, configure: {
             $0.handshakeTimeoutSeconds = 120
             $0.recordDirectory = recordDirectory
-        }
+        })
         let server = test.server
         let replayer = SessionReplayer(recording: recording, timeout: .seconds(60), identity: try carIdentity.get()) { car in
             switch link {
