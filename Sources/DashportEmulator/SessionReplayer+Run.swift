@@ -78,8 +78,13 @@ struct ReplayRun {
         report.failures.append(ReplayFailure(step: entry?.title ?? "session", problem: problem, differences: differences))
     }
 
-    /// Waits until every matched server message recorded before `index` has arrived.
+    /// Waits until every matched server message recorded before `index` has arrived. Each awaited
+    /// message gets ``timeout`` from when the replay starts waiting for it; other arrivals (pings
+    /// every second, pushes) do not restart the wait.
     private mutating func waitFor(before index: Int) async -> Bool {
+        var awaited: Int?
+        var timer: Task<Void, Never>?
+        defer { timer?.cancel() }
         while let first = unmatched.filter({ $0 < index }).min() {
             let entry = recording.entries[first]
             if let reason = closedCars[entry.car] {
@@ -87,18 +92,21 @@ struct ReplayRun {
                 unmatched.remove(first)
                 continue
             }
-            timeoutToken += 1
-            let token = timeoutToken
-            let limit = timeout
-            let timer = Task { [arrivalSink] in
-                do { try await Task.sleep(for: limit) } catch { return }
-                arrivalSink.yield(.timeout(token))
+            if awaited != first {
+                awaited = first
+                timer?.cancel()
+                timeoutToken += 1
+                let token = timeoutToken
+                let limit = timeout
+                timer = Task { [arrivalSink] in
+                    do { try await Task.sleep(for: limit) } catch { return }
+                    arrivalSink.yield(.timeout(token))
+                }
             }
-            defer { timer.cancel() }
             guard let arrival = await iterator.next() else { return false }
             switch arrival {
-            case .timeout(let fired) where fired == token:
-                fail(entry, "not received within \(limit) (waiting for this and \(unmatched.count - 1) later message(s))")
+            case .timeout(let fired) where fired == timeoutToken:
+                fail(entry, "not received within \(timeout) (waiting for this and \(unmatched.count - 1) later message(s))")
                 aborted = true
                 return false
             case .timeout:

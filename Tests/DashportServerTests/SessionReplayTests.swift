@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import DashportBrowse
 import DashportEmulator
+import DashportMessages
 import DashportRecording
 import DashportTLS
 import DashportTestSupport
@@ -107,6 +108,36 @@ extension SessionReplayTests {
         let second = try await Self.replay(recorded, over: .memory)
         #expect(second.passed, "\(second)")
         #expect(second.compared == first.compared)
+    }
+}
+
+extension SessionReplayTests {
+    /// A server message that never comes fails the replay after the timeout, although pings and
+    /// other messages keep arriving meanwhile (they must not restart the wait), naming the line.
+    @Test("a recorded server message that never arrives fails, naming it")
+    func missingMessageTimesOut() async throws {
+        var recording = try SessionRecording.read(from: "\(Self.directory)/first-connect-cold-cache.jsonl")
+        let bye = try #require(recording.entries.lastIndex { $0.name == "byebyeRequest" })
+        var ghost = recording.entries[bye - 1]
+        ghost.direction = .server
+        ghost.channel = 16
+        ghost.service = .dashportMedia
+        ghost.messageId = 32775
+        ghost.name = "childrenChanged"
+        ghost.body = .object([JSONMember("parentId", .string("never-pushed"))])
+        recording.entries.insert(ghost, at: bye)
+        recording = try SessionRecording(parsing: recording.serialized())
+        let report = try await TestServer.with { test in
+            let server = test.server
+            return await SessionReplayer(recording: recording, timeout: .seconds(10), identity: try carIdentity.get()) { car in
+                let (carEnd, phoneEnd) = MemoryByteStream.pair(name: "car \(car)")
+                server.serve(phoneEnd)
+                return carEnd
+            }.run()
+        }
+        #expect(!report.passed)
+        #expect(report.failures.contains { $0.step.contains("childrenChanged") && $0.problem.contains("not received within") },
+                "\(report)")
     }
 }
 
