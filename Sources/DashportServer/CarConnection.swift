@@ -1,4 +1,5 @@
 import DashportClock
+import DashportDigest
 import DashportLink
 import DashportRecording
 import DashportServices
@@ -124,7 +125,7 @@ struct CarConnection {
                 actions += try link.send(channel: message.channel, messageId: message.messageId, body: message.body)
             } catch {
                 logger.warning("dropped a service message: \(error)", [
-                    "channel": "\(message.channel)", "message": hex(message.messageId),
+                    "channel": "\(message.channel)", "message": Hex.id(message.messageId),
                 ])
             }
         }

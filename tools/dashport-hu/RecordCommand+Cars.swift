@@ -60,8 +60,7 @@ enum MultiCarScript {
                 }
                 if cars[section.car] == nil {
                     let stock = section.arguments.contains("--stock")
-                    let parsed = try Arguments(base + section.arguments.filter { $0 != "--stock" },
-                                               valued: BrowseCommand.valuedOptions, flags: BrowseCommand.flagOptions)
+                    let parsed = try Arguments(base + section.arguments.filter { $0 != "--stock" }, spec: BrowseCommand.spec)
                     guard var setup = try BrowseCommand.parse(parsed) else { continue }
                     if stock {
                         // Only the stock AAP services: input (media keys), playback status, media browser.

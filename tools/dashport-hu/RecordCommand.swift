@@ -40,7 +40,7 @@ enum RecordCommand {
                 sections = try MultiCarScript.sections(try Console.readScript(base[index + 1], limit: EmulatorScript.maxBytes))
                 if sections != nil { base.removeSubrange(index...(index + 1)) }
             }
-            let parsed = try Arguments(base, valued: BrowseCommand.valuedOptions, flags: BrowseCommand.flagOptions)
+            let parsed = try Arguments(base, spec: BrowseCommand.spec)
             guard let built = try BrowseCommand.parse(parsed) else { return 0 }
             setup = built
         } catch {

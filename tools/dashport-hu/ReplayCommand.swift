@@ -1,3 +1,4 @@
+import DashportCommandLine
 import DashportEmulator
 import DashportLog
 import DashportRecording
@@ -21,13 +22,22 @@ enum ReplayCommand {
           --log-level L   trace, debug, info, notice, warning (default), error; to stderr
         """
 
+    static let spec = CommandSpec(
+        name: "dashport-hu replay", synopsis: "FILE HOST:PORT [options]",
+        summary: "Plays the car side of a session recording against a running server and compares every server message.",
+        positionals: ["FILE", "HOST:PORT"],
+        options: [
+            .value("timeout", "S", "seconds to wait for any one server message (default 30)"),
+            .value("log-level", "L", "trace, debug, info, notice, warning (default), error; to stderr"),
+        ])
+
     static func run(_ arguments: [String]) async -> Int32 {
         let recording: SessionRecording
         let address: ListenAddress
         let timeout: Duration
         let parsed: Arguments
         do {
-            parsed = try Arguments(arguments, valued: ["timeout", "log-level"], flags: [])
+            parsed = try Arguments(arguments, spec: spec)
             if parsed.wantsHelp {
                 Console.out(usage)
                 return 0
