@@ -37,6 +37,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// When set, every car's session is recorded into this directory as a session recording
     /// (`--record-dir`, off by default; recordings hold what the cars asked for).
     public var recordDirectory: String?
+    /// Session defaults (jump distances, caps, the demo player's remote speaker).
+    public var session = SessionSettings()
 
     public init() {}
 
