@@ -3733,6 +3733,10 @@ extension DashportMedia.SessionErrorCode: JSONEnum {}
 
 extension DashportMedia.Severity: JSONEnum {}
 
+extension DashportMedia.SleepTimerMode: JSONEnum {}
+
+extension DashportMedia.VolumeControl: JSONEnum {}
+
 extension DashportMedia.RequestRejected.Reason: JSONEnum {}
 
 extension DashportMedia.CommandResult.Reason: JSONEnum {}
@@ -4437,6 +4441,12 @@ extension DashportMedia.PlaybackCommand: JSONMessage {
             members.append(JSONMember("setSleepTimer", value.jsonValue))
         case .cancelSleepTimer(let value)?:
             members.append(JSONMember("cancelSleepTimer", value.jsonValue))
+        case .setDeviceVolume(let value)?:
+            members.append(JSONMember("setDeviceVolume", value.jsonValue))
+        case .adjustDeviceVolume(let value)?:
+            members.append(JSONMember("adjustDeviceVolume", value.jsonValue))
+        case .setDeviceMuted(let value)?:
+            members.append(JSONMember("setDeviceMuted", value.jsonValue))
         case nil:
             break
         }
@@ -4445,7 +4455,7 @@ extension DashportMedia.PlaybackCommand: JSONMessage {
 
     public init(json: JSONValue, path: String) throws(JSONDecodingError) {
         self.init()
-        let members = try JSONFields.members(json, path: path, known: ["requestId", "play", "pause", "stop", "seekToMs", "skipToNext", "skipToPrevious", "skipToQueueItem", "setRate", "setRepeatMode", "setShuffle", "jumpForward", "jumpBack", "customAction", "setSleepTimer", "cancelSleepTimer"])
+        let members = try JSONFields.members(json, path: path, known: ["requestId", "play", "pause", "stop", "seekToMs", "skipToNext", "skipToPrevious", "skipToQueueItem", "setRate", "setRepeatMode", "setShuffle", "jumpForward", "jumpBack", "customAction", "setSleepTimer", "cancelSleepTimer", "setDeviceVolume", "adjustDeviceVolume", "setDeviceMuted"])
         if let value = members["requestId"] {
             self.requestId = try JSONFields.decode(value, path: path + ".requestId", as: UInt32.self)
         }
@@ -4538,6 +4548,24 @@ extension DashportMedia.PlaybackCommand: JSONMessage {
                 throw JSONDecodingError(path: path + ".cancelSleepTimer", problem: "a second member of the oneof command")
             }
             self.command = .cancelSleepTimer(try JSONFields.decode(value, path: path + ".cancelSleepTimer", as: DashportMedia.Empty.self))
+        }
+        if let value = members["setDeviceVolume"] {
+            guard self.command == nil else {
+                throw JSONDecodingError(path: path + ".setDeviceVolume", problem: "a second member of the oneof command")
+            }
+            self.command = .setDeviceVolume(try JSONFields.decode(value, path: path + ".setDeviceVolume", as: Double.self))
+        }
+        if let value = members["adjustDeviceVolume"] {
+            guard self.command == nil else {
+                throw JSONDecodingError(path: path + ".adjustDeviceVolume", problem: "a second member of the oneof command")
+            }
+            self.command = .adjustDeviceVolume(try JSONFields.decode(value, path: path + ".adjustDeviceVolume", as: Int32.self))
+        }
+        if let value = members["setDeviceMuted"] {
+            guard self.command == nil else {
+                throw JSONDecodingError(path: path + ".setDeviceMuted", problem: "a second member of the oneof command")
+            }
+            self.command = .setDeviceMuted(try JSONFields.decode(value, path: path + ".setDeviceMuted", as: Bool.self))
         }
     }
 }
@@ -4660,12 +4688,15 @@ extension DashportMedia.PlaybackState: JSONMessage {
         if let value = self.shuffle {
             members.append(JSONMember("shuffle", value.jsonValue))
         }
+        if let value = self.speed {
+            members.append(JSONMember("speed", value.jsonValue))
+        }
         return .object(members)
     }
 
     public init(json: JSONValue, path: String) throws(JSONDecodingError) {
         self.init()
-        let members = try JSONFields.members(json, path: path, known: ["status", "position", "sentAtMs", "bufferedPositionMs", "controls", "capabilities", "customActions", "queueIndex", "errorMessage", "repeatMode", "shuffle"])
+        let members = try JSONFields.members(json, path: path, known: ["status", "position", "sentAtMs", "bufferedPositionMs", "controls", "capabilities", "customActions", "queueIndex", "errorMessage", "repeatMode", "shuffle", "speed"])
         if let value = members["status"] {
             self.status = try JSONFields.decode(value, path: path + ".status", as: DashportMedia.PlaybackStatus.self)
         }
@@ -4699,6 +4730,9 @@ extension DashportMedia.PlaybackState: JSONMessage {
         if let value = members["shuffle"] {
             self.shuffle = try JSONFields.decode(value, path: path + ".shuffle", as: Bool.self)
         }
+        if let value = members["speed"] {
+            self.speed = try JSONFields.decode(value, path: path + ".speed", as: Double.self)
+        }
     }
 }
 
@@ -4721,12 +4755,36 @@ extension DashportMedia.MediaItem: JSONMessage {
         if let value = self.durationMs {
             members.append(JSONMember("durationMs", value.jsonValue))
         }
+        if let value = self.subtitle {
+            members.append(JSONMember("subtitle", value.jsonValue))
+        }
+        if let value = self.albumArtist {
+            members.append(JSONMember("albumArtist", value.jsonValue))
+        }
+        if let value = self.genre {
+            members.append(JSONMember("genre", value.jsonValue))
+        }
+        if let value = self.trackNumber {
+            members.append(JSONMember("trackNumber", value.jsonValue))
+        }
+        if let value = self.discNumber {
+            members.append(JSONMember("discNumber", value.jsonValue))
+        }
+        if let value = self.year {
+            members.append(JSONMember("year", value.jsonValue))
+        }
+        if let value = self.isLive {
+            members.append(JSONMember("isLive", value.jsonValue))
+        }
+        if !self.extras.isEmpty {
+            members.append(JSONMember("extras", .array(self.extras.map { $0.jsonValue })))
+        }
         return .object(members)
     }
 
     public init(json: JSONValue, path: String) throws(JSONDecodingError) {
         self.init()
-        let members = try JSONFields.members(json, path: path, known: ["id", "title", "artist", "album", "artworkKey", "durationMs"])
+        let members = try JSONFields.members(json, path: path, known: ["id", "title", "artist", "album", "artworkKey", "durationMs", "subtitle", "albumArtist", "genre", "trackNumber", "discNumber", "year", "isLive", "extras"])
         if let value = members["id"] {
             self.id = try JSONFields.decode(value, path: path + ".id", as: String.self)
         }
@@ -4744,6 +4802,50 @@ extension DashportMedia.MediaItem: JSONMessage {
         }
         if let value = members["durationMs"] {
             self.durationMs = try JSONFields.decode(value, path: path + ".durationMs", as: Int64.self)
+        }
+        if let value = members["subtitle"] {
+            self.subtitle = try JSONFields.decode(value, path: path + ".subtitle", as: String.self)
+        }
+        if let value = members["albumArtist"] {
+            self.albumArtist = try JSONFields.decode(value, path: path + ".albumArtist", as: String.self)
+        }
+        if let value = members["genre"] {
+            self.genre = try JSONFields.decode(value, path: path + ".genre", as: String.self)
+        }
+        if let value = members["trackNumber"] {
+            self.trackNumber = try JSONFields.decode(value, path: path + ".trackNumber", as: UInt32.self)
+        }
+        if let value = members["discNumber"] {
+            self.discNumber = try JSONFields.decode(value, path: path + ".discNumber", as: UInt32.self)
+        }
+        if let value = members["year"] {
+            self.year = try JSONFields.decode(value, path: path + ".year", as: Int32.self)
+        }
+        if let value = members["isLive"] {
+            self.isLive = try JSONFields.decode(value, path: path + ".isLive", as: Bool.self)
+        }
+        if let value = members["extras"] {
+            self.extras = try JSONFields.decodeArray(value, path: path + ".extras", as: DashportMedia.MediaItem.Extra.self)
+        }
+    }
+}
+
+extension DashportMedia.MediaItem.Extra: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("key", self.key.jsonValue))
+        members.append(JSONMember("value", self.value.jsonValue))
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["key", "value"])
+        if let value = members["key"] {
+            self.key = try JSONFields.decode(value, path: path + ".key", as: String.self)
+        }
+        if let value = members["value"] {
+            self.value = try JSONFields.decode(value, path: path + ".value", as: String.self)
         }
     }
 }
@@ -4812,6 +4914,102 @@ extension DashportMedia.SessionError: JSONMessage {
         }
         if let value = members["subject"] {
             self.subject = try JSONFields.decode(value, path: path + ".subject", as: String.self)
+        }
+    }
+}
+
+extension DashportMedia.SleepTimerState: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if let value = self.mode {
+            members.append(JSONMember("mode", value.jsonValue))
+        }
+        if let value = self.remainingMs {
+            members.append(JSONMember("remainingMs", value.jsonValue))
+        }
+        if let value = self.sentAtMs {
+            members.append(JSONMember("sentAtMs", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["mode", "remainingMs", "sentAtMs"])
+        if let value = members["mode"] {
+            self.mode = try JSONFields.decode(value, path: path + ".mode", as: DashportMedia.SleepTimerMode.self)
+        }
+        if let value = members["remainingMs"] {
+            self.remainingMs = try JSONFields.decode(value, path: path + ".remainingMs", as: Int64.self)
+        }
+        if let value = members["sentAtMs"] {
+            self.sentAtMs = try JSONFields.decode(value, path: path + ".sentAtMs", as: Int64.self)
+        }
+    }
+}
+
+extension DashportMedia.SleepTimerFired: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if let value = self.atMs {
+            members.append(JSONMember("atMs", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["atMs"])
+        if let value = members["atMs"] {
+            self.atMs = try JSONFields.decode(value, path: path + ".atMs", as: Int64.self)
+        }
+    }
+}
+
+extension DashportMedia.RemotePlayback: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("volume", self.volume.jsonValue))
+        members.append(JSONMember("muted", self.muted.jsonValue))
+        if let value = self.steps {
+            members.append(JSONMember("steps", value.jsonValue))
+        }
+        members.append(JSONMember("control", self.control.jsonValue))
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["volume", "muted", "steps", "control"])
+        if let value = members["volume"] {
+            self.volume = try JSONFields.decode(value, path: path + ".volume", as: Double.self)
+        }
+        if let value = members["muted"] {
+            self.muted = try JSONFields.decode(value, path: path + ".muted", as: Bool.self)
+        }
+        if let value = members["steps"] {
+            self.steps = try JSONFields.decode(value, path: path + ".steps", as: UInt32.self)
+        }
+        if let value = members["control"] {
+            self.control = try JSONFields.decode(value, path: path + ".control", as: DashportMedia.VolumeControl.self)
+        }
+    }
+}
+
+extension DashportMedia.RemotePlaybackState: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if let value = self.remote {
+            members.append(JSONMember("remote", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["remote"])
+        if let value = members["remote"] {
+            self.remote = try JSONFields.decode(value, path: path + ".remote", as: DashportMedia.RemotePlayback.self)
         }
     }
 }
