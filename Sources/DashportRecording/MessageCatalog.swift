@@ -193,6 +193,9 @@ public enum MessageCatalog {
         case .sessionError: return .message(name, M.SessionError.self)
         case .getArtwork: return .message(name, M.GetArtwork.self)
         case .artworkResult: return .message(name, M.ArtworkResult.self)
+        case .sleepTimerState: return .message(name, M.SleepTimerState.self)
+        case .sleepTimerFired: return .message(name, M.SleepTimerFired.self)
+        case .remotePlaybackState: return .message(name, M.RemotePlaybackState.self)
         default: return .unknown(name)
         }
     }

@@ -36,6 +36,8 @@ public struct VolatileFields: Sendable, Hashable {
             "serverHello": ["serverVersion"],
             "playbackState": ["position.valueMs", "position.atMs", "sentAtMs"],
             "artworkResult": ["image.data"],
+            "sleepTimerState": ["remainingMs", "sentAtMs"],
+            "sleepTimerFired": ["atMs"],
             "status": ["playbackSeconds"],
             "metadata": ["albumArt"],
             "inputReport": ["timestamp"],
