@@ -151,6 +151,14 @@ public actor HeadUnitClient {
         stream.close()
     }
 
+    /// Resets the connection now, dropping whatever is queued: a car that vanished (the soak tool
+    /// and fault tests use it). Reported like ``close()``.
+    public func abort() {
+        guard disconnect == nil, pendingDisconnect == nil else { return }
+        pendingDisconnect = .closedLocally
+        stream.abort()
+    }
+
     /// Waits until the connection is over and says why; `nil` if it is still up after `timeout`.
     public func closed(within timeout: Duration) async -> HeadUnitDisconnect? {
         if let disconnect { return disconnect }

@@ -11,7 +11,7 @@ extension CarServices {
         let server = MediaChannelServerInfo(name: "Dashport", version: DashportVersion.current, supportsSearch: core.browse.supportsSearch)
         var service = MediaChannelService(
             channel: channel, carId: carName, profileData: profileData, server: server,
-            logger: logger.with("channel", "\(channel)"))
+            logger: logger)  // the service adds car and channel itself
         let actions = service.open(now: core.clock.now)
         media = service
         subscribeMediaChannel()

@@ -63,8 +63,8 @@ struct CarServices {
     /// Reacts to what the link reports; returns service messages to send.
     mutating func linkEvent(_ event: LinkEvent, now: Duration) -> [OutgoingMessage] {
         switch event {
-        case .versionNegotiated(let version):
-            logger.info("version negotiated", ["version": "\(version)"])
+        case .versionNegotiated:
+            break  // logged by the link, which knows what the car asked for
         case .tlsEstablished(let summary):
             logger.info("TLS established", ["tls": summary.version, "cipher": summary.cipher, "car-cert": summary.peerFingerprint ?? "none"])
         case .authComplete:

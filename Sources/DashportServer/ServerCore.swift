@@ -16,10 +16,17 @@ public struct ServerCore: Sendable {
     public let clock: any DashportClock
     /// Where the catalog came from (for logs and the artwork roots).
     public let catalogPath: String
+    /// The catalog provider, when the server serves its catalog (nil with a custom provider): it
+    /// is loaded after the listener starts and reloaded when the file changes.
+    public let catalog: CatalogProvider?
     /// Forwards browse reports and artwork failures into the session's error channel.
     let reporters: [Task<Void, Never>]
 
-    public init(browse: BrowseCore, artwork: ArtworkService, session: SessionCore, clock: any DashportClock, catalogPath: String) {
+    public init(
+        browse: BrowseCore, artwork: ArtworkService, session: SessionCore, clock: any DashportClock, catalogPath: String,
+        catalog: CatalogProvider? = nil
+    ) {
+        self.catalog = catalog
         self.reporters = ServerCore.forwardReports(browse: browse, artwork: artwork, to: session)
         self.browse = browse
         self.artwork = artwork
@@ -28,7 +35,8 @@ public struct ServerCore: Sendable {
         self.catalogPath = catalogPath
     }
 
-    /// Loads the catalog (refusing one that fails validation, with the file, item and problem),
+    /// Makes the catalog provider (not loaded yet: the server loads it once it listens, so cars that
+    /// connect meanwhile are answered from the disk cache; see ``DashportServer/start(configuration:logger:provider:artworkFetcher:)``),
     /// opens the browse and artwork caches and restores the persisted session, all under
     /// `stateDirectory`.
     /// `provider` replaces the catalog (a music server, or a test's slow or absent provider; file
@@ -39,17 +47,10 @@ public struct ServerCore: Sendable {
         provider customProvider: (any BrowseProvider)? = nil, artworkFetcher: (any ArtworkFetcher)? = nil,
         clock: any DashportClock = SystemClock()
     ) async throws -> ServerCore {
-        let catalogPath = try configuration.catalog ?? DemoLibrary.catalogPath()
-        let provider: any BrowseProvider
-        if let customProvider {
-            provider = customProvider
-        } else {
-            do {
-                provider = try CatalogProvider(contentsOf: catalogPath)
-            } catch {
-                throw ConfigurationError("catalog refused: \(error)")
-            }
-        }
+        let catalogPath = try configuration.catalog ?? DemoLibrary.catalogPath(stateDirectory: configuration.stateDirectory)
+        let catalog = customProvider == nil ? CatalogProvider(path: catalogPath) : nil
+        // Safe: exactly one of the two is nil.
+        let provider: any BrowseProvider = customProvider ?? catalog!
         let state = configuration.stateDirectory
         let cache = BrowseCache(directory: state + "/browse-cache", logger: logger)
         let browse = BrowseCore(provider: provider, cache: cache, configuration: BrowseConfiguration(clock: clock), logger: logger)
@@ -67,7 +68,8 @@ public struct ServerCore: Sendable {
             logger: logger.labelled("session"))
         let restored = await session.restore()
         logger.labelled("session").info("session restore: \(restored)")
-        return ServerCore(browse: browse, artwork: artwork, session: session, clock: clock, catalogPath: catalogPath)
+        return ServerCore(
+            browse: browse, artwork: artwork, session: session, clock: clock, catalogPath: catalogPath, catalog: catalog)
     }
 }
 
@@ -83,14 +85,15 @@ extension ServerCore {
                 guard case .report(let report) = notification, !report.isCarSpecific,
                     let error = sessionError(for: report)
                 else { continue }
-                await session.report(error)
+                // The browse core and the artwork service log their own reports: one fault, one line.
+                await session.report(error, log: false)
             }
         }
         let fromArtwork = Task {
             for await case .failed(let key, _, let reason) in await artwork.notifications() {
                 await session.report(SessionError(
                     code: .artworkFailed, severity: .degraded,
-                    message: "a cover could not be loaded (\(artworkFailureKind(reason)))", subject: key.rawValue))
+                    message: "a cover could not be loaded (\(artworkFailureKind(reason)))", subject: key.rawValue), log: false)
             }
         }
         return [fromBrowse, fromArtwork]
@@ -135,22 +138,54 @@ extension ServerCore {
     }
 }
 
-/// Finds the embedded demo library (`Fixtures/demo/catalog.json`).
+/// Finds the demo library (`Fixtures/demo/catalog.json` in the source tree), or unpacks the
+/// copy compiled into the binary, so that an installed or copied `dashport` serves it too.
 public enum DemoLibrary {
-    /// `$DASHPORT_DEMO_CATALOG`, else the catalog next to the sources this binary was built from,
-    /// else `Fixtures/demo/catalog.json` under the working directory.
-    public static func catalogPath(environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigurationError) -> String {
+    /// In order: `$DASHPORT_DEMO_CATALOG`; `share/dashport/demo/catalog.json` next to the binary's
+    /// `bin/` (an installed tree); the source tree this binary was built from, only when the binary
+    /// runs from inside it (a build in `.build/`); otherwise the copy embedded in the binary,
+    /// unpacked into `<stateDirectory>/demo-library` (rewritten when it differs).
+    public static func catalogPath(
+        stateDirectory: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment,
+        executable: String = CommandLine.arguments.first ?? ""
+    ) throws(ConfigurationError) -> String {
         var candidates: [String] = []
         if let explicit = environment["DASHPORT_DEMO_CATALOG"], !explicit.isEmpty { candidates.append(explicit) }
+        let binary = URL(fileURLWithPath: executable).resolvingSymlinksInPath()
+        candidates.append(binary.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("share/dashport/demo/catalog.json").path)
         // #filePath = <package>/Sources/DashportServer/ServerCore.swift
         let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        candidates.append(package.appendingPathComponent("Fixtures/demo/catalog.json").path)
-        candidates.append(FileManager.default.currentDirectoryPath + "/Fixtures/demo/catalog.json")
+        if binary.path.hasPrefix(package.path + "/") {
+            candidates.append(package.appendingPathComponent("Fixtures/demo/catalog.json").path)
+        }
         for path in candidates where FileManager.default.fileExists(atPath: path) {
             return path
         }
-        throw ConfigurationError(
-            "the demo library was not found (looked in \(candidates.joined(separator: ", "))); give --catalog FILE")
+        guard let stateDirectory else {
+            throw ConfigurationError(
+                "the demo library was not found (looked in \(candidates.joined(separator: ", "))); give --catalog FILE")
+        }
+        return try unpackEmbedded(into: stateDirectory + "/demo-library")
+    }
+
+    /// Writes the embedded demo library under `directory` (each file atomically, only when it
+    /// differs) and returns its catalog's path.
+    static func unpackEmbedded(into directory: String) throws(ConfigurationError) -> String {
+        for (path, base64) in EmbeddedDemoLibrary.files {
+            guard let data = Data(base64Encoded: base64) else {
+                throw ConfigurationError("the embedded demo library is damaged (\(path)); give --catalog FILE")
+            }
+            let target = URL(fileURLWithPath: directory).appendingPathComponent(path)
+            if FileManager.default.contents(atPath: target.path) == data { continue }
+            do {
+                try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try data.write(to: target, options: .atomic)
+            } catch {
+                throw ConfigurationError("cannot unpack the demo library into \(directory): \(error.localizedDescription); give --catalog FILE")
+            }
+        }
+        return directory + "/catalog.json"
     }
 }

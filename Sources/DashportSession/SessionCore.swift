@@ -193,10 +193,12 @@ public actor SessionCore {
     }
 
     /// Reports an error to every subscriber and the log: how the browse core, the artwork endpoint
-    /// and the services surface problems to cars.
-    public func report(_ error: SessionError) {
+    /// and the services surface problems to cars. `log: false` when the layer it comes from logged
+    /// it already, so that one fault is one log line.
+    public func report(_ error: SessionError, log: Bool = true) {
         let subject = error.subject ?? "-"
-        switch error.severity {
+        switch log ? error.severity : nil {
+        case nil: break
         case .fatal: logger.error("session error: \(error.message)", ["code": error.code.rawValue, "subject": subject])
         case .degraded: logger.warning("session error: \(error.message)", ["code": error.code.rawValue, "subject": subject])
         }

@@ -4,11 +4,12 @@ import DashportHeadUnit
 import DashportLink
 import DashportLog
 import DashportTransport
+import DashportUSBHost
 
 /// `dashport-hu browse HOST:PORT ...`
 enum BrowseCommand {
     static let spec = CommandSpec(
-        name: "dashport-hu browse", synopsis: "HOST:PORT [options]",
+        name: "dashport-hu browse", synopsis: "HOST:PORT [options]  |  --usb [VID:PID] [options]",
         summary: """
             Connects as a head unit that speaks the Dashport media channel, lists the tabs and then reads
             commands from standard input (or runs a script), printing each screen as text. Type "help"
@@ -24,6 +25,7 @@ enum BrowseCommand {
             .value("max-depth", "N", "deepest level the car opens"),
             .value("art-size", "PX", "artwork box, PX × PX (also asked for by \"art\")"),
             // The session.
+            .flag("usb", "connect over USB instead (Android Open Accessory switch, then bulk); positional VID:PID"),
             .value("page-size", "N", "items per page asked for (default: the server's choice)"),
             .value("save-art", "DIR", "save each cover fetched with \"art\" as DIR/<key>.<jpg|png>"),
             .value("script", "FILE", "run the commands in FILE (one per line, # comments, wait <ms>, expect <text>)"),
@@ -33,7 +35,9 @@ enum BrowseCommand {
         ])
 
     struct Setup {
-        var address: ListenAddress
+        /// nil: over USB (``usb``).
+        var address: ListenAddress?
+        var usb: USBDeviceMatch?
         var configuration: HeadUnitConfiguration
         var options: BrowseShellOptions
         var timeout: Duration
@@ -85,8 +89,10 @@ enum BrowseCommand {
                 throw UsageError("--script \(path): \(error)")
             }
         }
+        let usb = parsed.flag("usb")
         return Setup(
-            address: try parsed.address(),
+            address: usb ? nil : try parsed.address(),
+            usb: usb ? try USBConnect.match(parsed.positionals) : nil,
             configuration: configuration.withDashportProfile(profile.profile),
             options: BrowseShellOptions(
                 pageSize: try parsed.count("page-size"), artSize: artSize,
@@ -98,8 +104,14 @@ enum BrowseCommand {
         let client: HeadUnitClient
         let session: MediaChannelSession
         do {
-            client = try await HeadUnitClient.connect(
-                to: setup.address, configuration: setup.configuration, timeout: setup.timeout, logger: setup.logger, tap: tap)
+            if let address = setup.address {
+                client = try await HeadUnitClient.connect(
+                    to: address, configuration: setup.configuration, timeout: setup.timeout, logger: setup.logger, tap: tap)
+            } else {
+                client = try await USBConnect.client(
+                    match: setup.usb, configuration: setup.configuration, timeout: setup.timeout,
+                    transcript: Transcript { Console.out($0) }, logger: setup.logger)
+            }
             session = try MediaChannelSession.start(client: client, timeout: setup.timeout)
         } catch {
             Console.err("dashport-hu browse: \(error)")

@@ -68,8 +68,11 @@ enum MultiCarScript {
                             if case .vendorExtension = $0.kind { true } else { false }
                         }
                     }
+                    guard let address = setup.address else {
+                        throw UsageError("record drives a car over TCP: give HOST:PORT, not --usb")
+                    }
                     let client = try await HeadUnitClient.connect(
-                        to: setup.address, configuration: setup.configuration, timeout: setup.timeout, logger: setup.logger,
+                        to: address, configuration: setup.configuration, timeout: setup.timeout, logger: setup.logger,
                         tap: recorder.tap(car: recorder.addCar()))
                     let session = stock
                         ? MediaChannelSession.startStock(client: client, timeout: setup.timeout)

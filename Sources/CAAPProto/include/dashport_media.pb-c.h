@@ -464,12 +464,14 @@ struct  Dashport__Media__CarProfile
   protobuf_c_boolean has_protocol_version;
   uint32_t protocol_version;
   /*
-   * Tabs the car draws at the root; the server sends at most min(4, this).
+   * Tabs the car draws at the root; the server sends at most min(4, this). 0 (a proto3-style writer's
+   * "unset") means the default, 4.
    */
   protobuf_c_boolean has_max_root_tabs;
   uint32_t max_root_tabs;
   /*
-   * Deepest level the car can open (CarPlay-style cars: 5); absent = no limit. Deeper nesting is cut.
+   * Deepest level the car can open (CarPlay-style cars: 5); absent or 0 = no limit; 1 reads as 2 (the
+   * tabs' own lists are always shown). Deeper nesting is cut.
    */
   protobuf_c_boolean has_max_depth;
   uint32_t max_depth;

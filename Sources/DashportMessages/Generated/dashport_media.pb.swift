@@ -711,9 +711,11 @@ extension DashportMedia {
     public struct CarProfile: WireMessage, Sendable, Hashable {
         /// The version of this schema the car speaks.
         public var protocolVersion: UInt32? = nil
-        /// Tabs the car draws at the root; the server sends at most min(4, this).
+        /// Tabs the car draws at the root; the server sends at most min(4, this). 0 (a proto3-style writer's
+        /// "unset") means the default, 4.
         public var maxRootTabs: UInt32? = nil
-        /// Deepest level the car can open (CarPlay-style cars: 5); absent = no limit. Deeper nesting is cut.
+        /// Deepest level the car can open (CarPlay-style cars: 5); absent or 0 = no limit; 1 reads as 2 (the
+        /// tabs' own lists are always shown). Deeper nesting is cut.
         public var maxDepth: UInt32? = nil
         /// Most items the car shows in one list; absent = no limit. Also the page size cap.
         public var maxItemsPerList: UInt32? = nil
