@@ -14,6 +14,7 @@
 //   Frames          DashportFrames
 //   TLS             DashportTLS
 //   Link            DashportLink       (phone role)      DashportHeadUnit (car role, for tools and tests)
+//                   DashportRecording  (session recordings: format, recorder tap, comparison)
 //   Core            DashportBrowse  DashportArtwork  DashportSession
 //   Services        DashportServices   (sans-IO AAP + Dashport media channel services)
 //                   DashportControl    (sans-IO line protocol of the local control socket, `dashport ctl`)
@@ -88,6 +89,14 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        .target(
+            // Session recordings (issue 9): the JSON-lines format, the recorder behind a link tap,
+            // volatile fields and body comparison. Sans-IO apart from reading and writing a file.
+            name: "DashportRecording",
+            dependencies: ["DashportMessages", "DashportLink"],
+            swiftSettings: strict
+        ),
+
         // MARK: Core (async Swift behind a narrow seam)
         .target(name: "DashportBrowse", dependencies: ["DashportClock", "DashportLog", "DashportFiles", "DashportDigest"], swiftSettings: strict),
         .target(name: "DashportArtwork", dependencies: ["CDashportVips", "CDashportCurl", "DashportClock", "DashportLog", "DashportFiles", "DashportDigest"], swiftSettings: strict),
@@ -109,7 +118,7 @@ let package = Package(
         .target(
             name: "DashportServer",
             dependencies: [
-                "DashportTransport", "DashportUSB", "DashportLink", "DashportServices", "DashportControl", "DashportTLS",
+                "DashportTransport", "DashportUSB", "DashportLink", "DashportServices", "DashportControl", "DashportTLS", "DashportRecording",
                 "DashportBrowse", "DashportArtwork", "DashportSession", "DashportClock", "DashportLog",
                 "DashportFiles", "DashportDigest", "DashportCommandLine",
             ],
@@ -122,12 +131,12 @@ let package = Package(
             // The head-unit emulator's IO half: HeadUnitClient drives the sans-IO car-role link over a
             // transport; the browse shell, scripts and screens of `dashport-hu` sit on it.
             name: "DashportEmulator",
-            dependencies: ["DashportHeadUnit", "DashportTransport", "DashportTLS", "DashportMessages", "DashportLink", "DashportLog", "DashportFiles", "DashportDigest"],
+            dependencies: ["DashportHeadUnit", "DashportRecording", "DashportTransport", "DashportTLS", "DashportMessages", "DashportLink", "DashportLog", "DashportFiles", "DashportDigest"],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "dashport-hu",
-            dependencies: ["DashportEmulator", "DashportHeadUnit", "DashportTransport", "DashportUSBHost", "DashportLink", "DashportLog", "DashportCommandLine"],
+            dependencies: ["DashportEmulator", "DashportHeadUnit", "DashportTransport", "DashportUSBHost", "DashportLink", "DashportLog", "DashportCommandLine", "DashportRecording"],
             path: "tools/dashport-hu",
             swiftSettings: strict
         ),
@@ -260,6 +269,7 @@ let package = Package(
             exclude: ["FuzzCrashes"],
             swiftSettings: strict
         ),
+        .testTarget(name: "DashportRecordingTests", dependencies: ["DashportRecording", "DashportMessages"], swiftSettings: strict),
         .testTarget(
             name: "DashportSoakTests",
             dependencies: ["DashportSoak", "DashportServer", "DashportTransport"],
@@ -283,7 +293,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DashportServerTests",
-            dependencies: ["DashportTestSupport", "DashportClock", "DashportServer", "DashportHeadUnit", "DashportTransport", "DashportArtwork", "DashportMessages", "DashportLink", "DashportLog", "DashportTLS", "DashportFrames", "DashportBrowse", "DashportFiles", "DashportCommandLine", "DashportControl", "DashportSession"],
+            dependencies: ["DashportTestSupport", "DashportClock", "DashportServer", "DashportEmulator", "DashportRecording", "DashportHeadUnit", "DashportTransport", "DashportArtwork", "DashportMessages", "DashportLink", "DashportLog", "DashportTLS", "DashportFrames", "DashportBrowse", "DashportFiles", "DashportCommandLine", "DashportControl", "DashportSession"],
             swiftSettings: strict
         ),
     ]

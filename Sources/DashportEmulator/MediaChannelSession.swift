@@ -91,6 +91,20 @@ public actor MediaChannelSession {
         return session
     }
 
+    /// A session for a car that lists only the stock AAP services (no Dashport media channel):
+    /// media keys (``pressKey(_:)``) and the playback status pushes, nothing to browse. Channel 0
+    /// stands for "no media channel": no service message ever arrives on it.
+    public static func startStock(client: HeadUnitClient, timeout: Duration = .seconds(5)) -> MediaChannelSession {
+        let configuration = client.configuration
+        let session = MediaChannelSession(
+            client: client, channel: 0,
+            inputChannel: configuration.channel { if case .input = $0 { true } else { false } },
+            playbackStatusChannel: configuration.channel { $0 == .mediaPlaybackStatus },
+            timeout: timeout, media: MediaChannelClient())
+        Task { await session.run() }
+        return session
+    }
+
     private init(client: HeadUnitClient, channel: UInt8, inputChannel: UInt8?, playbackStatusChannel: UInt8?,
                  timeout: Duration, media: MediaChannelClient) {
         self.client = client

@@ -21,6 +21,12 @@ public final class HeadUnitLink {
     /// The version the phone answered, once it did with status 0.
     public internal(set) var version: AAPVersion?
     public internal(set) var closeReason: LinkCloseReason?
+    /// Sees every message this link receives or sends, except TLS handshake records (session
+    /// recordings). Set it before ``start(now:)`` or the first bytes to see the whole session.
+    public var tap: WireTap? {
+        get { wire.tap }
+        set { wire.tap = newValue }
+    }
     /// Channels we answered with success, in no particular order.
     public internal(set) var openChannels: Set<UInt8> = []
 

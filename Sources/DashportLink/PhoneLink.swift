@@ -33,6 +33,12 @@ public final class PhoneLink {
     public internal(set) var car: CarDescription?
     /// Why the link closed, once it has.
     public internal(set) var closeReason: LinkCloseReason?
+    /// Sees every message this link receives or sends, except TLS handshake records (session
+    /// recordings). Set it before the first bytes arrive to see the whole session.
+    public var tap: WireTap? {
+        get { wire.tap }
+        set { wire.tap = newValue }
+    }
 
     var wire: LinkWire
     let logger: Logger

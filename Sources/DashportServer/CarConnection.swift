@@ -1,6 +1,7 @@
 import DashportClock
 import DashportDigest
 import DashportLink
+import DashportRecording
 import DashportServices
 import DashportLog
 import DashportTLS
@@ -58,6 +59,11 @@ struct CarConnection {
             stream.abort()
             return
         }
+        let recorder = context.recordDirectory.map { _ in
+            SessionRecorder(side: .server, description: "recorded by dashport serve --record-dir: car \(stream.peerDescription)")
+        }
+        if let recorder { link.tap = recorder.tap(car: recorder.addCar()) }
+        defer { if let recorder, let directory = context.recordDirectory { SessionFiles.save(recorder, in: directory, logger: logger) } }
         // The link and the services take `now` as time since the server clock's origin, the same
         // time line the session's position anchors are on.
         let clock = context.core.clock

@@ -72,7 +72,8 @@ public final class DashportServer: Sendable {
                           perAddressOnLoopback: configuration.limitPendingPerLoopbackAddress),
             logger: logger.labelled("admission"))
         let context = ServerContext(
-            tls: tls, link: link, core: core, logger: logger.labelled("car"), registry: ConnectionRegistry(), admission: admission)
+            tls: tls, link: link, core: core, logger: logger.labelled("car"), registry: ConnectionRegistry(), admission: admission,
+            recordDirectory: try SessionFiles.prepare(configuration.recordDirectory))
         listener.start { connection in
             // On the reactor thread: a flood of connects is trimmed here, before any task runs.
             let ticket = admission.admit(
@@ -141,6 +142,13 @@ public final class DashportServer: Sendable {
         self.core = core
         self.listener = listener
         self.context = context
+    }
+
+    /// Runs one car over a stream made elsewhere (the in-memory end of a ``MemoryByteStream`` pair
+    /// in replays and tests), exactly as an accepted TCP connection runs.
+    public func serve(_ stream: any ByteStream) {
+        let context = self.context
+        Task.detached { await CarConnection(stream: stream, context: context).run() }
     }
 
     /// The control socket `dashport ctl` talks to (`<state-dir>/control.sock`).

@@ -46,6 +46,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var handshakeTimeoutSeconds: Double = 10
     /// Silence deadline once the link is up; 0 = off (the default: idle openauto sends nothing).
     public var idleTimeoutSeconds: Double = 0
+    /// When set, every car's session is recorded into this directory as a session recording
+    /// (`--record-dir`, off by default; recordings hold what the cars asked for).
+    public var recordDirectory: String?
     /// Session defaults (jump distances, caps, the demo player's remote speaker).
     public var session = SessionSettings()
     /// Serve a car over USB too (`--usb-gadget DIR ...`); nil = TCP only.

@@ -12,4 +12,6 @@ struct ServerContext: Sendable {
     let registry: ConnectionRegistry
     /// Pending (still in the handshake) versus linked connections; see ``HandshakeAdmission``.
     let admission: HandshakeAdmission
+    /// `--record-dir`: where each car's session recording goes; `nil` records nothing.
+    var recordDirectory: String? = nil
 }

@@ -63,7 +63,7 @@ enum BrowseCommand {
         return await browse(setup)
     }
 
-    private static func parse(_ parsed: Arguments) throws(UsageError) -> Setup? {
+    static func parse(_ parsed: Arguments) throws(UsageError) -> Setup? {
         if parsed.flag("legacy") && parsed.flag("full") { throw UsageError("--legacy and --full exclude each other") }
         let timeout = try parsed.seconds("timeout", default: .seconds(5))
         let artSize = try parsed.count("art-size")
@@ -100,13 +100,13 @@ enum BrowseCommand {
             timeout: timeout, script: script, logger: try parsed.logger())
     }
 
-    private static func browse(_ setup: Setup) async -> Int32 {
+    static func browse(_ setup: Setup, tap: (@Sendable (TappedMessage) -> Void)? = nil) async -> Int32 {
         let client: HeadUnitClient
         let session: MediaChannelSession
         do {
             if let address = setup.address {
                 client = try await HeadUnitClient.connect(
-                    to: address, configuration: setup.configuration, timeout: setup.timeout, logger: setup.logger)
+                    to: address, configuration: setup.configuration, timeout: setup.timeout, logger: setup.logger, tap: tap)
             } else {
                 client = try await USBConnect.client(
                     match: setup.usb, configuration: setup.configuration, timeout: setup.timeout,

@@ -3710,3 +3710,1426 @@ extension DashportMedia.ArtworkResult: CMessageMirror {
         }
     }
 }
+
+extension DashportMedia.MessageId: JSONEnum {}
+
+extension DashportMedia.BrowseErrorCode: JSONEnum {}
+
+extension DashportMedia.ErrorScreenSupport: JSONEnum {}
+
+extension DashportMedia.CarCapability: JSONEnum {}
+
+extension DashportMedia.ChildStyle: JSONEnum {}
+
+extension DashportMedia.MediaType: JSONEnum {}
+
+extension DashportMedia.SearchFocus: JSONEnum {}
+
+extension DashportMedia.RepeatMode: JSONEnum {}
+
+extension DashportMedia.PlaybackAction: JSONEnum {}
+
+extension DashportMedia.PlaybackStatus: JSONEnum {}
+
+extension DashportMedia.SessionErrorCode: JSONEnum {}
+
+extension DashportMedia.Severity: JSONEnum {}
+
+extension DashportMedia.SleepTimerMode: JSONEnum {}
+
+extension DashportMedia.VolumeControl: JSONEnum {}
+
+extension DashportMedia.RequestRejected.Reason: JSONEnum {}
+
+extension DashportMedia.CommandResult.Reason: JSONEnum {}
+
+extension DashportMedia.ArtworkError.Code: JSONEnum {}
+
+extension DashportMedia.Empty: JSONMessage {
+    public var jsonValue: JSONValue {
+        .object([])
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        _ = try JSONFields.members(json, path: path, known: [])
+    }
+}
+
+extension DashportMedia.ArtworkSize: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("width", self.width.jsonValue))
+        members.append(JSONMember("height", self.height.jsonValue))
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["width", "height"])
+        if let value = members["width"] {
+            self.width = try JSONFields.decode(value, path: path + ".width", as: UInt32.self)
+        }
+        if let value = members["height"] {
+            self.height = try JSONFields.decode(value, path: path + ".height", as: UInt32.self)
+        }
+    }
+}
+
+extension DashportMedia.CarProfile: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if let value = self.protocolVersion {
+            members.append(JSONMember("protocolVersion", value.jsonValue))
+        }
+        if let value = self.maxRootTabs {
+            members.append(JSONMember("maxRootTabs", value.jsonValue))
+        }
+        if let value = self.maxDepth {
+            members.append(JSONMember("maxDepth", value.jsonValue))
+        }
+        if let value = self.maxItemsPerList {
+            members.append(JSONMember("maxItemsPerList", value.jsonValue))
+        }
+        if !self.artworkSizes.isEmpty {
+            members.append(JSONMember("artworkSizes", .array(self.artworkSizes.map { $0.jsonValue })))
+        }
+        if let value = self.errorScreenSupport {
+            members.append(JSONMember("errorScreenSupport", value.jsonValue))
+        }
+        if !self.drawableErrorScreens.isEmpty {
+            members.append(JSONMember("drawableErrorScreens", .array(self.drawableErrorScreens.map { $0.jsonValue })))
+        }
+        if let value = self.supportsSearch {
+            members.append(JSONMember("supportsSearch", value.jsonValue))
+        }
+        if let value = self.locale {
+            members.append(JSONMember("locale", value.jsonValue))
+        }
+        if !self.capabilities.isEmpty {
+            members.append(JSONMember("capabilities", .array(self.capabilities.map { $0.jsonValue })))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["protocolVersion", "maxRootTabs", "maxDepth", "maxItemsPerList", "artworkSizes", "errorScreenSupport", "drawableErrorScreens", "supportsSearch", "locale", "capabilities"])
+        if let value = members["protocolVersion"] {
+            self.protocolVersion = try JSONFields.decode(value, path: path + ".protocolVersion", as: UInt32.self)
+        }
+        if let value = members["maxRootTabs"] {
+            self.maxRootTabs = try JSONFields.decode(value, path: path + ".maxRootTabs", as: UInt32.self)
+        }
+        if let value = members["maxDepth"] {
+            self.maxDepth = try JSONFields.decode(value, path: path + ".maxDepth", as: UInt32.self)
+        }
+        if let value = members["maxItemsPerList"] {
+            self.maxItemsPerList = try JSONFields.decode(value, path: path + ".maxItemsPerList", as: UInt32.self)
+        }
+        if let value = members["artworkSizes"] {
+            self.artworkSizes = try JSONFields.decodeArray(value, path: path + ".artworkSizes", as: DashportMedia.ArtworkSize.self)
+        }
+        if let value = members["errorScreenSupport"] {
+            self.errorScreenSupport = try JSONFields.decode(value, path: path + ".errorScreenSupport", as: DashportMedia.ErrorScreenSupport.self)
+        }
+        if let value = members["drawableErrorScreens"] {
+            self.drawableErrorScreens = try JSONFields.decodeArray(value, path: path + ".drawableErrorScreens", as: DashportMedia.BrowseErrorCode.self)
+        }
+        if let value = members["supportsSearch"] {
+            self.supportsSearch = try JSONFields.decode(value, path: path + ".supportsSearch", as: Bool.self)
+        }
+        if let value = members["locale"] {
+            self.locale = try JSONFields.decode(value, path: path + ".locale", as: String.self)
+        }
+        if let value = members["capabilities"] {
+            self.capabilities = try JSONFields.decodeArray(value, path: path + ".capabilities", as: DashportMedia.CarCapability.self)
+        }
+    }
+}
+
+extension DashportMedia.ServerHello: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if let value = self.protocolVersion {
+            members.append(JSONMember("protocolVersion", value.jsonValue))
+        }
+        if let value = self.serverName {
+            members.append(JSONMember("serverName", value.jsonValue))
+        }
+        if let value = self.serverVersion {
+            members.append(JSONMember("serverVersion", value.jsonValue))
+        }
+        members.append(JSONMember("supportsSearch", self.supportsSearch.jsonValue))
+        members.append(JSONMember("rootId", self.rootId.jsonValue))
+        if let value = self.maxInFlightRequests {
+            members.append(JSONMember("maxInFlightRequests", value.jsonValue))
+        }
+        if let value = self.maxPageSize {
+            members.append(JSONMember("maxPageSize", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["protocolVersion", "serverName", "serverVersion", "supportsSearch", "rootId", "maxInFlightRequests", "maxPageSize"])
+        if let value = members["protocolVersion"] {
+            self.protocolVersion = try JSONFields.decode(value, path: path + ".protocolVersion", as: UInt32.self)
+        }
+        if let value = members["serverName"] {
+            self.serverName = try JSONFields.decode(value, path: path + ".serverName", as: String.self)
+        }
+        if let value = members["serverVersion"] {
+            self.serverVersion = try JSONFields.decode(value, path: path + ".serverVersion", as: String.self)
+        }
+        if let value = members["supportsSearch"] {
+            self.supportsSearch = try JSONFields.decode(value, path: path + ".supportsSearch", as: Bool.self)
+        }
+        if let value = members["rootId"] {
+            self.rootId = try JSONFields.decode(value, path: path + ".rootId", as: String.self)
+        }
+        if let value = members["maxInFlightRequests"] {
+            self.maxInFlightRequests = try JSONFields.decode(value, path: path + ".maxInFlightRequests", as: UInt32.self)
+        }
+        if let value = members["maxPageSize"] {
+            self.maxPageSize = try JSONFields.decode(value, path: path + ".maxPageSize", as: UInt32.self)
+        }
+    }
+}
+
+extension DashportMedia.BrowseItem: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("id", self.id.jsonValue))
+        members.append(JSONMember("title", self.title.jsonValue))
+        if let value = self.subtitle {
+            members.append(JSONMember("subtitle", value.jsonValue))
+        }
+        if let value = self.artworkKey {
+            members.append(JSONMember("artworkKey", value.jsonValue))
+        }
+        members.append(JSONMember("browsable", self.browsable.jsonValue))
+        members.append(JSONMember("playable", self.playable.jsonValue))
+        if let value = self.childStyle {
+            members.append(JSONMember("childStyle", value.jsonValue))
+        }
+        if let value = self.group {
+            members.append(JSONMember("group", value.jsonValue))
+        }
+        if let value = self.explicit {
+            members.append(JSONMember("explicit", value.jsonValue))
+        }
+        if let value = self.completion {
+            members.append(JSONMember("completion", value.jsonValue))
+        }
+        if let value = self.mediaType {
+            members.append(JSONMember("mediaType", value.jsonValue))
+        }
+        if let value = self.artist {
+            members.append(JSONMember("artist", value.jsonValue))
+        }
+        if let value = self.album {
+            members.append(JSONMember("album", value.jsonValue))
+        }
+        if let value = self.durationMs {
+            members.append(JSONMember("durationMs", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["id", "title", "subtitle", "artworkKey", "browsable", "playable", "childStyle", "group", "explicit", "completion", "mediaType", "artist", "album", "durationMs"])
+        if let value = members["id"] {
+            self.id = try JSONFields.decode(value, path: path + ".id", as: String.self)
+        }
+        if let value = members["title"] {
+            self.title = try JSONFields.decode(value, path: path + ".title", as: String.self)
+        }
+        if let value = members["subtitle"] {
+            self.subtitle = try JSONFields.decode(value, path: path + ".subtitle", as: String.self)
+        }
+        if let value = members["artworkKey"] {
+            self.artworkKey = try JSONFields.decode(value, path: path + ".artworkKey", as: String.self)
+        }
+        if let value = members["browsable"] {
+            self.browsable = try JSONFields.decode(value, path: path + ".browsable", as: Bool.self)
+        }
+        if let value = members["playable"] {
+            self.playable = try JSONFields.decode(value, path: path + ".playable", as: Bool.self)
+        }
+        if let value = members["childStyle"] {
+            self.childStyle = try JSONFields.decode(value, path: path + ".childStyle", as: DashportMedia.ChildStyle.self)
+        }
+        if let value = members["group"] {
+            self.group = try JSONFields.decode(value, path: path + ".group", as: String.self)
+        }
+        if let value = members["explicit"] {
+            self.explicit = try JSONFields.decode(value, path: path + ".explicit", as: Bool.self)
+        }
+        if let value = members["completion"] {
+            self.completion = try JSONFields.decode(value, path: path + ".completion", as: Double.self)
+        }
+        if let value = members["mediaType"] {
+            self.mediaType = try JSONFields.decode(value, path: path + ".mediaType", as: DashportMedia.MediaType.self)
+        }
+        if let value = members["artist"] {
+            self.artist = try JSONFields.decode(value, path: path + ".artist", as: String.self)
+        }
+        if let value = members["album"] {
+            self.album = try JSONFields.decode(value, path: path + ".album", as: String.self)
+        }
+        if let value = members["durationMs"] {
+            self.durationMs = try JSONFields.decode(value, path: path + ".durationMs", as: Int64.self)
+        }
+    }
+}
+
+extension DashportMedia.GetChildren: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("requestId", self.requestId.jsonValue))
+        members.append(JSONMember("parentId", self.parentId.jsonValue))
+        if let value = self.page {
+            members.append(JSONMember("page", value.jsonValue))
+        }
+        if let value = self.pageSize {
+            members.append(JSONMember("pageSize", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["requestId", "parentId", "page", "pageSize"])
+        if let value = members["requestId"] {
+            self.requestId = try JSONFields.decode(value, path: path + ".requestId", as: UInt32.self)
+        }
+        if let value = members["parentId"] {
+            self.parentId = try JSONFields.decode(value, path: path + ".parentId", as: String.self)
+        }
+        if let value = members["page"] {
+            self.page = try JSONFields.decode(value, path: path + ".page", as: UInt32.self)
+        }
+        if let value = members["pageSize"] {
+            self.pageSize = try JSONFields.decode(value, path: path + ".pageSize", as: UInt32.self)
+        }
+    }
+}
+
+extension DashportMedia.GetItem: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("requestId", self.requestId.jsonValue))
+        members.append(JSONMember("id", self.id.jsonValue))
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["requestId", "id"])
+        if let value = members["requestId"] {
+            self.requestId = try JSONFields.decode(value, path: path + ".requestId", as: UInt32.self)
+        }
+        if let value = members["id"] {
+            self.id = try JSONFields.decode(value, path: path + ".id", as: String.self)
+        }
+    }
+}
+
+extension DashportMedia.Search: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("requestId", self.requestId.jsonValue))
+        members.append(JSONMember("query", self.query.jsonValue))
+        if let value = self.page {
+            members.append(JSONMember("page", value.jsonValue))
+        }
+        if let value = self.pageSize {
+            members.append(JSONMember("pageSize", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["requestId", "query", "page", "pageSize"])
+        if let value = members["requestId"] {
+            self.requestId = try JSONFields.decode(value, path: path + ".requestId", as: UInt32.self)
+        }
+        if let value = members["query"] {
+            self.query = try JSONFields.decode(value, path: path + ".query", as: String.self)
+        }
+        if let value = members["page"] {
+            self.page = try JSONFields.decode(value, path: path + ".page", as: UInt32.self)
+        }
+        if let value = members["pageSize"] {
+            self.pageSize = try JSONFields.decode(value, path: path + ".pageSize", as: UInt32.self)
+        }
+    }
+}
+
+extension DashportMedia.ItemPage: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if !self.items.isEmpty {
+            members.append(JSONMember("items", .array(self.items.map { $0.jsonValue })))
+        }
+        if let value = self.page {
+            members.append(JSONMember("page", value.jsonValue))
+        }
+        if let value = self.total {
+            members.append(JSONMember("total", value.jsonValue))
+        }
+        if let value = self.hasMore {
+            members.append(JSONMember("hasMore", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["items", "page", "total", "hasMore"])
+        if let value = members["items"] {
+            self.items = try JSONFields.decodeArray(value, path: path + ".items", as: DashportMedia.BrowseItem.self)
+        }
+        if let value = members["page"] {
+            self.page = try JSONFields.decode(value, path: path + ".page", as: UInt32.self)
+        }
+        if let value = members["total"] {
+            self.total = try JSONFields.decode(value, path: path + ".total", as: UInt32.self)
+        }
+        if let value = members["hasMore"] {
+            self.hasMore = try JSONFields.decode(value, path: path + ".hasMore", as: Bool.self)
+        }
+    }
+}
+
+extension DashportMedia.BrowseErrorScreen: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("code", self.code.jsonValue))
+        members.append(JSONMember("message", self.message.jsonValue))
+        if let value = self.resolution {
+            members.append(JSONMember("resolution", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["code", "message", "resolution"])
+        if let value = members["code"] {
+            self.code = try JSONFields.decode(value, path: path + ".code", as: DashportMedia.BrowseErrorCode.self)
+        }
+        if let value = members["message"] {
+            self.message = try JSONFields.decode(value, path: path + ".message", as: String.self)
+        }
+        if let value = members["resolution"] {
+            self.resolution = try JSONFields.decode(value, path: path + ".resolution", as: DashportMedia.BrowseErrorScreen.Resolution.self)
+        }
+    }
+}
+
+extension DashportMedia.BrowseErrorScreen.Resolution: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("label", self.label.jsonValue))
+        if let value = self.url {
+            members.append(JSONMember("url", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["label", "url"])
+        if let value = members["label"] {
+            self.label = try JSONFields.decode(value, path: path + ".label", as: String.self)
+        }
+        if let value = members["url"] {
+            self.url = try JSONFields.decode(value, path: path + ".url", as: String.self)
+        }
+    }
+}
+
+extension DashportMedia.RequestRejected: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("reason", self.reason.jsonValue))
+        if let value = self.message {
+            members.append(JSONMember("message", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["reason", "message"])
+        if let value = members["reason"] {
+            self.reason = try JSONFields.decode(value, path: path + ".reason", as: DashportMedia.RequestRejected.Reason.self)
+        }
+        if let value = members["message"] {
+            self.message = try JSONFields.decode(value, path: path + ".message", as: String.self)
+        }
+    }
+}
+
+extension DashportMedia.BrowseResult: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("requestId", self.requestId.jsonValue))
+        switch self.outcome {
+        case .items(let value)?:
+            members.append(JSONMember("items", value.jsonValue))
+        case .errorScreen(let value)?:
+            members.append(JSONMember("errorScreen", value.jsonValue))
+        case .rejected(let value)?:
+            members.append(JSONMember("rejected", value.jsonValue))
+        case nil:
+            break
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["requestId", "items", "errorScreen", "rejected"])
+        if let value = members["requestId"] {
+            self.requestId = try JSONFields.decode(value, path: path + ".requestId", as: UInt32.self)
+        }
+        if let value = members["items"] {
+            guard self.outcome == nil else {
+                throw JSONDecodingError(path: path + ".items", problem: "a second member of the oneof outcome")
+            }
+            self.outcome = .items(try JSONFields.decode(value, path: path + ".items", as: DashportMedia.ItemPage.self))
+        }
+        if let value = members["errorScreen"] {
+            guard self.outcome == nil else {
+                throw JSONDecodingError(path: path + ".errorScreen", problem: "a second member of the oneof outcome")
+            }
+            self.outcome = .errorScreen(try JSONFields.decode(value, path: path + ".errorScreen", as: DashportMedia.BrowseErrorScreen.self))
+        }
+        if let value = members["rejected"] {
+            guard self.outcome == nil else {
+                throw JSONDecodingError(path: path + ".rejected", problem: "a second member of the oneof outcome")
+            }
+            self.outcome = .rejected(try JSONFields.decode(value, path: path + ".rejected", as: DashportMedia.RequestRejected.self))
+        }
+    }
+}
+
+extension DashportMedia.ChildrenChanged: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if let value = self.parentId {
+            members.append(JSONMember("parentId", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["parentId"])
+        if let value = members["parentId"] {
+            self.parentId = try JSONFields.decode(value, path: path + ".parentId", as: String.self)
+        }
+    }
+}
+
+extension DashportMedia.PlayFromMediaId: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("requestId", self.requestId.jsonValue))
+        members.append(JSONMember("mediaId", self.mediaId.jsonValue))
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["requestId", "mediaId"])
+        if let value = members["requestId"] {
+            self.requestId = try JSONFields.decode(value, path: path + ".requestId", as: UInt32.self)
+        }
+        if let value = members["mediaId"] {
+            self.mediaId = try JSONFields.decode(value, path: path + ".mediaId", as: String.self)
+        }
+    }
+}
+
+extension DashportMedia.PlayFromSearch: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("requestId", self.requestId.jsonValue))
+        members.append(JSONMember("query", self.query.jsonValue))
+        if let value = self.focus {
+            members.append(JSONMember("focus", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["requestId", "query", "focus"])
+        if let value = members["requestId"] {
+            self.requestId = try JSONFields.decode(value, path: path + ".requestId", as: UInt32.self)
+        }
+        if let value = members["query"] {
+            self.query = try JSONFields.decode(value, path: path + ".query", as: String.self)
+        }
+        if let value = members["focus"] {
+            self.focus = try JSONFields.decode(value, path: path + ".focus", as: DashportMedia.SearchFocus.self)
+        }
+    }
+}
+
+extension DashportMedia.Jump: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if let value = self.ms {
+            members.append(JSONMember("ms", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["ms"])
+        if let value = members["ms"] {
+            self.ms = try JSONFields.decode(value, path: path + ".ms", as: UInt32.self)
+        }
+    }
+}
+
+extension DashportMedia.CustomAction: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("name", self.name.jsonValue))
+        if !self.extras.isEmpty {
+            members.append(JSONMember("extras", .array(self.extras.map { $0.jsonValue })))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["name", "extras"])
+        if let value = members["name"] {
+            self.name = try JSONFields.decode(value, path: path + ".name", as: String.self)
+        }
+        if let value = members["extras"] {
+            self.extras = try JSONFields.decodeArray(value, path: path + ".extras", as: DashportMedia.CustomAction.Extra.self)
+        }
+    }
+}
+
+extension DashportMedia.CustomAction.Extra: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("key", self.key.jsonValue))
+        switch self.value {
+        case .stringValue(let value)?:
+            members.append(JSONMember("stringValue", value.jsonValue))
+        case .intValue(let value)?:
+            members.append(JSONMember("intValue", value.jsonValue))
+        case .doubleValue(let value)?:
+            members.append(JSONMember("doubleValue", value.jsonValue))
+        case .boolValue(let value)?:
+            members.append(JSONMember("boolValue", value.jsonValue))
+        case nil:
+            break
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["key", "stringValue", "intValue", "doubleValue", "boolValue"])
+        if let value = members["key"] {
+            self.key = try JSONFields.decode(value, path: path + ".key", as: String.self)
+        }
+        if let value = members["stringValue"] {
+            guard self.value == nil else {
+                throw JSONDecodingError(path: path + ".stringValue", problem: "a second member of the oneof value")
+            }
+            self.value = .stringValue(try JSONFields.decode(value, path: path + ".stringValue", as: String.self))
+        }
+        if let value = members["intValue"] {
+            guard self.value == nil else {
+                throw JSONDecodingError(path: path + ".intValue", problem: "a second member of the oneof value")
+            }
+            self.value = .intValue(try JSONFields.decode(value, path: path + ".intValue", as: Int64.self))
+        }
+        if let value = members["doubleValue"] {
+            guard self.value == nil else {
+                throw JSONDecodingError(path: path + ".doubleValue", problem: "a second member of the oneof value")
+            }
+            self.value = .doubleValue(try JSONFields.decode(value, path: path + ".doubleValue", as: Double.self))
+        }
+        if let value = members["boolValue"] {
+            guard self.value == nil else {
+                throw JSONDecodingError(path: path + ".boolValue", problem: "a second member of the oneof value")
+            }
+            self.value = .boolValue(try JSONFields.decode(value, path: path + ".boolValue", as: Bool.self))
+        }
+    }
+}
+
+extension DashportMedia.SleepTimer: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        switch self.until {
+        case .durationMs(let value)?:
+            members.append(JSONMember("durationMs", value.jsonValue))
+        case .endOfTrack(let value)?:
+            members.append(JSONMember("endOfTrack", value.jsonValue))
+        case nil:
+            break
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["durationMs", "endOfTrack"])
+        if let value = members["durationMs"] {
+            guard self.until == nil else {
+                throw JSONDecodingError(path: path + ".durationMs", problem: "a second member of the oneof until")
+            }
+            self.until = .durationMs(try JSONFields.decode(value, path: path + ".durationMs", as: Int64.self))
+        }
+        if let value = members["endOfTrack"] {
+            guard self.until == nil else {
+                throw JSONDecodingError(path: path + ".endOfTrack", problem: "a second member of the oneof until")
+            }
+            self.until = .endOfTrack(try JSONFields.decode(value, path: path + ".endOfTrack", as: DashportMedia.Empty.self))
+        }
+    }
+}
+
+extension DashportMedia.PlaybackCommand: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("requestId", self.requestId.jsonValue))
+        switch self.command {
+        case .play(let value)?:
+            members.append(JSONMember("play", value.jsonValue))
+        case .pause(let value)?:
+            members.append(JSONMember("pause", value.jsonValue))
+        case .stop(let value)?:
+            members.append(JSONMember("stop", value.jsonValue))
+        case .seekToMs(let value)?:
+            members.append(JSONMember("seekToMs", value.jsonValue))
+        case .skipToNext(let value)?:
+            members.append(JSONMember("skipToNext", value.jsonValue))
+        case .skipToPrevious(let value)?:
+            members.append(JSONMember("skipToPrevious", value.jsonValue))
+        case .skipToQueueItem(let value)?:
+            members.append(JSONMember("skipToQueueItem", value.jsonValue))
+        case .setRate(let value)?:
+            members.append(JSONMember("setRate", value.jsonValue))
+        case .setRepeatMode(let value)?:
+            members.append(JSONMember("setRepeatMode", value.jsonValue))
+        case .setShuffle(let value)?:
+            members.append(JSONMember("setShuffle", value.jsonValue))
+        case .jumpForward(let value)?:
+            members.append(JSONMember("jumpForward", value.jsonValue))
+        case .jumpBack(let value)?:
+            members.append(JSONMember("jumpBack", value.jsonValue))
+        case .customAction(let value)?:
+            members.append(JSONMember("customAction", value.jsonValue))
+        case .setSleepTimer(let value)?:
+            members.append(JSONMember("setSleepTimer", value.jsonValue))
+        case .cancelSleepTimer(let value)?:
+            members.append(JSONMember("cancelSleepTimer", value.jsonValue))
+        case .setDeviceVolume(let value)?:
+            members.append(JSONMember("setDeviceVolume", value.jsonValue))
+        case .adjustDeviceVolume(let value)?:
+            members.append(JSONMember("adjustDeviceVolume", value.jsonValue))
+        case .setDeviceMuted(let value)?:
+            members.append(JSONMember("setDeviceMuted", value.jsonValue))
+        case nil:
+            break
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["requestId", "play", "pause", "stop", "seekToMs", "skipToNext", "skipToPrevious", "skipToQueueItem", "setRate", "setRepeatMode", "setShuffle", "jumpForward", "jumpBack", "customAction", "setSleepTimer", "cancelSleepTimer", "setDeviceVolume", "adjustDeviceVolume", "setDeviceMuted"])
+        if let value = members["requestId"] {
+            self.requestId = try JSONFields.decode(value, path: path + ".requestId", as: UInt32.self)
+        }
+        if let value = members["play"] {
+            guard self.command == nil else {
+                throw JSONDecodingError(path: path + ".play", problem: "a second member of the oneof command")
+            }
+            self.command = .play(try JSONFields.decode(value, path: path + ".play", as: DashportMedia.Empty.self))
+        }
+        if let value = members["pause"] {
+            guard self.command == nil else {
+                throw JSONDecodingError(path: path + ".pause", problem: "a second member of the oneof command")
+            }
+            self.command = .pause(try JSONFields.decode(value, path: path + ".pause", as: DashportMedia.Empty.self))
+        }
+        if let value = members["stop"] {
+            guard self.command == nil else {
+                throw JSONDecodingError(path: path + ".stop", problem: "a second member of the oneof command")
+            }
+            self.command = .stop(try JSONFields.decode(value, path: path + ".stop", as: DashportMedia.Empty.self))
+        }
+        if let value = members["seekToMs"] {
+            guard self.command == nil else {
+                throw JSONDecodingError(path: path + ".seekToMs", problem: "a second member of the oneof command")
+            }
+            self.command = .seekToMs(try JSONFields.decode(value, path: path + ".seekToMs", as: Int64.self))
+        }
+        if let value = members["skipToNext"] {
+            guard self.command == nil else {
+                throw JSONDecodingError(path: path + ".skipToNext", problem: "a second member of the oneof command")
+            }
+            self.command = .skipToNext(try JSONFields.decode(value, path: path + ".skipToNext", as: DashportMedia.Empty.self))
+        }
+        if let value = members["skipToPrevious"] {
+            guard self.command == nil else {
+                throw JSONDecodingError(path: path + ".skipToPrevious", problem: "a second member of the oneof command")
+            }
+            self.command = .skipToPrevious(try JSONFields.decode(value, path: path + ".skipToPrevious", as: DashportMedia.Empty.self))
+        }
+        if let value = members["skipToQueueItem"] {
+            guard self.command == nil else {
+                throw JSONDecodingError(path: path + ".skipToQueueItem", problem: "a second member of the oneof command")
+            }
+            self.command = .skipToQueueItem(try JSONFields.decode(value, path: path + ".skipToQueueItem", as: UInt32.self))
+        }
+        if let value = members["setRate"] {
+            guard self.command == nil else {
+                throw JSONDecodingError(path: path + ".setRate", problem: "a second member of the oneof command")
+            }
+            self.command = .setRate(try JSONFields.decode(value, path: path + ".setRate", as: Double.self))
+        }
+        if let value = members["setRepeatMode"] {
+            guard self.command == nil else {
+                throw JSONDecodingError(path: path + ".setRepeatMode", problem: "a second member of the oneof command")
+            }
+            self.command = .setRepeatMode(try JSONFields.decode(value, path: path + ".setRepeatMode", as: DashportMedia.RepeatMode.self))
+        }
+        if let value = members["setShuffle"] {
+            guard self.command == nil else {
+                throw JSONDecodingError(path: path + ".setShuffle", problem: "a second member of the oneof command")
+            }
+            self.command = .setShuffle(try JSONFields.decode(value, path: path + ".setShuffle", as: Bool.self))
+        }
+        if let value = members["jumpForward"] {
+            guard self.command == nil else {
+                throw JSONDecodingError(path: path + ".jumpForward", problem: "a second member of the oneof command")
+            }
+            self.command = .jumpForward(try JSONFields.decode(value, path: path + ".jumpForward", as: DashportMedia.Jump.self))
+        }
+        if let value = members["jumpBack"] {
+            guard self.command == nil else {
+                throw JSONDecodingError(path: path + ".jumpBack", problem: "a second member of the oneof command")
+            }
+            self.command = .jumpBack(try JSONFields.decode(value, path: path + ".jumpBack", as: DashportMedia.Jump.self))
+        }
+        if let value = members["customAction"] {
+            guard self.command == nil else {
+                throw JSONDecodingError(path: path + ".customAction", problem: "a second member of the oneof command")
+            }
+            self.command = .customAction(try JSONFields.decode(value, path: path + ".customAction", as: DashportMedia.CustomAction.self))
+        }
+        if let value = members["setSleepTimer"] {
+            guard self.command == nil else {
+                throw JSONDecodingError(path: path + ".setSleepTimer", problem: "a second member of the oneof command")
+            }
+            self.command = .setSleepTimer(try JSONFields.decode(value, path: path + ".setSleepTimer", as: DashportMedia.SleepTimer.self))
+        }
+        if let value = members["cancelSleepTimer"] {
+            guard self.command == nil else {
+                throw JSONDecodingError(path: path + ".cancelSleepTimer", problem: "a second member of the oneof command")
+            }
+            self.command = .cancelSleepTimer(try JSONFields.decode(value, path: path + ".cancelSleepTimer", as: DashportMedia.Empty.self))
+        }
+        if let value = members["setDeviceVolume"] {
+            guard self.command == nil else {
+                throw JSONDecodingError(path: path + ".setDeviceVolume", problem: "a second member of the oneof command")
+            }
+            self.command = .setDeviceVolume(try JSONFields.decode(value, path: path + ".setDeviceVolume", as: Double.self))
+        }
+        if let value = members["adjustDeviceVolume"] {
+            guard self.command == nil else {
+                throw JSONDecodingError(path: path + ".adjustDeviceVolume", problem: "a second member of the oneof command")
+            }
+            self.command = .adjustDeviceVolume(try JSONFields.decode(value, path: path + ".adjustDeviceVolume", as: Int32.self))
+        }
+        if let value = members["setDeviceMuted"] {
+            guard self.command == nil else {
+                throw JSONDecodingError(path: path + ".setDeviceMuted", problem: "a second member of the oneof command")
+            }
+            self.command = .setDeviceMuted(try JSONFields.decode(value, path: path + ".setDeviceMuted", as: Bool.self))
+        }
+    }
+}
+
+extension DashportMedia.CommandResult: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("requestId", self.requestId.jsonValue))
+        members.append(JSONMember("accepted", self.accepted.jsonValue))
+        if let value = self.reason {
+            members.append(JSONMember("reason", value.jsonValue))
+        }
+        if let value = self.message {
+            members.append(JSONMember("message", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["requestId", "accepted", "reason", "message"])
+        if let value = members["requestId"] {
+            self.requestId = try JSONFields.decode(value, path: path + ".requestId", as: UInt32.self)
+        }
+        if let value = members["accepted"] {
+            self.accepted = try JSONFields.decode(value, path: path + ".accepted", as: Bool.self)
+        }
+        if let value = members["reason"] {
+            self.reason = try JSONFields.decode(value, path: path + ".reason", as: DashportMedia.CommandResult.Reason.self)
+        }
+        if let value = members["message"] {
+            self.message = try JSONFields.decode(value, path: path + ".message", as: String.self)
+        }
+    }
+}
+
+extension DashportMedia.PositionAnchor: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("valueMs", self.valueMs.jsonValue))
+        members.append(JSONMember("atMs", self.atMs.jsonValue))
+        members.append(JSONMember("rate", self.rate.jsonValue))
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["valueMs", "atMs", "rate"])
+        if let value = members["valueMs"] {
+            self.valueMs = try JSONFields.decode(value, path: path + ".valueMs", as: Int64.self)
+        }
+        if let value = members["atMs"] {
+            self.atMs = try JSONFields.decode(value, path: path + ".atMs", as: Int64.self)
+        }
+        if let value = members["rate"] {
+            self.rate = try JSONFields.decode(value, path: path + ".rate", as: Double.self)
+        }
+    }
+}
+
+extension DashportMedia.CustomActionInfo: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("name", self.name.jsonValue))
+        if let value = self.label {
+            members.append(JSONMember("label", value.jsonValue))
+        }
+        if let value = self.iconArtworkKey {
+            members.append(JSONMember("iconArtworkKey", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["name", "label", "iconArtworkKey"])
+        if let value = members["name"] {
+            self.name = try JSONFields.decode(value, path: path + ".name", as: String.self)
+        }
+        if let value = members["label"] {
+            self.label = try JSONFields.decode(value, path: path + ".label", as: String.self)
+        }
+        if let value = members["iconArtworkKey"] {
+            self.iconArtworkKey = try JSONFields.decode(value, path: path + ".iconArtworkKey", as: String.self)
+        }
+    }
+}
+
+extension DashportMedia.PlaybackState: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("status", self.status.jsonValue))
+        if let value = self.position {
+            members.append(JSONMember("position", value.jsonValue))
+        }
+        if let value = self.sentAtMs {
+            members.append(JSONMember("sentAtMs", value.jsonValue))
+        }
+        if let value = self.bufferedPositionMs {
+            members.append(JSONMember("bufferedPositionMs", value.jsonValue))
+        }
+        if !self.controls.isEmpty {
+            members.append(JSONMember("controls", .array(self.controls.map { $0.jsonValue })))
+        }
+        if !self.capabilities.isEmpty {
+            members.append(JSONMember("capabilities", .array(self.capabilities.map { $0.jsonValue })))
+        }
+        if !self.customActions.isEmpty {
+            members.append(JSONMember("customActions", .array(self.customActions.map { $0.jsonValue })))
+        }
+        if let value = self.queueIndex {
+            members.append(JSONMember("queueIndex", value.jsonValue))
+        }
+        if let value = self.errorMessage {
+            members.append(JSONMember("errorMessage", value.jsonValue))
+        }
+        if let value = self.repeatMode {
+            members.append(JSONMember("repeatMode", value.jsonValue))
+        }
+        if let value = self.shuffle {
+            members.append(JSONMember("shuffle", value.jsonValue))
+        }
+        if let value = self.speed {
+            members.append(JSONMember("speed", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["status", "position", "sentAtMs", "bufferedPositionMs", "controls", "capabilities", "customActions", "queueIndex", "errorMessage", "repeatMode", "shuffle", "speed"])
+        if let value = members["status"] {
+            self.status = try JSONFields.decode(value, path: path + ".status", as: DashportMedia.PlaybackStatus.self)
+        }
+        if let value = members["position"] {
+            self.position = try JSONFields.decode(value, path: path + ".position", as: DashportMedia.PositionAnchor.self)
+        }
+        if let value = members["sentAtMs"] {
+            self.sentAtMs = try JSONFields.decode(value, path: path + ".sentAtMs", as: Int64.self)
+        }
+        if let value = members["bufferedPositionMs"] {
+            self.bufferedPositionMs = try JSONFields.decode(value, path: path + ".bufferedPositionMs", as: Int64.self)
+        }
+        if let value = members["controls"] {
+            self.controls = try JSONFields.decodeArray(value, path: path + ".controls", as: DashportMedia.PlaybackAction.self)
+        }
+        if let value = members["capabilities"] {
+            self.capabilities = try JSONFields.decodeArray(value, path: path + ".capabilities", as: DashportMedia.PlaybackAction.self)
+        }
+        if let value = members["customActions"] {
+            self.customActions = try JSONFields.decodeArray(value, path: path + ".customActions", as: DashportMedia.CustomActionInfo.self)
+        }
+        if let value = members["queueIndex"] {
+            self.queueIndex = try JSONFields.decode(value, path: path + ".queueIndex", as: UInt32.self)
+        }
+        if let value = members["errorMessage"] {
+            self.errorMessage = try JSONFields.decode(value, path: path + ".errorMessage", as: String.self)
+        }
+        if let value = members["repeatMode"] {
+            self.repeatMode = try JSONFields.decode(value, path: path + ".repeatMode", as: DashportMedia.RepeatMode.self)
+        }
+        if let value = members["shuffle"] {
+            self.shuffle = try JSONFields.decode(value, path: path + ".shuffle", as: Bool.self)
+        }
+        if let value = members["speed"] {
+            self.speed = try JSONFields.decode(value, path: path + ".speed", as: Double.self)
+        }
+    }
+}
+
+extension DashportMedia.MediaItem: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("id", self.id.jsonValue))
+        if let value = self.title {
+            members.append(JSONMember("title", value.jsonValue))
+        }
+        if let value = self.artist {
+            members.append(JSONMember("artist", value.jsonValue))
+        }
+        if let value = self.album {
+            members.append(JSONMember("album", value.jsonValue))
+        }
+        if let value = self.artworkKey {
+            members.append(JSONMember("artworkKey", value.jsonValue))
+        }
+        if let value = self.durationMs {
+            members.append(JSONMember("durationMs", value.jsonValue))
+        }
+        if let value = self.subtitle {
+            members.append(JSONMember("subtitle", value.jsonValue))
+        }
+        if let value = self.albumArtist {
+            members.append(JSONMember("albumArtist", value.jsonValue))
+        }
+        if let value = self.genre {
+            members.append(JSONMember("genre", value.jsonValue))
+        }
+        if let value = self.trackNumber {
+            members.append(JSONMember("trackNumber", value.jsonValue))
+        }
+        if let value = self.discNumber {
+            members.append(JSONMember("discNumber", value.jsonValue))
+        }
+        if let value = self.year {
+            members.append(JSONMember("year", value.jsonValue))
+        }
+        if let value = self.isLive {
+            members.append(JSONMember("isLive", value.jsonValue))
+        }
+        if !self.extras.isEmpty {
+            members.append(JSONMember("extras", .array(self.extras.map { $0.jsonValue })))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["id", "title", "artist", "album", "artworkKey", "durationMs", "subtitle", "albumArtist", "genre", "trackNumber", "discNumber", "year", "isLive", "extras"])
+        if let value = members["id"] {
+            self.id = try JSONFields.decode(value, path: path + ".id", as: String.self)
+        }
+        if let value = members["title"] {
+            self.title = try JSONFields.decode(value, path: path + ".title", as: String.self)
+        }
+        if let value = members["artist"] {
+            self.artist = try JSONFields.decode(value, path: path + ".artist", as: String.self)
+        }
+        if let value = members["album"] {
+            self.album = try JSONFields.decode(value, path: path + ".album", as: String.self)
+        }
+        if let value = members["artworkKey"] {
+            self.artworkKey = try JSONFields.decode(value, path: path + ".artworkKey", as: String.self)
+        }
+        if let value = members["durationMs"] {
+            self.durationMs = try JSONFields.decode(value, path: path + ".durationMs", as: Int64.self)
+        }
+        if let value = members["subtitle"] {
+            self.subtitle = try JSONFields.decode(value, path: path + ".subtitle", as: String.self)
+        }
+        if let value = members["albumArtist"] {
+            self.albumArtist = try JSONFields.decode(value, path: path + ".albumArtist", as: String.self)
+        }
+        if let value = members["genre"] {
+            self.genre = try JSONFields.decode(value, path: path + ".genre", as: String.self)
+        }
+        if let value = members["trackNumber"] {
+            self.trackNumber = try JSONFields.decode(value, path: path + ".trackNumber", as: UInt32.self)
+        }
+        if let value = members["discNumber"] {
+            self.discNumber = try JSONFields.decode(value, path: path + ".discNumber", as: UInt32.self)
+        }
+        if let value = members["year"] {
+            self.year = try JSONFields.decode(value, path: path + ".year", as: Int32.self)
+        }
+        if let value = members["isLive"] {
+            self.isLive = try JSONFields.decode(value, path: path + ".isLive", as: Bool.self)
+        }
+        if let value = members["extras"] {
+            self.extras = try JSONFields.decodeArray(value, path: path + ".extras", as: DashportMedia.MediaItem.Extra.self)
+        }
+    }
+}
+
+extension DashportMedia.MediaItem.Extra: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("key", self.key.jsonValue))
+        members.append(JSONMember("value", self.value.jsonValue))
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["key", "value"])
+        if let value = members["key"] {
+            self.key = try JSONFields.decode(value, path: path + ".key", as: String.self)
+        }
+        if let value = members["value"] {
+            self.value = try JSONFields.decode(value, path: path + ".value", as: String.self)
+        }
+    }
+}
+
+extension DashportMedia.MediaItemState: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if let value = self.item {
+            members.append(JSONMember("item", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["item"])
+        if let value = members["item"] {
+            self.item = try JSONFields.decode(value, path: path + ".item", as: DashportMedia.MediaItem.self)
+        }
+    }
+}
+
+extension DashportMedia.QueueState: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if !self.items.isEmpty {
+            members.append(JSONMember("items", .array(self.items.map { $0.jsonValue })))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["items"])
+        if let value = members["items"] {
+            self.items = try JSONFields.decodeArray(value, path: path + ".items", as: DashportMedia.MediaItem.self)
+        }
+    }
+}
+
+extension DashportMedia.SessionError: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("code", self.code.jsonValue))
+        members.append(JSONMember("severity", self.severity.jsonValue))
+        if let value = self.message {
+            members.append(JSONMember("message", value.jsonValue))
+        }
+        if let value = self.subject {
+            members.append(JSONMember("subject", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["code", "severity", "message", "subject"])
+        if let value = members["code"] {
+            self.code = try JSONFields.decode(value, path: path + ".code", as: DashportMedia.SessionErrorCode.self)
+        }
+        if let value = members["severity"] {
+            self.severity = try JSONFields.decode(value, path: path + ".severity", as: DashportMedia.Severity.self)
+        }
+        if let value = members["message"] {
+            self.message = try JSONFields.decode(value, path: path + ".message", as: String.self)
+        }
+        if let value = members["subject"] {
+            self.subject = try JSONFields.decode(value, path: path + ".subject", as: String.self)
+        }
+    }
+}
+
+extension DashportMedia.SleepTimerState: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if let value = self.mode {
+            members.append(JSONMember("mode", value.jsonValue))
+        }
+        if let value = self.remainingMs {
+            members.append(JSONMember("remainingMs", value.jsonValue))
+        }
+        if let value = self.sentAtMs {
+            members.append(JSONMember("sentAtMs", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["mode", "remainingMs", "sentAtMs"])
+        if let value = members["mode"] {
+            self.mode = try JSONFields.decode(value, path: path + ".mode", as: DashportMedia.SleepTimerMode.self)
+        }
+        if let value = members["remainingMs"] {
+            self.remainingMs = try JSONFields.decode(value, path: path + ".remainingMs", as: Int64.self)
+        }
+        if let value = members["sentAtMs"] {
+            self.sentAtMs = try JSONFields.decode(value, path: path + ".sentAtMs", as: Int64.self)
+        }
+    }
+}
+
+extension DashportMedia.SleepTimerFired: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if let value = self.atMs {
+            members.append(JSONMember("atMs", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["atMs"])
+        if let value = members["atMs"] {
+            self.atMs = try JSONFields.decode(value, path: path + ".atMs", as: Int64.self)
+        }
+    }
+}
+
+extension DashportMedia.RemotePlayback: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("volume", self.volume.jsonValue))
+        members.append(JSONMember("muted", self.muted.jsonValue))
+        if let value = self.steps {
+            members.append(JSONMember("steps", value.jsonValue))
+        }
+        members.append(JSONMember("control", self.control.jsonValue))
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["volume", "muted", "steps", "control"])
+        if let value = members["volume"] {
+            self.volume = try JSONFields.decode(value, path: path + ".volume", as: Double.self)
+        }
+        if let value = members["muted"] {
+            self.muted = try JSONFields.decode(value, path: path + ".muted", as: Bool.self)
+        }
+        if let value = members["steps"] {
+            self.steps = try JSONFields.decode(value, path: path + ".steps", as: UInt32.self)
+        }
+        if let value = members["control"] {
+            self.control = try JSONFields.decode(value, path: path + ".control", as: DashportMedia.VolumeControl.self)
+        }
+    }
+}
+
+extension DashportMedia.RemotePlaybackState: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if let value = self.remote {
+            members.append(JSONMember("remote", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["remote"])
+        if let value = members["remote"] {
+            self.remote = try JSONFields.decode(value, path: path + ".remote", as: DashportMedia.RemotePlayback.self)
+        }
+    }
+}
+
+extension DashportMedia.GetArtwork: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("requestId", self.requestId.jsonValue))
+        members.append(JSONMember("key", self.key.jsonValue))
+        if let value = self.width {
+            members.append(JSONMember("width", value.jsonValue))
+        }
+        if let value = self.height {
+            members.append(JSONMember("height", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["requestId", "key", "width", "height"])
+        if let value = members["requestId"] {
+            self.requestId = try JSONFields.decode(value, path: path + ".requestId", as: UInt32.self)
+        }
+        if let value = members["key"] {
+            self.key = try JSONFields.decode(value, path: path + ".key", as: String.self)
+        }
+        if let value = members["width"] {
+            self.width = try JSONFields.decode(value, path: path + ".width", as: UInt32.self)
+        }
+        if let value = members["height"] {
+            self.height = try JSONFields.decode(value, path: path + ".height", as: UInt32.self)
+        }
+    }
+}
+
+extension DashportMedia.ArtworkImage: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("data", JSONFields.bytes(self.data)))
+        members.append(JSONMember("mimeType", self.mimeType.jsonValue))
+        members.append(JSONMember("width", self.width.jsonValue))
+        members.append(JSONMember("height", self.height.jsonValue))
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["data", "mimeType", "width", "height"])
+        if let value = members["data"] {
+            self.data = try JSONFields.bytes(json: value, path: path + ".data")
+        }
+        if let value = members["mimeType"] {
+            self.mimeType = try JSONFields.decode(value, path: path + ".mimeType", as: String.self)
+        }
+        if let value = members["width"] {
+            self.width = try JSONFields.decode(value, path: path + ".width", as: UInt32.self)
+        }
+        if let value = members["height"] {
+            self.height = try JSONFields.decode(value, path: path + ".height", as: UInt32.self)
+        }
+    }
+}
+
+extension DashportMedia.ArtworkError: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("code", self.code.jsonValue))
+        if let value = self.message {
+            members.append(JSONMember("message", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["code", "message"])
+        if let value = members["code"] {
+            self.code = try JSONFields.decode(value, path: path + ".code", as: DashportMedia.ArtworkError.Code.self)
+        }
+        if let value = members["message"] {
+            self.message = try JSONFields.decode(value, path: path + ".message", as: String.self)
+        }
+    }
+}
+
+extension DashportMedia.ArtworkResult: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("requestId", self.requestId.jsonValue))
+        switch self.outcome {
+        case .image(let value)?:
+            members.append(JSONMember("image", value.jsonValue))
+        case .error(let value)?:
+            members.append(JSONMember("error", value.jsonValue))
+        case nil:
+            break
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["requestId", "image", "error"])
+        if let value = members["requestId"] {
+            self.requestId = try JSONFields.decode(value, path: path + ".requestId", as: UInt32.self)
+        }
+        if let value = members["image"] {
+            guard self.outcome == nil else {
+                throw JSONDecodingError(path: path + ".image", problem: "a second member of the oneof outcome")
+            }
+            self.outcome = .image(try JSONFields.decode(value, path: path + ".image", as: DashportMedia.ArtworkImage.self))
+        }
+        if let value = members["error"] {
+            guard self.outcome == nil else {
+                throw JSONDecodingError(path: path + ".error", problem: "a second member of the oneof outcome")
+            }
+            self.outcome = .error(try JSONFields.decode(value, path: path + ".error", as: DashportMedia.ArtworkError.self))
+        }
+    }
+}
