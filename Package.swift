@@ -4,7 +4,8 @@
 // The target list is the layer diagram (see README "How bytes flow"). A target imports only
 // targets listed above it in its own layer or in the layers below:
 //
-//   C wrappers      CDashportSSL  CDashportZlib  CDashportLinux  CDashportVips  CAAPProto (protoc-c output)
+//   C wrappers      CDashportSSL  CDashportZlib  CDashportLinux  CDashportVips  CDashportCurl  CAAPProto (protoc-c output)
+//                   CDashportFunctionFS (kernel headers)  CDashportUSB (libusb-1.0)
 //   Support         DashportLog  DashportClock (the one time seam)
 //                   DashportFiles (atomic writes, non-blocking state-file reads, 0700 directories)
 //                   DashportDigest (SHA-256 from libcrypto, CRC-32 from zlib, hex renderings)
@@ -13,9 +14,13 @@
 //   Frames          DashportFrames
 //   TLS             DashportTLS
 //   Link            DashportLink       (phone role)      DashportHeadUnit (car role, for tools and tests)
+//                   DashportRecording  (session recordings: format, recorder tap, comparison)
 //   Core            DashportBrowse  DashportArtwork  DashportSession
 //   Services        DashportServices   (sans-IO AAP + Dashport media channel services)
+//                   DashportControl    (sans-IO line protocol of the local control socket, `dashport ctl`)
 //   Transport       DashportTransport  (TCP over epoll; moves bytes only)
+//                   DashportUSB        (USB gadget over FunctionFS: AOA on ep0, bulk byte streams)
+//                   DashportUSBHost    (the car's USB side over libusb, for the emulator)
 //   Server          DashportServer     (wires a transport connection to the sans-IO stack and the core)
 //                   DashportEmulator   (the same for the car role: HeadUnitClient, the emulator's shell)
 //   Executables     dashport (Sources/dashport), dashport-hu (tools/dashport-hu)
@@ -45,6 +50,9 @@ let package = Package(
         .systemLibrary(name: "CDashportSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CDashportZlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CDashportLinux"),
+        .systemLibrary(name: "CDashportFunctionFS"),
+        .systemLibrary(name: "CDashportUSB", pkgConfig: "libusb-1.0", providers: [.apt(["libusb-1.0-0-dev"])]),
+        .systemLibrary(name: "CDashportCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // libvips through a C target of Dashport's own wrappers, not `.systemLibrary(pkgConfig: "vips")`:
         // vips' pkg-config flags carry `-pthread`, which SwiftPM rejects with a warning. Only the .c file
         // sees glib's headers; the public header has plain C types.
@@ -87,9 +95,17 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        .target(
+            // Session recordings (issue 9): the JSON-lines format, the recorder behind a link tap,
+            // volatile fields and body comparison. Sans-IO apart from reading and writing a file.
+            name: "DashportRecording",
+            dependencies: ["DashportMessages", "DashportLink"],
+            swiftSettings: strict
+        ),
+
         // MARK: Core (async Swift behind a narrow seam)
         .target(name: "DashportBrowse", dependencies: ["DashportClock", "DashportLog", "DashportFiles", "DashportDigest"], swiftSettings: strict),
-        .target(name: "DashportArtwork", dependencies: ["CDashportVips", "DashportClock", "DashportLog", "DashportFiles", "DashportDigest"], swiftSettings: strict),
+        .target(name: "DashportArtwork", dependencies: ["CDashportVips", "CDashportCurl", "DashportClock", "DashportLog", "DashportFiles", "DashportDigest"], swiftSettings: strict),
         .target(name: "DashportSession", dependencies: ["DashportBrowse", "DashportClock", "DashportLog", "DashportFiles"], swiftSettings: strict),
 
         // MARK: Services (sans-IO, on top of the link, asking the core through events)
@@ -99,12 +115,16 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        .target(name: "DashportControl", dependencies: ["DashportSession"], swiftSettings: strict),
+
         // MARK: Transport and server
         .target(name: "DashportTransport", dependencies: ["CDashportLinux", "DashportLog"], swiftSettings: strict),
+        .target(name: "DashportUSB", dependencies: ["CDashportFunctionFS", "DashportTransport", "DashportClock", "DashportLog"], swiftSettings: strict),
+        .target(name: "DashportUSBHost", dependencies: ["CDashportUSB", "DashportUSB", "DashportTransport", "DashportLog"], swiftSettings: strict),
         .target(
             name: "DashportServer",
             dependencies: [
-                "DashportTransport", "DashportLink", "DashportServices", "DashportTLS",
+                "DashportTransport", "DashportUSB", "DashportLink", "DashportServices", "DashportControl", "DashportTLS", "DashportRecording",
                 "DashportBrowse", "DashportArtwork", "DashportSession", "DashportClock", "DashportLog",
                 "DashportFiles", "DashportDigest", "DashportCommandLine",
             ],
@@ -112,17 +132,17 @@ let package = Package(
         ),
 
         // MARK: Executables
-        .executableTarget(name: "dashport", dependencies: ["DashportServer", "DashportCommandLine"], swiftSettings: strict),
+        .executableTarget(name: "dashport", dependencies: ["DashportServer", "DashportControl", "DashportCommandLine"], swiftSettings: strict),
         .target(
             // The head-unit emulator's IO half: HeadUnitClient drives the sans-IO car-role link over a
             // transport; the browse shell, scripts and screens of `dashport-hu` sit on it.
             name: "DashportEmulator",
-            dependencies: ["DashportHeadUnit", "DashportTransport", "DashportTLS", "DashportMessages", "DashportLink", "DashportLog", "DashportFiles", "DashportDigest"],
+            dependencies: ["DashportHeadUnit", "DashportRecording", "DashportTransport", "DashportTLS", "DashportMessages", "DashportLink", "DashportLog", "DashportFiles", "DashportDigest"],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "dashport-hu",
-            dependencies: ["DashportEmulator", "DashportHeadUnit", "DashportTransport", "DashportLink", "DashportLog", "DashportCommandLine"],
+            dependencies: ["DashportEmulator", "DashportHeadUnit", "DashportTransport", "DashportUSBHost", "DashportLink", "DashportLog", "DashportCommandLine", "DashportRecording"],
             path: "tools/dashport-hu",
             swiftSettings: strict
         ),
@@ -139,6 +159,20 @@ let package = Package(
             name: "dashport-bench-artwork",
             dependencies: ["DashportArtwork", "CDashportVips", "DashportCommandLine"],
             path: "tools/bench/artwork",
+            swiftSettings: strict
+        ),
+
+        // MARK: Soak (tools/soak): emulated cars cycling against a server, sampling its resources
+        .target(
+            name: "DashportSoak",
+            dependencies: ["DashportEmulator", "DashportHeadUnit", "DashportMessages", "DashportTLS", "DashportTransport"],
+            path: "tools/soak/DashportSoak",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "dashport-soak",
+            dependencies: ["DashportSoak", "DashportTransport"],
+            path: "tools/soak/dashport-soak",
             swiftSettings: strict
         ),
 
@@ -160,7 +194,7 @@ let package = Package(
             name: "DashportFuzzDrivers",
             dependencies: [
                 "DashportLink", "DashportHeadUnit", "DashportTLS", "DashportFrames", "DashportMessages",
-                "DashportServices", "DashportSession", "DashportBrowse", "DashportClock",
+                "DashportServices", "DashportSession", "DashportBrowse", "DashportClock", "DashportControl",
             ],
             path: "tools/fuzz/Drivers",
             swiftSettings: strict
@@ -175,6 +209,14 @@ let package = Package(
             name: "FuzzServices",
             dependencies: ["DashportFuzzDrivers"],
             path: "tools/fuzz/FuzzServices",
+            swiftSettings: strict
+        ),
+        .executableTarget(name: "FuzzUSB", dependencies: ["DashportUSB"], path: "tools/fuzz/FuzzUSB", swiftSettings: strict),
+
+        .executableTarget(
+            name: "FuzzControl",
+            dependencies: ["DashportFuzzDrivers"],
+            path: "tools/fuzz/FuzzControl",
             swiftSettings: strict
         ),
 
@@ -223,6 +265,7 @@ let package = Package(
             dependencies: ["DashportTestSupport", "DashportClock", "DashportHeadUnit", "DashportEmulator", "DashportTransport", "DashportMessages", "DashportTLS", "DashportLink", "DashportServer", "DashportLog", "DashportDigest"],
             swiftSettings: strict
         ),
+        .testTarget(name: "DashportLogTests", dependencies: ["DashportLog"], swiftSettings: strict),
         .testTarget(name: "DashportBrowseTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportBrowse"], swiftSettings: strict),
         .testTarget(name: "DashportArtworkTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportArtwork", "DashportFiles"], swiftSettings: strict),
         .testTarget(name: "DashportSessionTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportSession", "DashportBrowse", "DashportLog"], swiftSettings: strict),
@@ -232,10 +275,31 @@ let package = Package(
             exclude: ["FuzzCrashes"],
             swiftSettings: strict
         ),
+        .testTarget(name: "DashportRecordingTests", dependencies: ["DashportRecording", "DashportMessages"], swiftSettings: strict),
+        .testTarget(
+            name: "DashportSoakTests",
+            dependencies: ["DashportSoak", "DashportServer", "DashportTransport"],
+            swiftSettings: strict
+        ),
         .testTarget(name: "DashportTransportTests", dependencies: ["DashportTransport"], swiftSettings: strict),
         .testTarget(
+            name: "DashportUSBTests",
+            dependencies: [
+                "DashportUSB", "DashportUSBHost", "DashportTransport", "DashportServer", "DashportHeadUnit",
+                "DashportEmulator", "DashportLink", "DashportLog", "DashportTLS", "DashportClock", "DashportTestSupport",
+            ],
+            exclude: ["FuzzCrashes"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "DashportControlTests",
+            dependencies: ["DashportFuzzDrivers", "DashportTestSupport", "DashportControl", "DashportSession"],
+            exclude: ["FuzzCrashes"],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "DashportServerTests",
-            dependencies: ["DashportTestSupport", "DashportClock", "DashportServer", "DashportHeadUnit", "DashportTransport", "DashportArtwork", "DashportMessages", "DashportLink", "DashportLog", "DashportTLS", "DashportFrames", "DashportBrowse", "DashportFiles", "DashportCommandLine"],
+            dependencies: ["DashportTestSupport", "DashportClock", "DashportServer", "DashportEmulator", "DashportRecording", "DashportHeadUnit", "DashportTransport", "DashportArtwork", "DashportMessages", "DashportLink", "DashportLog", "DashportTLS", "DashportFrames", "DashportBrowse", "DashportFiles", "DashportCommandLine", "DashportControl", "DashportSession"],
             swiftSettings: strict
         ),
     ]

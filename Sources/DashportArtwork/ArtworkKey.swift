@@ -1,8 +1,8 @@
 import DashportDigest
 
 /// The opaque name under which a cover is served: the first 32 hex digits of the SHA-256 of
-/// its URI (for files, of the resolved path, size and modification time). A changed URI or
-/// file is a new key, so no car keeps showing a stale cover.
+/// its URI (for files, of their content). A changed URI or file is a new key, so no car keeps
+/// showing a stale cover.
 public struct ArtworkKey: Sendable, Hashable, Codable, CustomStringConvertible {
     public let rawValue: String
 

@@ -1,4 +1,5 @@
 import DashportClock
+import DashportDigest
 import DashportFiles
 import Foundation
 
@@ -11,8 +12,9 @@ import Glibc
 /// Only what the browse tree registered is ever fetched or read: no arbitrary URL, no arbitrary
 /// file. `https://` URIs (and `http://` when allowed) are keyed by the SHA-256 of the URI.
 /// `file://` URIs are resolved (symlinks, `..`) and must land on a regular file inside a root;
-/// they are keyed by the resolved path, size and modification time, so an edited file gets a new
-/// key. Holds at most `capacity` registrations; the least recently registered goes first.
+/// they are keyed by the SHA-256 of their content (path, size and modification time for a file
+/// over 32 MiB), so an edited file gets a new key and a moved library keeps its keys. Holds at most `capacity`
+/// registrations; the least recently registered goes first.
 ///
 /// The browse tree registers every cover of every answer, so what a URI came to is remembered
 /// (see ``Outcome``, at most `capacity` URIs): registering it again costs a lookup, and for a
@@ -124,13 +126,27 @@ struct ArtworkRegistry {
             case .failure(let error):
                 return (.refused(error), now)
             case .success(let (path, info)):
-                let key = key(of: "file\u{0}\(path)\u{0}\(info.size)\u{0}\(info.modified)")
+                let key = key(ofFile: path, info)
                 let registration = Registration(uri: uri, source: .file(url.path), displayURI: uri)
                 return (.accepted(key, registration, file: FileIdentity(info)), now)
             }
         default:
             return (.refused(.unsupportedScheme(Self.redacted(url))), nil)
         }
+    }
+
+    /// Largest file whose key is its content digest; a larger one (never a cover in practice) is
+    /// keyed by path, size and modification time instead.
+    static let maxDigestedFileBytes = 32 << 20
+
+    /// A file's key is the SHA-256 of its bytes: an edited file gets a new key, and the same
+    /// library keeps its keys wherever it is checked out or installed, so recorded sessions and a
+    /// car's cached keys stay valid across machines (path and mtime differ from clone to clone).
+    private mutating func key(ofFile path: String, _ info: Files.Status) -> ArtworkKey {
+        if info.size <= Self.maxDigestedFileBytes, let bytes = try? Files.read(path, limit: Self.maxDigestedFileBytes) {
+            return key(of: "file-content\u{0}" + SHA256.hex(bytes))
+        }
+        return key(of: "file\u{0}\(path)\u{0}\(info.size)\u{0}\(info.modified)")
     }
 
     private mutating func key(of material: String) -> ArtworkKey {

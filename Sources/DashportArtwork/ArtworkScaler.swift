@@ -55,8 +55,15 @@ struct ArtworkScaler: Sendable {
         ))
     }
 
+    /// libvips' error buffer holds one line per message ("VipsJpeg: Premature end…\nvipspng: …"):
+    /// joined into one, so an error is one log line and one text a car may be shown.
+    static func oneLine(_ raw: String) -> String {
+        raw.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }.joined(separator: "; ")
+    }
+
     private static func failure(_ status: dashport_vips_status, _ text: [CChar]) -> ArtworkError {
-        let message = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let message = oneLine(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         return status == DASHPORT_VIPS_IO ? .io(message) : .decodeFailed(message)
     }
 }

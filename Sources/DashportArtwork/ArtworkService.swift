@@ -41,7 +41,7 @@ public actor ArtworkService {
     private var loggedOnce = BoundedOnceSet(capacity: 256)
 
     /// - Parameters:
-    ///   - fetcher: downloads originals; `nil` means ``URLSessionArtworkFetcher``.
+    ///   - fetcher: downloads originals; `nil` means ``CurlArtworkFetcher``.
     ///   - clock: decides when a failed URI may be tried again and when a registered file is due
     ///     for a check; `nil` means the system clock.
     public init(
@@ -53,7 +53,7 @@ public actor ArtworkService {
         let logger = logger.labelled("artwork")
         self.configuration = configuration
         self.logger = logger
-        self.fetcher = fetcher ?? URLSessionArtworkFetcher()
+        self.fetcher = fetcher ?? CurlArtworkFetcher()
         self.clock = clock ?? SystemClock()
         self.scaler = ArtworkScaler(
             maxPixels: configuration.maxPixels,

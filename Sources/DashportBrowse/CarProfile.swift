@@ -22,7 +22,8 @@ public struct CarProfile: Sendable, Hashable {
         }
     }
 
-    /// The car's tab limit. The root gets at most `min(4, maxRootTabs)` tabs (at least 1).
+    /// The car's tab limit. The root gets at most `min(4, maxRootTabs)` tabs; 0 (or less) means the
+    /// default, 4.
     public var maxRootTabs: Int
     /// How deep the car can open lists (root = 0, a tab = 1); nil is unlimited. CarPlay-style cars
     /// say 5. Values below 2 are treated as 2 (a car that could not open a tab would have no browse).
@@ -60,8 +61,8 @@ public struct CarProfile: Sendable, Hashable {
     /// A car that draws only the two replicated error screens (stock Android Auto behaviour).
     public static let legacy = CarProfile(errorRendering: .legacy)
 
-    /// The number of tabs this car gets: `min(4, maxRootTabs)`, at least 1.
-    public var tabCap: Int { min(4, max(1, maxRootTabs)) }
+    /// The number of tabs this car gets: `min(4, maxRootTabs)`, or 4 when `maxRootTabs` is 0.
+    public var tabCap: Int { maxRootTabs <= 0 ? 4 : min(4, maxRootTabs) }
     /// ``maxDepth`` clamped to at least 2, or nil.
     public var depthLimit: Int? { maxDepth.map { max(2, $0) } }
 }

@@ -10,18 +10,41 @@ enum CatalogLoader {
     static let maxItems = 100_000
 
     static func load(path: String) throws(CatalogError) -> Catalog {
+        try parse(read(path), path: path)
+    }
+
+    /// The file's bytes, or why it cannot be read in words a person acts on (a directory, a missing
+    /// file, no permission), never a Foundation error number.
+    static func read(_ path: String) throws(CatalogError) -> Data {
+        func refuse(_ reason: String) -> CatalogError { CatalogError(file: path, item: nil, problem: .unreadable(reason)) }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw refuse("no such file")
+        }
+        if isDirectory.boolValue {
+            let inside = (path.hasSuffix("/") ? path : path + "/") + "catalog.json"
+            let hint = FileManager.default.fileExists(atPath: inside) ? " (did you mean \(inside)?)" : ""
+            throw refuse("it is a directory, not a catalog file\(hint)")
+        }
         let attributes = try? FileManager.default.attributesOfItem(atPath: path)
         let size = (attributes?[.size] as? NSNumber)?.intValue ?? 0
         guard size <= maxFileBytes else {
             throw CatalogError(file: path, item: nil, problem: .tooLarge(bytes: size, limit: maxFileBytes))
         }
-        let data: Data
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            return try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw CatalogError(file: path, item: nil, problem: .unreadable(error.localizedDescription))
+            throw refuse(systemReason(error))
         }
-        return try parse(data, path: path)
+    }
+
+    /// The POSIX reason inside a Foundation file error ("Permission denied"), else its description.
+    private static func systemReason(_ error: any Error) -> String {
+        let nsError = error as NSError
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return nsError.localizedDescription
     }
 
     static func parse(_ data: Data, path: String) throws(CatalogError) -> Catalog {
@@ -104,8 +127,16 @@ enum CatalogLoader {
             id: id, title: title, subtitle: entry.subtitle, artworkUri: artworkUri,
             browsable: browsable, playable: playable, childStyle: entry.childStyle, group: entry.group,
             explicit: entry.explicit, completion: entry.completion, mediaType: entry.mediaType,
-            artist: entry.artist, album: entry.album, durationMs: entry.durationMs)
+            artist: entry.artist, album: entry.album, durationMs: entry.durationMs, metadata: metadata(of: entry))
         return (item, screen)
+    }
+
+    /// The extra playback metadata an entry carries, or nil when it carries none.
+    private static func metadata(of entry: CatalogFile.Entry) -> BrowseItem.Metadata? {
+        let metadata = BrowseItem.Metadata(
+            albumArtist: entry.albumArtist, genre: entry.genre, trackNumber: entry.trackNumber,
+            discNumber: entry.discNumber, year: entry.year, isLive: entry.live, extras: entry.extras)
+        return metadata == BrowseItem.Metadata() ? nil : metadata
     }
 
     /// An item's `error` as the ``BrowseError`` opening it throws: a known code, a message that is
@@ -219,6 +250,9 @@ enum CatalogLoader {
         @unknown default: (nil, "\(error)")
         }
         let codingPath = context?.codingPath ?? []
+        if codingPath.isEmpty, let syntax = JSONSyntaxLocator.firstError(in: Array(data)) {
+            return CatalogError(file: path, item: nil, problem: .unparseable("not valid JSON at \(syntax)"))
+        }
         let location = codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
             .trimmingCharacters(in: CharacterSet(charactersIn: "."))
         var item: String?

@@ -1,6 +1,7 @@
 // Sources/DashportBrowse/CatalogProvider.swift - the embedded provider: a browse tree from a JSON catalog.
 
 import Foundation
+import Synchronization
 
 /// Serves a JSON catalog (the format is described in Catalog.swift), such as the demo library in
 /// `Fixtures/demo/catalog.json`, so `dashport serve` shows something real at once.
@@ -11,31 +12,114 @@ import Foundation
 /// fifth root entry and its playable-only root entry are passed on for the core to reject.
 /// Opening an item that carries an `error` throws that ``BrowseError`` (the demo's "Locked"
 /// podcasts show one of each code), which the core turns into the screen a car can draw.
-public struct CatalogProvider: BrowseProvider {
+///
+/// The catalog can be loaded later than the provider is made (``init(path:)`` then ``load()``):
+/// until it is, requests wait for it, so the browse core answers cars from its disk cache (after
+/// its answer budget) and refreshes every cached parent once the catalog is in. ``load()`` again
+/// re-reads the file: a bad edit is refused and the previous catalog keeps serving; a good one
+/// replaces it and says which parents' children changed.
+public final class CatalogProvider: BrowseProvider {
     /// The catalog file this was loaded from.
     public let path: String
-    private let catalog: Catalog
+    private let state: Mutex<State>
+
+    private struct State {
+        var catalog: Catalog?
+        /// Requests made before the first load, resumed once it ends.
+        var waiters: [CheckedContinuation<Catalog?, Never>] = []
+        /// Whether a first load is still expected (false once one ended, well or not).
+        var pending = true
+    }
+
+    /// Thrown by requests while no catalog is loaded (the first load failed): to the browse core,
+    /// a provider that is not up.
+    public struct NotLoaded: Error, CustomStringConvertible {
+        public var path: String
+        public var description: String { "the catalog \(path) is not loaded" }
+    }
 
     /// Loads and validates the catalog at `path`; a bad one is refused with the file, the item
     /// and the problem.
     public init(contentsOf path: String) throws(CatalogError) {
         self.path = path
-        self.catalog = try CatalogLoader.load(path: path)
+        self.state = Mutex(State(catalog: try CatalogLoader.load(path: path), pending: false))
     }
 
-    /// The catalog's title (the name of the library).
-    public var title: String { catalog.title }
+    /// A provider whose catalog is not loaded yet: requests wait until ``load()`` ends.
+    public init(path: String) {
+        self.path = path
+        self.state = Mutex(State())
+    }
+
+    /// Reads and validates the file again. A catalog that fails validation is refused (thrown, with
+    /// the file, the item and the problem) and the previous one keeps serving; one that passes
+    /// replaces it. Returns what changed.
+    @discardableResult
+    public func load() throws(CatalogError) -> CatalogChange {
+        let loaded: Catalog
+        do throws(CatalogError) {
+            loaded = try CatalogLoader.load(path: path)
+        } catch {
+            let waiters = state.withLock { state in
+                defer { state.waiters = []; state.pending = false }
+                return state.waiters
+            }
+            waiters.forEach { $0.resume(returning: nil) }
+            throw error
+        }
+        let (old, waiters) = state.withLock { state in
+            defer { state.catalog = loaded; state.waiters = []; state.pending = false }
+            return (state.catalog, state.waiters)
+        }
+        waiters.forEach { $0.resume(returning: loaded) }
+        return CatalogChange(
+            changedParents: Catalog.changedParents(from: old, to: loaded), itemCount: loaded.items.count,
+            firstLoad: old == nil)
+    }
+
+    /// Whether a catalog is loaded (false before the first ``load()`` ends, or when it failed).
+    public var isLoaded: Bool { state.withLock { $0.catalog != nil } }
+
+    /// The catalog's title (the name of the library); empty before it is loaded.
+    public var title: String { state.withLock { $0.catalog?.title ?? "" } }
     /// How many items the catalog has (the root not counted).
-    public var itemCount: Int { catalog.items.count }
+    public var itemCount: Int { state.withLock { $0.catalog?.items.count ?? 0 } }
+
+    /// The loaded catalog, waiting for the first load if it has not ended yet.
+    private func catalog() async throws -> Catalog {
+        enum Now { case ready(Catalog), wait, missing }
+        let now = state.withLock { state -> Now in
+            if let catalog = state.catalog { return .ready(catalog) }
+            return state.pending ? .wait : .missing
+        }
+        switch now {
+        case .ready(let catalog): return catalog
+        case .missing: throw NotLoaded(path: path)
+        case .wait: break
+        }
+        let waited = await withCheckedContinuation { (waiter: CheckedContinuation<Catalog?, Never>) in
+            let resumeNow = state.withLock { state -> Catalog?? in
+                if let catalog = state.catalog { return .some(catalog) }
+                guard state.pending else { return .some(nil) }
+                state.waiters.append(waiter)
+                return .none
+            }
+            if let resumeNow { waiter.resume(returning: resumeNow) }
+        }
+        guard let waited else { throw NotLoaded(path: path) }
+        return waited
+    }
 
     /// The children of `parentId`, paged; throws the item's ``BrowseError`` when it carries one.
     public func children(of parentId: String, page: Int, pageSize: Int) async throws -> [BrowseItem] {
+        let catalog = try await catalog()
         if let error = catalog.errors[parentId] { throw error }
         guard let list = catalog.children[parentId] else { return [] }
         return Self.page(list, page: page, pageSize: pageSize)
     }
 
     public func item(id: String) async throws -> BrowseItem? {
+        let catalog = try await catalog()
         if id == BrowseItem.rootId {
             return BrowseItem(id: BrowseItem.rootId, title: catalog.title, browsable: true, mediaType: .folder)
         }
@@ -47,6 +131,7 @@ public struct CatalogProvider: BrowseProvider {
     /// Items (other than the root's entries) whose title, artist or album contains `query`,
     /// ignoring case and diacritics, in catalog order. A blank query finds nothing.
     public func search(query: String, page: Int, pageSize: Int) async throws -> [BrowseItem] {
+        let catalog = try await catalog()
         let needle = CatalogLoader.fold(query.trimmingCharacters(in: .whitespacesAndNewlines))
         guard !needle.isEmpty else { return [] }
         let found = catalog.searchable.lazy
@@ -60,5 +145,30 @@ public struct CatalogProvider: BrowseProvider {
         let (start, overflow) = page.multipliedReportingOverflow(by: pageSize)
         guard !overflow, start < list.count else { return [] }
         return Array(list[start..<(list.count - start > pageSize ? start + pageSize : list.count)])
+    }
+}
+
+/// What a (re)load of the catalog changed.
+public struct CatalogChange: Sendable, Hashable {
+    /// The parents (the root included, as ``BrowseItem/rootId``) whose children a car would now
+    /// see differently: a list added, removed or changed (an entry added, removed, moved, or one of
+    /// its fields edited), or an error screen added, removed or changed. Sorted.
+    public var changedParents: [String]
+    /// How many items the new catalog has.
+    public var itemCount: Int
+    /// Whether this was the first load (then every parent is new and nothing needs telling).
+    public var firstLoad: Bool
+}
+
+extension Catalog {
+    /// The parents whose children (or error screen) differ between `old` and `new` (a missing list
+    /// and an empty one are the same: an unknown parent is an empty list); every non-empty parent
+    /// of `new` when there was no `old`.
+    static func changedParents(from old: Catalog?, to new: Catalog) -> [String] {
+        let parents = Set(new.children.keys).union(new.errors.keys)
+            .union(old?.children.keys ?? [:].keys).union(old?.errors.keys ?? [:].keys)
+        return parents.filter { parent in
+            (old?.children[parent] ?? []) != (new.children[parent] ?? []) || old?.errors[parent] != new.errors[parent]
+        }.sorted()
     }
 }

@@ -36,6 +36,11 @@ public enum ConnectProbe {
         } catch {
             return .failure("\(error)")
         }
+        return await run(client: client, timeout: timeout, transcript: transcript)
+    }
+
+    /// Runs the probe on a client already started over some transport (a USB accessory).
+    public static func run(client: HeadUnitClient, timeout: Duration, transcript: Transcript) async -> Outcome {
         await transcript.print("connected")
         let session: MediaChannelSession
         do {

@@ -45,6 +45,7 @@ public actor HeadUnitClient {
     ///
     /// - Parameters:
     ///   - identity: the client certificate to present; `nil` generates a fresh RSA identity.
+    ///   - tap: sees every message in and out (session recordings; see ``SessionRecorder``).
     ///   - timeout: bounds the TCP connect. Setup itself is bounded by
     ///     ``HeadUnitConfiguration/handshakeDeadline`` and reported on ``events``.
     public static func connect(
@@ -52,7 +53,8 @@ public actor HeadUnitClient {
         configuration: HeadUnitConfiguration = HeadUnitConfiguration(),
         identity: TLSIdentity? = nil,
         timeout: Duration = .seconds(10),
-        logger: Logger = .silent
+        logger: Logger = .silent,
+        tap: (@Sendable (TappedMessage) -> Void)? = nil
     ) async throws(HeadUnitClientError) -> HeadUnitClient {
         let context = try makeContext(identity: identity)
         let connection: TCPConnection
@@ -63,7 +65,7 @@ public actor HeadUnitClient {
         } catch {
             throw .timedOut("a TCP connection to \(address)", timeout)
         }
-        return try await start(on: connection, configuration: configuration, context: context, logger: logger)
+        return try await start(on: connection, configuration: configuration, context: context, logger: logger, tap: tap)
     }
 
     /// Runs the link on a stream that is already connected and not yet started (a TCP connection
@@ -72,11 +74,12 @@ public actor HeadUnitClient {
         on stream: any ByteStream,
         configuration: HeadUnitConfiguration = HeadUnitConfiguration(),
         context: TLSContext,
-        logger: Logger = .silent
+        logger: Logger = .silent,
+        tap: (@Sendable (TappedMessage) -> Void)? = nil
     ) async throws(HeadUnitClientError) -> HeadUnitClient {
         let client: HeadUnitClient
         do {
-            client = try HeadUnitClient(stream: stream, configuration: configuration, context: context, logger: logger)
+            client = try HeadUnitClient(stream: stream, configuration: configuration, context: context, logger: logger, tap: tap)
         } catch {
             stream.abort()
             throw .tls(error)
@@ -100,9 +103,13 @@ public actor HeadUnitClient {
         }
     }
 
-    private init(stream: any ByteStream, configuration: HeadUnitConfiguration, context: TLSContext, logger: Logger) throws(TLSError) {
+    private init(
+        stream: any ByteStream, configuration: HeadUnitConfiguration, context: TLSContext, logger: Logger,
+        tap: (@Sendable (TappedMessage) -> Void)?
+    ) throws(TLSError) {
         let logger = logger.with("peer", stream.peerDescription)
         self.link = HeadUnitLink(configuration: configuration, tls: try TLSSession(context: context, logger: logger), logger: logger)
+        if let tap { self.link.tap = tap }
         self.stream = stream
         self.logger = logger
         self.configuration = configuration
@@ -142,6 +149,14 @@ public actor HeadUnitClient {
         guard disconnect == nil, pendingDisconnect == nil else { return }
         pendingDisconnect = .closedLocally
         stream.close()
+    }
+
+    /// Resets the connection now, dropping whatever is queued: a car that vanished (the soak tool
+    /// and fault tests use it). Reported like ``close()``.
+    public func abort() {
+        guard disconnect == nil, pendingDisconnect == nil else { return }
+        pendingDisconnect = .closedLocally
+        stream.abort()
     }
 
     /// Waits until the connection is over and says why; `nil` if it is still up after `timeout`.

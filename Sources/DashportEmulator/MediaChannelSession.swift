@@ -73,6 +73,8 @@ public actor MediaChannelSession {
     var nextWaiterID = 0
     var channelOpen = false
     var disconnect: HeadUnitDisconnect?
+    /// The client's clock when the link closed; nil while it is up.
+    public internal(set) var closedAt: Duration?
 
     /// Starts consuming `client`'s events. Call once per client, right after it connected.
     public static func start(
@@ -89,6 +91,20 @@ public actor MediaChannelSession {
         return session
     }
 
+    /// A session for a car that lists only the stock AAP services (no Dashport media channel):
+    /// media keys (``pressKey(_:)``) and the playback status pushes, nothing to browse. Channel 0
+    /// stands for "no media channel": no service message ever arrives on it.
+    public static func startStock(client: HeadUnitClient, timeout: Duration = .seconds(5)) -> MediaChannelSession {
+        let configuration = client.configuration
+        let session = MediaChannelSession(
+            client: client, channel: 0,
+            inputChannel: configuration.channel { if case .input = $0 { true } else { false } },
+            playbackStatusChannel: configuration.channel { $0 == .mediaPlaybackStatus },
+            timeout: timeout, media: MediaChannelClient())
+        Task { await session.run() }
+        return session
+    }
+
     private init(client: HeadUnitClient, channel: UInt8, inputChannel: UInt8?, playbackStatusChannel: UInt8?,
                  timeout: Duration, media: MediaChannelClient) {
         self.client = client
@@ -101,6 +117,9 @@ public actor MediaChannelSession {
         self.notices = notices.stream
         self.noticeSink = notices.continuation
     }
+
+    /// Why the link ended, once it has.
+    public var disconnectReason: HeadUnitDisconnect? { disconnect }
 
     /// The media channel state: hello, latest pushes, requests in flight.
     public var state: MediaChannelClient { media }

@@ -20,6 +20,8 @@ package struct LinkWire {
     package let tls: TLSSession
     private var decoder: FrameDecoder
     private var assembler: MessageAssembler
+    /// Sees every message in and out except ENCAPSULATED_SSL (see ``TappedMessage``).
+    package var tap: WireTap?
 
     package init(tls: TLSSession, limits: FrameLimits) {
         self.tls = tls
@@ -61,8 +63,10 @@ package struct LinkWire {
             guard let id = assembled.messageId else {
                 throw .missingMessageId(channel: assembled.channel, length: assembled.bytes.count)
             }
-            return InboundMessage(channel: assembled.channel, encrypted: assembled.encrypted,
-                                  messageId: id, body: assembled.body)
+            let message = InboundMessage(channel: assembled.channel, encrypted: assembled.encrypted,
+                                         messageId: id, body: assembled.body)
+            report(.received, channel: message.channel, messageId: id, encrypted: message.encrypted, body: message.body)
+            return message
         }
     }
 
@@ -115,6 +119,7 @@ package struct LinkWire {
         channel: UInt8, messageId: UInt16, body: some Collection<UInt8>, encrypted: Bool
     ) throws(LinkCloseReason) -> [UInt8] {
         let message = MessageID.encode(messageId, body: body)
+        report(.sent, channel: channel, messageId: messageId, encrypted: encrypted, body: body)
         let control = channel != 0 && messageId >= 2 && messageId < 0x8000
         var wire: [UInt8] = []
         for fragment in Fragmenter.fragments(
@@ -135,6 +140,13 @@ package struct LinkWire {
             wire.append(contentsOf: frame.payload)
         }
         return wire
+    }
+
+    private func report(
+        _ direction: TappedMessage.Direction, channel: UInt8, messageId: UInt16, encrypted: Bool, body: some Collection<UInt8>
+    ) {
+        guard let tap, !(channel == 0 && messageId == ControlID.encapsulatedSSL) else { return }
+        tap(TappedMessage(direction: direction, channel: channel, messageId: messageId, encrypted: encrypted, body: Array(body)))
     }
 
     /// Message id + body size, checked against the message cap before anything is encrypted.

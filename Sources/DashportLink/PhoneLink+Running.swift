@@ -28,15 +28,12 @@ extension PhoneLink {
                 return
             }
             if status == 0 {
-                logger.info("channel opened", ["channel": "\(channel)", "service": "\(service.kind)"])
                 out.event(.channelOpened(service))
             } else {
-                logger.warning("channel open refused", ["channel": "\(channel)", "status": "\(status)"])
                 out.event(.channelOpenFailed(service, .status(status)))
             }
         case ControlID.channelCloseNotification:
             if let service = table.close(channel) {
-                logger.info("channel closed by head unit", ["channel": "\(channel)"])
                 out.event(.channelClosed(service))
             }
         default:
@@ -78,7 +75,6 @@ extension PhoneLink {
     func handlePeerByeBye(_ message: InboundMessage, _ out: inout Outbox) {
         // The reason is informational; an unreadable one must not stop us from answering.
         let reason = (try? AAP.ByeByeRequest(serializedBytes: Array(message.body)))?.reason.rawValue ?? 0
-        logger.info("head unit said bye-bye", ["reason": "\(reason)"])
         sendControl(ControlID.byeByeResponse, AAP.ByeByeResponse().serializedBytes(),
                     encrypted: wire.tls.isHandshakeComplete, &out)
         out.event(.byeByeReceived(reason: reason))

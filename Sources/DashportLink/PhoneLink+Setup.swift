@@ -95,7 +95,6 @@ extension PhoneLink {
         }
         guard wire.tls.isHandshakeComplete, phase == .tlsHandshake else { return }
         let summary = TLSSummary(session: wire.tls)
-        logger.info("TLS established", ["tls": summary.description])
         phase = .authentication
         out.event(.tlsEstablished(summary))
     }
@@ -133,8 +132,6 @@ extension PhoneLink {
         for problem in problems {
             logger.warning("discovery response entry skipped", ["problem": problem])
         }
-        logger.info("head unit discovered", ["make": car.identity.make ?? "?", "model": car.identity.model ?? "?",
-                                             "services": "\(car.services.count)"])
         self.car = car
         var table = ChannelTable(car: car)
         phase = .running

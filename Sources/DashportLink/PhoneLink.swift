@@ -6,6 +6,11 @@ public import DashportTLS
 /// The phone side of one AAP link, sans-IO: bytes and the time go in, wire bytes, events and a
 /// close come out (aap-protocol.md §2.2).
 ///
+/// Logging: what the link reports as a ``LinkEvent`` or a close (version aside, whose request only
+/// the link sees) is logged once, by the owner that handles the event (the server's `car:` lines,
+/// which name the car); the link's own log holds what it handles alone (ignored or tolerated
+/// messages, the version exchange, its own BYEBYE).
+///
 /// The head unit drives setup: VERSION_REQUEST → our VERSION_RESPONSE → TLS (we are the server)
 /// in ENCAPSULATED_SSL messages → AUTH_COMPLETE → our SERVICE_DISCOVERY_REQUEST → its response →
 /// our CHANNEL_OPEN_REQUESTs for the listed services we drive → running: pings about every second,
@@ -28,6 +33,12 @@ public final class PhoneLink {
     public internal(set) var car: CarDescription?
     /// Why the link closed, once it has.
     public internal(set) var closeReason: LinkCloseReason?
+    /// Sees every message this link receives or sends, except TLS handshake records (session
+    /// recordings). Set it before the first bytes arrive to see the whole session.
+    public var tap: WireTap? {
+        get { wire.tap }
+        set { wire.tap = newValue }
+    }
 
     var wire: LinkWire
     let logger: Logger
@@ -91,7 +102,6 @@ public final class PhoneLink {
             let expired = table.expire(now: now)
             channels = table
             for service in expired {
-                logger.warning("channel open timed out", ["channel": "\(service.channel)", "service": "\(service.kind)"])
                 out.event(.channelOpenFailed(service, .timedOut))
             }
         }
@@ -185,7 +195,6 @@ public final class PhoneLink {
 
     func close(_ reason: LinkCloseReason, _ out: inout Outbox) {
         guard phase != .closed else { return }
-        logger.notice("link closed", ["reason": reason.description, "phase": phase.rawValue])
         phase = .closed
         closeReason = reason
         pings.stop()

@@ -53,12 +53,57 @@ public struct LogRecord: Sendable, Equatable {
     }
 
     /// `2026-11-29T17:40:00.123Z info  link: channel opened peer=127.0.0.1:40112 channel=13`
+    ///
+    /// Always exactly one line, whatever a peer put in the message or the values: control characters
+    /// (newlines, ESC, C1 codes, Unicode line separators and bidirectional overrides) are written as
+    /// escapes (``escaped(_:)``), and a value with a space, `"` or `=` is quoted with its quotes and
+    /// backslashes escaped, so a car's search query or model name can neither start a forged line,
+    /// drive the terminal, nor add a `key=value` of its own.
     public func formatted(timestamp: Date) -> String {
-        var line = "\(LogRecord.timestampFormat.format(timestamp)) \(level.description.padding(toLength: 7, withPad: " ", startingAt: 0)) \(label): \(message)"
+        var line = "\(LogRecord.timestampFormat.format(timestamp)) \(level.description.padding(toLength: 7, withPad: " ", startingAt: 0)) \(label): \(LogRecord.escaped(message))"
         for (key, value) in metadata {
-            line += " \(key)=\(value.contains(" ") ? "\"\(value)\"" : value)"
+            line += " \(LogRecord.escaped(key))=\(LogRecord.quoted(value))"
         }
         return line
+    }
+
+    /// `text` with every character that could break or forge a log line written as an escape:
+    /// `\n`, `\r`, `\t`, and `\u{…}` for the other C0 and C1 controls, DEL, U+2028/U+2029 and the
+    /// bidirectional embedding, override and isolate characters. Everything else is kept.
+    public static func escaped(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: needsEscape) else { return text }
+        var out = ""
+        out.reserveCapacity(text.utf8.count + 8)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where needsEscape(scalar): out += "\\u{\(String(scalar.value, radix: 16))}"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    /// A metadata value as written: as is when it is plain; else (empty, or holding a space, `"`,
+    /// `=`, a backslash or a control) quoted, with backslashes and quotes escaped, then ``escaped(_:)``.
+    static func quoted(_ value: String) -> String {
+        let plain = !value.isEmpty && !value.unicodeScalars.contains { scalar in
+            scalar == " " || scalar == "\"" || scalar == "=" || scalar == "\\" || needsEscape(scalar)
+        }
+        if plain { return value }
+        let inner = value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        return "\"" + escaped(inner) + "\""
+    }
+
+    private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x00...0x1F, 0x7F...0x9F: true  // C0 (newline, ESC, ...), DEL, C1 (CSI, NEL, ...)
+        case 0x2028, 0x2029: true  // line and paragraph separators
+        case 0x202A...0x202E, 0x2066...0x2069: true  // bidirectional embeddings, overrides, isolates
+        default: false
+        }
     }
 
     private static let timestampFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true)

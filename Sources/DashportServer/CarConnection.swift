@@ -1,6 +1,7 @@
 import DashportClock
 import DashportDigest
 import DashportLink
+import DashportRecording
 import DashportServices
 import DashportLog
 import DashportTLS
@@ -29,14 +30,18 @@ struct CarConnection {
     let stream: any ByteStream
     let context: ServerContext
     let logger: Logger
+    /// This connection's place in ``HandshakeAdmission``; nil when it was not admitted through it.
+    let ticket: UInt64?
 
-    init(stream: any ByteStream, context: ServerContext) {
+    init(stream: any ByteStream, context: ServerContext, ticket: UInt64? = nil) {
         self.stream = stream
         self.context = context
         self.logger = context.logger.with("peer", stream.peerDescription)
+        self.ticket = ticket
     }
 
     func run() async {
+        defer { if let ticket { context.admission.finished(ticket) } }
         let (inputs, continuation) = AsyncStream.makeStream(of: CarInput.self)
         guard let id = context.registry.add(peer: stream.peerDescription, shutdown: { continuation.yield(.shutdown) }) else {
             logger.notice("refused: the server is shutting down")
@@ -54,6 +59,11 @@ struct CarConnection {
             stream.abort()
             return
         }
+        let recorder = context.recordDirectory.map { _ in
+            SessionRecorder(side: .server, description: "recorded by dashport serve --record-dir: car \(stream.peerDescription)")
+        }
+        if let recorder { link.tap = recorder.tap(car: recorder.addCar()) }
+        defer { if let recorder, let directory = context.recordDirectory { SessionFiles.save(recorder, in: directory, logger: logger) } }
         // The link and the services take `now` as time since the server clock's origin, the same
         // time line the session's position anchors are on.
         let clock = context.core.clock
@@ -68,6 +78,14 @@ struct CarConnection {
                 case .send(let bytes):
                     stream.write(bytes)
                 case .event(let event):
+                    if case .authComplete = event, let ticket,
+                       case .full(let limit) = context.admission.authenticated(ticket) {
+                        logger.warning("closing: \(limit) cars are linked already (max-connections)")
+                        stream.close()
+                        finished = true
+                        continue
+                    }
+                    if ConnectedCar.describes(event) { context.registry.update(id) { $0.observe(event) } }  // `dashport ctl cars`
                     let outgoing = services.linkEvent(event, now: clock.now.sinceOrigin)
                     perform(sendAll(outgoing, on: link, now: clock.now.sinceOrigin))
                 case .close(let reason):

@@ -12,7 +12,7 @@ extension CarServices {
         let server = MediaChannelServerInfo(name: "Dashport", version: DashportVersion.current, supportsSearch: core.browse.supportsSearch)
         var service = MediaChannelService(
             channel: channel, carId: carName, profileData: profileData, server: server,
-            logger: logger.with("channel", "\(channel)"))
+            logger: logger)  // the service adds car and channel itself
         let actions = service.open(now: core.clock.now)
         media = service
         subscribeMediaChannel()
@@ -47,8 +47,12 @@ extension CarServices {
         guard var service = media else { return [] }
         let actions: [MediaChannelAction]
         switch input {
-        case .mediaBrowse(let ticket, let answer, let keys): actions = service.browseAnswered(ticket, answer, artworkKeys: keys)
-        case .mediaItem(let ticket, let item, let keys): actions = service.browseAnswered(ticket, item: item, artworkKeys: keys)
+        case .mediaBrowse(let ticket, let answer, let keys, let reports):
+            actions = service.browseAnswered(ticket, answer, artworkKeys: keys)
+                + reports.compactMap(ServerCore.sessionError(for:)).flatMap { service.carReport($0) }
+        case .mediaItem(let ticket, let item, let keys, let reports):
+            actions = service.browseAnswered(ticket, item: item, artworkKeys: keys)
+                + reports.compactMap(ServerCore.sessionError(for:)).flatMap { service.carReport($0) }
         case .mediaCommand(let ticket, let result): actions = service.commandAnswered(ticket, result)
         case .mediaArtwork(let ticket, let result): actions = service.artworkAnswered(ticket, result)
         case .browseNotification(let notification): actions = service.browseNotified(notification)
@@ -70,14 +74,18 @@ extension CarServices {
                 bridge.run {
                     switch request {
                     case .children(let parentId, let page, let pageSize, let car):
-                        let answer = await browse.children(of: parentId, page: page, pageSize: pageSize, for: car)
-                        return .mediaBrowse(ticket, answer, artworkKeys: await artworkKeys(for: MediaChannelService.artworkURIs(in: answer), artwork))
+                        let (answer, reports) = await browse.childrenReporting(of: parentId, page: page, pageSize: pageSize, for: car)
+                        return .mediaBrowse(
+                            ticket, answer, artworkKeys: await artworkKeys(for: MediaChannelService.artworkURIs(in: answer), artwork),
+                            carReports: reports)
                     case .search(let query, let page, let pageSize, let car):
                         let answer = await browse.search(query, page: page, pageSize: pageSize, for: car)
                         return .mediaBrowse(ticket, answer, artworkKeys: await artworkKeys(for: MediaChannelService.artworkURIs(in: answer), artwork))
                     case .item(let id, let car):
-                        let item = await browse.item(id: id, for: car)
-                        return .mediaItem(ticket, item, artworkKeys: await artworkKeys(for: MediaChannelService.artworkURIs(in: item), artwork))
+                        let (item, reports) = await browse.itemReporting(id: id, for: car)
+                        return .mediaItem(
+                            ticket, item, artworkKeys: await artworkKeys(for: MediaChannelService.artworkURIs(in: item), artwork),
+                            carReports: reports)
                     }
                 }
             case .command(let ticket, let command, let source):

@@ -21,10 +21,13 @@ public enum ConfigurationParser {
         .value("ca-file", "FILE", "allow head units whose certificate chains to a CA in FILE (PEM)"),
         .value("label", "TEXT", "label the car shows for this phone (default Dashport)"),
         .value("device-name", "TEXT", "device name sent in service discovery"),
-        .value("max-connections", "N", "connections served at once (default 256)"),
+        .value("max-connections", "N", "cars linked at once (default 256)"),
+        .value("max-pending-connections", "N", "connections still in the handshake at once; the oldest goes first (default 64)"),
+        .value("max-pending-per-address", "N", "connections still in the handshake from one non-loopback address (default 16)"),
         .value("handshake-timeout", "SECONDS", "time a car has to finish the handshake (default 10)"),
         .value("idle-timeout", "SECONDS", "close a car silent this long once linked (default 0 = never)"),
-    ]
+        .value("record-dir", "DIR", "record every car's session into DIR (off by default; the files hold the cars' requests)"),
+    ] + SessionSettings.options + usbOptions
 
     public static let serve = CommandSpec(
         name: "dashport serve",
@@ -99,9 +102,18 @@ public enum ConfigurationParser {
         case "max-connections":
             guard let n = Int(value) else { throw ConfigurationError("\(origin): max-connections needs a whole number, got '\(value)'") }
             config.maxConnections = n
+        case "max-pending-connections":
+            guard let n = Int(value) else { throw ConfigurationError("\(origin): max-pending-connections needs a whole number, got '\(value)'") }
+            config.maxPendingConnections = n
+        case "max-pending-per-address":
+            guard let n = Int(value) else { throw ConfigurationError("\(origin): max-pending-per-address needs a whole number, got '\(value)'") }
+            config.maxPendingPerAddress = n
         case "handshake-timeout": config.handshakeTimeoutSeconds = try number(value)
         case "idle-timeout": config.idleTimeoutSeconds = try number(value)
+        case "record-dir": config.recordDirectory = value
         default:
+            if try config.session.apply(key: key, value: value, origin: origin) { return }
+            if try applyUSB(key: key, value: value, to: &config, origin: origin) { return }
             // A row in serveOptions without a case here: a programming error, caught by the tests.
             throw ConfigurationError("\(origin): option '\(key)' is in the table but not applied")
         }

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// The cars connected right now, so the server can count them and tell each to say BYEBYE on
@@ -12,6 +13,7 @@ final class ConnectionRegistry: Sendable {
     struct Entry: Sendable {
         var peer: String
         var shutdown: @Sendable () -> Void
+        var car: ConnectedCar
     }
 
     private let state = Mutex(State())
@@ -23,7 +25,9 @@ final class ConnectionRegistry: Sendable {
         state.withLock { state -> UInt64? in
             guard !state.shuttingDown else { return nil }
             state.next += 1
-            state.entries[state.next] = Entry(peer: peer, shutdown: shutdown)
+            state.entries[state.next] = Entry(
+                peer: peer, shutdown: shutdown,
+                car: ConnectedCar(id: state.next, peer: peer, transport: "tcp", since: Date()))
             return state.next
         }
     }
@@ -37,6 +41,18 @@ final class ConnectionRegistry: Sendable {
     }
 
     var count: Int { state.withLock { $0.entries.count } }
+
+    /// Who is connected, oldest first (`dashport ctl cars`).
+    var cars: [ConnectedCar] { state.withLock { $0.entries.values.map(\.car) }.sorted { $0.id < $1.id } }
+
+    /// Updates what the registry knows of car `id` (its name once discovered, its kind).
+    func update(_ id: UInt64, _ change: (inout ConnectedCar) -> Void) {
+        state.withLock { state in
+            guard var entry = state.entries[id] else { return }
+            change(&entry.car)
+            state.entries[id] = entry
+        }
+    }
     var peers: [String] { state.withLock { $0.entries.values.map(\.peer) } }
 
     /// Asks every car to end its session and returns once all are gone or `grace` has passed.

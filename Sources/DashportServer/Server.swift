@@ -8,6 +8,8 @@ public import DashportLog
 import DashportTLS
 public import DashportTransport
 import DashportSession
+import DashportUSB
+import Synchronization
 
 /// A running Dashport server: a TCP listener whose every connection runs a ``CarConnection``
 /// against one shared ``ServerCore``.
@@ -17,11 +19,22 @@ public final class DashportServer: Sendable {
     /// SHA-256 of the server certificate the cars see.
     public let certificateFingerprint: String
     public let core: ServerCore
+    /// Reloads the catalog (nil with a custom provider); see ``reloadCatalog(reason:)``.
+    public let catalogReloader: CatalogReloader?
     private let listener: TCPListener
     private let context: ServerContext
+    private let gadgets = Mutex<[FunctionFSGadget]>([])
+    private let watcher: CatalogWatcher?
+    private let control: ControlServer
 
     /// Binds and starts accepting cars. Throws a clear error when the configuration is refused,
     /// the catalog is invalid, the identity cannot be loaded or the address cannot be bound.
+    ///
+    /// The catalog is read and validated while the listener already accepts: a car that connects
+    /// meanwhile is answered from the disk cache (and pushed children-changed for every cached
+    /// parent that the catalog then shows differently). `start` returns once the catalog is in; if
+    /// it is refused, the listener is closed again and the error thrown. The catalog file is then
+    /// watched (inotify) and reloaded when it changes.
     public static func start(
         configuration: ServerConfiguration, logger: Logger,
         provider: (any BrowseProvider)? = nil, artworkFetcher: (any ArtworkFetcher)? = nil,
@@ -38,28 +51,93 @@ public final class DashportServer: Sendable {
         let tls = try TLSContext(.server(identity: identity, peerPolicy: try peerPolicy(configuration)))
         let core = try await ServerCore.make(
             configuration: configuration, logger: logger, provider: provider, artworkFetcher: artworkFetcher, clock: clock)
+        let loading = core.catalog.map { catalog in
+            Task.detached { () -> Result<CatalogChange, CatalogError> in
+                do throws(CatalogError) { return .success(try catalog.load()) } catch { return .failure(error) }
+            }
+        }
         let link = LinkConfiguration(
             labelText: configuration.label,
             deviceName: configuration.deviceName,
             handshakeDeadline: .milliseconds(Int64(configuration.handshakeTimeoutSeconds * 1000)),
             idleDeadline: configuration.idleTimeoutSeconds > 0
                 ? .milliseconds(Int64(configuration.idleTimeoutSeconds * 1000)) : nil)
-        let listener = try TCPListener.bind(address, maxConnections: configuration.maxConnections, logger: logger.labelled("tcp"))
-        let context = ServerContext(tls: tls, link: link, core: core, logger: logger.labelled("car"), registry: ConnectionRegistry())
+        // Every socket counts against the listener's hard cap; linked cars and connections still in
+        // the handshake each have their own share of it (HandshakeAdmission).
+        let listener = try TCPListener.bind(
+            address, maxConnections: configuration.maxConnections + configuration.maxPendingConnections,
+            keepAlive: configuration.keepAlive, logger: logger.labelled("tcp"))
+        let admission = HandshakeAdmission(
+            limits: .init(maxLinked: configuration.maxConnections, maxPending: configuration.maxPendingConnections,
+                          maxPendingPerAddress: configuration.maxPendingPerAddress,
+                          perAddressOnLoopback: configuration.limitPendingPerLoopbackAddress),
+            logger: logger.labelled("admission"))
+        let context = ServerContext(
+            tls: tls, link: link, core: core, logger: logger.labelled("car"), registry: ConnectionRegistry(), admission: admission,
+            recordDirectory: try SessionFiles.prepare(configuration.recordDirectory))
+        listener.start { connection in
+            // On the reactor thread: a flood of connects is trimmed here, before any task runs.
+            let ticket = admission.admit(
+                host: connection.peerHost ?? connection.peerDescription, peer: connection.peerDescription,
+                abort: { connection.abort() })
+            Task.detached { await CarConnection(stream: connection, context: context, ticket: ticket).run() }
+        }
+        func abandon(_ error: ConfigurationError) async -> ConfigurationError {
+            listener.shutdown()
+            _ = await context.registry.shutdownAll(grace: .seconds(1))
+            core.stop()
+            await core.session.close()
+            return error
+        }
+        var reloader: CatalogReloader?
+        var watcher: CatalogWatcher?
+        if let catalog = core.catalog, let loading {
+            if case .failure(let error) = await loading.value {
+                throw await abandon(ConfigurationError("catalog refused: \(error)"))
+            }
+            let catalogReloader = CatalogReloader(catalog: catalog, browse: core.browse, logger: logger)
+            reloader = catalogReloader
+            watcher = CatalogWatcher.start(path: catalog.path, logger: logger.labelled("catalog").with("file", catalog.path), clock: clock) {
+                await catalogReloader.reload(reason: "the file changed")
+            }
+        }
+        let control: ControlServer
+        do {
+            control = try ControlServer.start(
+                stateDirectory: configuration.stateDirectory,
+                service: ControlService(
+                    registry: context.registry, core: core, reloader: reloader, address: listener.boundAddress,
+                    fingerprint: identity.fingerprintSHA256, stateDirectory: configuration.stateDirectory, startedAt: Date()),
+                logger: logger, clock: clock)
+        } catch {
+            watcher?.stop()
+            throw await abandon(error)
+        }
         let server = DashportServer(
             address: listener.boundAddress, fingerprint: identity.fingerprintSHA256, core: core,
-            listener: listener, context: context)
-        listener.start { connection in
-            Task.detached { await CarConnection(stream: connection, context: context).run() }
-        }
+            listener: listener, context: context, reloader: reloader, watcher: watcher, control: control)
         logger.notice("listening", [
             "address": "\(listener.boundAddress)", "catalog": core.catalogPath,
             "certificate": identity.fingerprintSHA256,
         ])
+        if let usb = configuration.usbGadget {
+            do {
+                try server.serveUSB(try FunctionFSGadget.make(usb, clock: clock, logger: logger))
+            } catch {
+                await server.stop(grace: .zero)
+                throw ConfigurationError("USB gadget: \(error)")
+            }
+        }
         return server
     }
 
-    private init(address: ListenAddress, fingerprint: String, core: ServerCore, listener: TCPListener, context: ServerContext) {
+    private init(
+        address: ListenAddress, fingerprint: String, core: ServerCore, listener: TCPListener, context: ServerContext,
+        reloader: CatalogReloader?, watcher: CatalogWatcher?, control: ControlServer
+    ) {
+        self.control = control
+        self.catalogReloader = reloader
+        self.watcher = watcher
         self.address = address
         self.certificateFingerprint = fingerprint
         self.core = core
@@ -67,19 +145,54 @@ public final class DashportServer: Sendable {
         self.context = context
     }
 
+    /// Runs one car over a stream made elsewhere (the in-memory end of a ``MemoryByteStream`` pair
+    /// in replays and tests), exactly as an accepted TCP connection runs.
+    public func serve(_ stream: any ByteStream) {
+        let context = self.context
+        Task.detached { await CarConnection(stream: stream, context: context).run() }
+    }
+
+    /// The control socket `dashport ctl` talks to (`<state-dir>/control.sock`).
+    public var controlSocketPath: String { control.path }
+
+    /// The cars connected now, oldest first.
+    public var connectedCars: [ConnectedCar] { context.registry.cars }
+
     /// How many cars are connected now.
     public var connectionCount: Int { context.registry.count }
 
     /// Stops accepting, says BYEBYE to every connected car and waits (up to `grace`) for them to
     /// go; then saves the session.
     public func stop(grace: Duration = .seconds(3)) async {
+        watcher?.stop()
+        control.stop()
         listener.shutdown()
+        let gadgets = self.gadgets.withLock { $0 }
+        gadgets.forEach { $0.beginShutdown() }
+        defer { gadgets.forEach { $0.stop() } }
         let cars = context.registry.count
         if cars > 0 { context.logger.notice("saying bye-bye to \(cars) car(s)") }
         let left = await context.registry.shutdownAll(grace: grace)
         if left > 0 { context.logger.warning("\(left) car(s) did not leave within \(grace)") }
         core.stop()
         await core.session.close()
+    }
+
+    /// Serves every session of `gadget` (a car on USB) like a TCP connection: the same
+    /// ``CarConnection`` over the gadget's byte stream. Starts the gadget; stopped with the server.
+    public func serveUSB(_ gadget: FunctionFSGadget) throws(USBGadgetError) {
+        let context = self.context
+        try gadget.start { stream in
+            Task.detached { await CarConnection(stream: stream, context: context).run() }
+        }
+        gadgets.withLock { $0.append(gadget) }
+    }
+
+    /// Reads the catalog again now (SIGHUP, `dashport ctl reload`): see ``CatalogReloader``.
+    /// Nil when the server has no catalog (a custom provider).
+    @discardableResult
+    public func reloadCatalog(reason: String) async -> CatalogReloader.Outcome? {
+        await catalogReloader?.reload(reason: reason)
     }
 
     /// Largest CA file read (a system bundle is about 200 KiB).

@@ -30,10 +30,29 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var label: String = "Dashport"
     public var deviceName: String = "Dashport on Linux"
     /// Limits.
+    /// Cars linked at once (past the handshake: TLS, the certificate check and AUTH_COMPLETE).
     public var maxConnections: Int = 256
+    /// Connections still in the handshake at once, on top of ``maxConnections``; when full, the
+    /// oldest of them is closed for a newcomer. A car that finished its handshake never is.
+    public var maxPendingConnections: Int = 64
+    /// Connections still in the handshake from one address; beyond it, that address's oldest is
+    /// closed. Not applied to loopback peers (every local process shares 127.0.0.1 and ::1) unless
+    /// ``limitPendingPerLoopbackAddress`` is set; ``maxPendingConnections`` always applies.
+    public var maxPendingPerAddress: Int = 16
+    /// Applies ``maxPendingPerAddress`` to loopback peers too (tests of the limit over loopback TCP).
+    public var limitPendingPerLoopbackAddress = false
+    /// TCP keepalive on car connections, so a car that vanished without a FIN is noticed.
+    public var keepAlive: TCPKeepAlive? = .default
     public var handshakeTimeoutSeconds: Double = 10
     /// Silence deadline once the link is up; 0 = off (the default: idle openauto sends nothing).
     public var idleTimeoutSeconds: Double = 0
+    /// When set, every car's session is recorded into this directory as a session recording
+    /// (`--record-dir`, off by default; recordings hold what the cars asked for).
+    public var recordDirectory: String?
+    /// Session defaults (jump distances, caps, the demo player's remote speaker).
+    public var session = SessionSettings()
+    /// Serve a car over USB too (`--usb-gadget DIR ...`); nil = TCP only.
+    public var usbGadget: USBGadgetConfiguration?
 
     public init() {}
 
@@ -74,12 +93,15 @@ public struct ServerConfiguration: Sendable, Equatable {
             throw ConfigurationError("--allow-fingerprint \(fingerprint): not a SHA-256 fingerprint (64 hex digits)")
         }
         if maxConnections < 1 { throw ConfigurationError("--max-connections must be at least 1") }
+        if maxPendingConnections < 1 { throw ConfigurationError("--max-pending-connections must be at least 1") }
+        if maxPendingPerAddress < 1 { throw ConfigurationError("--max-pending-per-address must be at least 1") }
         if !(handshakeTimeoutSeconds > 0) || !handshakeTimeoutSeconds.isFinite {
             throw ConfigurationError("--handshake-timeout must be a positive number of seconds")
         }
         if !(idleTimeoutSeconds >= 0) || !idleTimeoutSeconds.isFinite {
             throw ConfigurationError("--idle-timeout must be 0 (off) or a positive number of seconds")
         }
+        try usbGadget?.validate()
     }
 
     /// Lowercase hex without separators, or nil if it is not 32 bytes of hex.

@@ -10,4 +10,8 @@ struct ServerContext: Sendable {
     let core: ServerCore
     let logger: Logger
     let registry: ConnectionRegistry
+    /// Pending (still in the handshake) versus linked connections; see ``HandshakeAdmission``.
+    let admission: HandshakeAdmission
+    /// `--record-dir`: where each car's session recording goes; `nil` records nothing.
+    var recordDirectory: String? = nil
 }

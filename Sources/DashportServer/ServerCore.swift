@@ -16,10 +16,17 @@ public struct ServerCore: Sendable {
     public let clock: any DashportClock
     /// Where the catalog came from (for logs and the artwork roots).
     public let catalogPath: String
+    /// The catalog provider, when the server serves its catalog (nil with a custom provider): it
+    /// is loaded after the listener starts and reloaded when the file changes.
+    public let catalog: CatalogProvider?
     /// Forwards browse reports and artwork failures into the session's error channel.
     let reporters: [Task<Void, Never>]
 
-    public init(browse: BrowseCore, artwork: ArtworkService, session: SessionCore, clock: any DashportClock, catalogPath: String) {
+    public init(
+        browse: BrowseCore, artwork: ArtworkService, session: SessionCore, clock: any DashportClock, catalogPath: String,
+        catalog: CatalogProvider? = nil
+    ) {
+        self.catalog = catalog
         self.reporters = ServerCore.forwardReports(browse: browse, artwork: artwork, to: session)
         self.browse = browse
         self.artwork = artwork
@@ -28,7 +35,8 @@ public struct ServerCore: Sendable {
         self.catalogPath = catalogPath
     }
 
-    /// Loads the catalog (refusing one that fails validation, with the file, item and problem),
+    /// Makes the catalog provider (not loaded yet: the server loads it once it listens, so cars that
+    /// connect meanwhile are answered from the disk cache; see ``DashportServer/start(configuration:logger:provider:artworkFetcher:)``),
     /// opens the browse and artwork caches and restores the persisted session, all under
     /// `stateDirectory`.
     /// `provider` replaces the catalog (a music server, or a test's slow or absent provider; file
@@ -39,17 +47,10 @@ public struct ServerCore: Sendable {
         provider customProvider: (any BrowseProvider)? = nil, artworkFetcher: (any ArtworkFetcher)? = nil,
         clock: any DashportClock = SystemClock()
     ) async throws -> ServerCore {
-        let catalogPath = try configuration.catalog ?? DemoLibrary.catalogPath()
-        let provider: any BrowseProvider
-        if let customProvider {
-            provider = customProvider
-        } else {
-            do {
-                provider = try CatalogProvider(contentsOf: catalogPath)
-            } catch {
-                throw ConfigurationError("catalog refused: \(error)")
-            }
-        }
+        let catalogPath = try configuration.catalog ?? DemoLibrary.catalogPath(stateDirectory: configuration.stateDirectory)
+        let catalog = customProvider == nil ? CatalogProvider(path: catalogPath) : nil
+        // Safe: exactly one of the two is nil.
+        let provider: any BrowseProvider = customProvider ?? catalog!
         let state = configuration.stateDirectory
         let cache = BrowseCache(directory: state + "/browse-cache", logger: logger)
         let browse = BrowseCore(provider: provider, cache: cache, configuration: BrowseConfiguration(clock: clock), logger: logger)
@@ -59,33 +60,66 @@ public struct ServerCore: Sendable {
             cacheDirectory: state + "/artwork-cache")
         let artwork = ArtworkService(configuration: artworkConfiguration, logger: logger, fetcher: artworkFetcher, clock: clock)
 
-        let handler = DemoPlaybackHandler(library: provider, clock: clock)
+        let handler = DemoPlaybackHandler(library: provider, clock: clock, remoteVolume: configuration.session.remoteVolume)
         let session = SessionCore(
             handler: handler, clock: clock,
             persistence: SessionStore(directory: URL(fileURLWithPath: state + "/session")),
+            configuration: configuration.session.sessionConfiguration,
             logger: logger.labelled("session"))
         let restored = await session.restore()
         logger.labelled("session").info("session restore: \(restored)")
-        return ServerCore(browse: browse, artwork: artwork, session: session, clock: clock, catalogPath: catalogPath)
+        return ServerCore(
+            browse: browse, artwork: artwork, session: session, clock: clock, catalogPath: catalogPath, catalog: catalog)
     }
 }
 
 extension ServerCore {
-    /// Browse reports (a dropped tab, a cut branch, a discarded cache, a provider that is down) and
-    /// artwork failures become session errors, so every car that takes them is told.
+    /// Browse reports that concern every car (a discarded cache, a provider that is down) and
+    /// artwork failures become session errors, so every car that takes them is told. Reports caused
+    /// by one car's profile (a dropped tab, a cut branch) are not forwarded here: each car's media
+    /// channel tells that car (``carError(for:)``). What cars read names items and keys, never
+    /// server paths; the browse core's and artwork pipeline's logs keep the detail.
     static func forwardReports(browse: BrowseCore, artwork: ArtworkService, to session: SessionCore) -> [Task<Void, Never>] {
         let fromBrowse = Task {
             for await notification in await browse.subscribe() {
-                guard case .report(let report) = notification, let code = sessionCode(for: report.code) else { continue }
-                await session.report(SessionError(code: code, severity: .degraded, message: report.message))
+                guard case .report(let report) = notification, !report.isCarSpecific,
+                    let error = sessionError(for: report)
+                else { continue }
+                // The browse core and the artwork service log their own reports: one fault, one line.
+                await session.report(error, log: false)
             }
         }
         let fromArtwork = Task {
-            for await case .failed(_, let uri, let reason) in await artwork.notifications() {
-                await session.report(SessionError(code: .artworkFailed, severity: .degraded, message: "cover \(uri): \(reason)"))
+            for await case .failed(let key, _, let reason) in await artwork.notifications() {
+                await session.report(SessionError(
+                    code: .artworkFailed, severity: .degraded,
+                    message: "a cover could not be loaded (\(artworkFailureKind(reason)))", subject: key.rawValue), log: false)
             }
         }
         return [fromBrowse, fromArtwork]
+    }
+
+    /// The session error a car is told for a browse report, in words that name no server path.
+    static func sessionError(for report: BrowseReport) -> SessionError? {
+        guard let code = sessionCode(for: report.code) else { return nil }
+        let message: String
+        switch code {
+        case .browseRootRejected, .browseDepthExceeded: message = report.message  // titles and ids only
+        case .browseCacheDiscarded: message = "a browse cache entry was corrupt or foreign and was discarded"
+        default: message = "the library is not answering; lists come from the cache until it does"
+        }
+        let subject = report.isCarSpecific ? report.itemId : nil
+        return SessionError(code: code, severity: .degraded, message: message, subject: subject)
+    }
+
+    /// A path-free word for why a cover failed.
+    static func artworkFailureKind(_ error: ArtworkError) -> String {
+        switch error {
+        case .decodeFailed, .tooManyPixels: "not a decodable image"
+        case .notRegistered, .outsideRoots, .unsupportedScheme: "not a served cover"
+        case .tooLarge: "too large"
+        default: "could not be fetched"
+        }
     }
 
     static func sessionCode(for browseCode: String) -> SessionError.Code? {
@@ -104,22 +138,54 @@ extension ServerCore {
     }
 }
 
-/// Finds the embedded demo library (`Fixtures/demo/catalog.json`).
+/// Finds the demo library (`Fixtures/demo/catalog.json` in the source tree), or unpacks the
+/// copy compiled into the binary, so that an installed or copied `dashport` serves it too.
 public enum DemoLibrary {
-    /// `$DASHPORT_DEMO_CATALOG`, else the catalog next to the sources this binary was built from,
-    /// else `Fixtures/demo/catalog.json` under the working directory.
-    public static func catalogPath(environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigurationError) -> String {
+    /// In order: `$DASHPORT_DEMO_CATALOG`; `share/dashport/demo/catalog.json` next to the binary's
+    /// `bin/` (an installed tree); the source tree this binary was built from, only when the binary
+    /// runs from inside it (a build in `.build/`); otherwise the copy embedded in the binary,
+    /// unpacked into `<stateDirectory>/demo-library` (rewritten when it differs).
+    public static func catalogPath(
+        stateDirectory: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment,
+        executable: String = CommandLine.arguments.first ?? ""
+    ) throws(ConfigurationError) -> String {
         var candidates: [String] = []
         if let explicit = environment["DASHPORT_DEMO_CATALOG"], !explicit.isEmpty { candidates.append(explicit) }
+        let binary = URL(fileURLWithPath: executable).resolvingSymlinksInPath()
+        candidates.append(binary.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("share/dashport/demo/catalog.json").path)
         // #filePath = <package>/Sources/DashportServer/ServerCore.swift
         let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        candidates.append(package.appendingPathComponent("Fixtures/demo/catalog.json").path)
-        candidates.append(FileManager.default.currentDirectoryPath + "/Fixtures/demo/catalog.json")
+        if binary.path.hasPrefix(package.path + "/") {
+            candidates.append(package.appendingPathComponent("Fixtures/demo/catalog.json").path)
+        }
         for path in candidates where FileManager.default.fileExists(atPath: path) {
             return path
         }
-        throw ConfigurationError(
-            "the demo library was not found (looked in \(candidates.joined(separator: ", "))); give --catalog FILE")
+        guard let stateDirectory else {
+            throw ConfigurationError(
+                "the demo library was not found (looked in \(candidates.joined(separator: ", "))); give --catalog FILE")
+        }
+        return try unpackEmbedded(into: stateDirectory + "/demo-library")
+    }
+
+    /// Writes the embedded demo library under `directory` (each file atomically, only when it
+    /// differs) and returns its catalog's path.
+    static func unpackEmbedded(into directory: String) throws(ConfigurationError) -> String {
+        for (path, base64) in EmbeddedDemoLibrary.files {
+            guard let data = Data(base64Encoded: base64) else {
+                throw ConfigurationError("the embedded demo library is damaged (\(path)); give --catalog FILE")
+            }
+            let target = URL(fileURLWithPath: directory).appendingPathComponent(path)
+            if FileManager.default.contents(atPath: target.path) == data { continue }
+            do {
+                try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try data.write(to: target, options: .atomic)
+            } catch {
+                throw ConfigurationError("cannot unpack the demo library into \(directory): \(error.localizedDescription); give --catalog FILE")
+            }
+        }
+        return directory + "/catalog.json"
     }
 }

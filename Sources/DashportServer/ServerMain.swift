@@ -6,13 +6,18 @@ import DashportTLS
 /// `dashport serve` and `dashport fingerprint`, as library calls the executable forwards to.
 public enum ServerMain {
     /// Starts the server, prints where it listens, serves until SIGINT or SIGTERM, then says
-    /// BYEBYE to every car and returns.
+    /// BYEBYE to every car and returns. SIGHUP reloads the catalog.
     public static func run(configuration: ServerConfiguration) async throws {
         let logger = Logger(label: "dashport", level: configuration.logLevel)
         let signals = TerminationSignals()
         let server = try await DashportServer.start(configuration: configuration, logger: logger)
         // The one line on standard output: scripts and tests read the port from it.
         FileHandle.standardOutput.write(Data("dashport: listening on \(server.address)\n".utf8))
+        let hangUps = signals.hangUps
+        let reloads = Task {
+            for await _ in hangUps { await server.reloadCatalog(reason: "SIGHUP") }
+        }
+        defer { reloads.cancel() }
         let signal = await signals.next()
         logger.notice("received \(signal), stopping")
         await server.stop()
@@ -25,16 +30,25 @@ public enum ServerMain {
     }
 }
 
-/// SIGINT and SIGTERM as an async wait. The default actions are ignored while this exists so the
-/// process stops through the orderly path.
+/// SIGINT and SIGTERM as an async wait, and SIGHUP as a stream. The default actions are ignored
+/// while this exists so the process stops through the orderly path (and a SIGHUP does not kill it).
 final class TerminationSignals {
     private let stream: AsyncStream<String>
+    /// One element per SIGHUP (bursts coalesce into one).
+    let hangUps: AsyncStream<Void>
     private let sources: [any DispatchSourceSignal]
 
     init() {
         let (stream, continuation) = AsyncStream.makeStream(of: String.self)
         self.stream = stream
+        let (hangUps, hangUp) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        self.hangUps = hangUps
         var sources: [any DispatchSourceSignal] = []
+        signal(SIGHUP, SIG_IGN)
+        let hangUpSource = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
+        hangUpSource.setEventHandler { hangUp.yield() }
+        hangUpSource.resume()
+        sources.append(hangUpSource)
         for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())

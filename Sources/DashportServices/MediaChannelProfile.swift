@@ -43,8 +43,8 @@ public struct MediaChannelCarProfile: Sendable, Hashable {
         drawableErrors = Self.drawable(wire)
         let locale = wire.locale ?? ""
         browse = CarProfile(
-            maxRootTabs: Int(wire.maxRootTabsOrDefault),
-            maxDepth: wire.maxDepth.map { Int($0) },
+            maxRootTabs: wire.maxRootTabs.flatMap { $0 == 0 ? nil : Int($0) } ?? 4,
+            maxDepth: wire.maxDepth.flatMap { $0 == 0 ? nil : Int($0) },
             maxItemsPerList: wire.maxItemsPerList.flatMap { $0 == 0 ? nil : Int($0) },
             artworkSizePx: max(artworkWidth, artworkHeight),
             errorRendering: drawableErrors == CarProfile.ErrorRendering.legacy.drawnCodes ? .legacy : .full,

@@ -210,11 +210,7 @@ public final class TLSSession {
             logger.warning("head unit rejected by peer policy", ["reason": rejection.description])
             throw fail(rejection)
         }
-        state = .established
-        logger.debug("TLS established", [
-            "version": negotiatedVersion ?? "?", "cipher": negotiatedCipher ?? "?",
-            "peer-sha256": peerFingerprintSHA256 ?? "none",
-        ])
+        state = .established  // logged once, by the link's owner, from the link's tlsEstablished event
     }
 
     private func checkUsable() throws(TLSError) {

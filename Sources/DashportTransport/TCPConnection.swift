@@ -21,6 +21,8 @@ public final class TCPConnection: ByteStream {
     public static let closeTimeout: Duration = .seconds(10)
 
     public let peerDescription: String
+    /// The peer's numeric host ("127.0.0.1", "::1"); nil for a non-IP peer.
+    public var peerHost: String? { remote?.host }
     /// The cap on bytes queued for the peer; more closes the connection with `.outboundBufferFull`.
     public let outboundBufferLimit: Int
 

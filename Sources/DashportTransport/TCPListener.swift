@@ -5,7 +5,8 @@ import Synchronization
 
 /// A listening TCP socket (IPv4 or IPv6) that hands each accepted peer over as a ``TCPConnection``.
 ///
-/// Accepted sockets are non-blocking, close-on-exec and TCP_NODELAY. Beyond `maxConnections` live
+/// Accepted sockets are non-blocking, close-on-exec and TCP_NODELAY, with TCP keepalive
+/// (``TCPKeepAlive/default`` unless told otherwise). Beyond `maxConnections` live
 /// connections a new peer is accepted and closed at once, and logged, so a flood of connects
 /// neither fills the backlog nor touches the cars already connected.
 public final class TCPListener: Sendable {
@@ -15,6 +16,8 @@ public final class TCPListener: Sendable {
     public let maxConnections: Int
     /// The outbound cap given to each accepted connection.
     public let outboundBufferLimit: Int
+    /// Keepalive set on each accepted connection; nil leaves the system's (off).
+    public let keepAlive: TCPKeepAlive?
 
     private let fd: Int32
     private let id: UInt64
@@ -37,6 +40,7 @@ public final class TCPListener: Sendable {
     public static func bind(
         _ address: ListenAddress, backlog: Int32 = 512, maxConnections: Int = 1024,
         outboundBufferLimit: Int = TCPConnection.defaultOutboundBufferLimit,
+        keepAlive: TCPKeepAlive? = .default,
         logger: Logger, loop: EventLoop = .shared
     ) throws(TransportError) -> TCPListener {
         guard let socketAddress = SocketAddress(address) else { throw .bind(address, "not a numeric address") }
@@ -53,16 +57,17 @@ public final class TCPListener: Sendable {
         let (result, bound) = SocketAddress.filling { getsockname(fd, $0, $1) }
         guard result == 0, let bound else { throw fail("getsockname") }
         return TCPListener(fd: fd, bound: bound.listenAddress, maxConnections: maxConnections,
-                           outboundBufferLimit: outboundBufferLimit, logger: logger, loop: loop)
+                           outboundBufferLimit: outboundBufferLimit, keepAlive: keepAlive, logger: logger, loop: loop)
     }
 
     private init(fd: Int32, bound: ListenAddress, maxConnections: Int, outboundBufferLimit: Int,
-                 logger: Logger, loop: EventLoop) {
+                 keepAlive: TCPKeepAlive?, logger: Logger, loop: EventLoop) {
         self.fd = fd
         self.id = loop.makeID()
         self.boundAddress = bound
         self.maxConnections = maxConnections
         self.outboundBufferLimit = outboundBufferLimit
+        self.keepAlive = keepAlive
         self.logger = logger.labelled("transport").with("listen", bound.description)
         self.loop = loop
     }
@@ -149,6 +154,9 @@ extension TCPListener: Selectable {
             return
         }
         setNoDelay(peerFD)
+        if let keepAlive, let failure = keepAlive.apply(to: peerFD) {
+            logger.warning("cannot set TCP keepalive: \(errnoText(failure))", ["peer": peerText])
+        }
         liveConnections.add(1, ordering: .relaxed)
         let connection = TCPConnection(
             fd: peerFD, remote: peer, phase: .open, loop: loop, outboundBufferLimit: outboundBufferLimit,

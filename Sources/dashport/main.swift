@@ -9,8 +9,9 @@ let program = CommandSet(
     program: "dashport",
     summary: "The phone side of an Android-Auto-style link: serves car head units their media.",
     commands: [
-        ("serve", "", "serve cars over TCP (the embedded demo library unless --catalog is given)"),
+        ("serve", "", "serve cars over TCP and USB (the embedded demo library unless --catalog is given)"),
         ("fingerprint", "", "print the SHA-256 fingerprint of the server certificate in a state directory"),
+        ("ctl", "COMMAND [ARGUMENT...]", "control a running server: status, cars, invalidate, reload, session"),
         ("help", "[COMMAND]", "show this text, or a command's options"),
     ])
 
@@ -44,6 +45,7 @@ case .help(let topic):
     switch topic {
     case "serve": print(ConfigurationParser.serve.help)
     case "fingerprint": print(ConfigurationParser.fingerprint.help)
+    case "ctl": print(ctlSpec.help)
     default: print(program.help)
     }
 case .command("serve", let arguments):
@@ -65,6 +67,8 @@ case .command("fingerprint", let arguments):
     } catch {
         fail("\(error)")
     }
+case .command("ctl", let arguments):
+    exit(await runCtl(arguments))
 case .command(let other, _):
     fail("command '\(other)' is listed but not handled")
 }

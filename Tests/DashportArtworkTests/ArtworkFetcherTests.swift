@@ -3,11 +3,11 @@ import Foundation
 import Testing
 @testable import DashportArtwork
 
-/// URLSessionArtworkFetcher against a loopback server the test starts.
+/// CurlArtworkFetcher against a loopback server the test starts.
 @Suite struct ArtworkFetcherTests {
     let scratch = TemporaryDirectory()
     let server: LoopbackHTTPServer
-    let fetcher = URLSessionArtworkFetcher()
+    let fetcher = CurlArtworkFetcher()
     /// Generous: only the stalling server is given a short limit, so a loaded machine fails nothing.
     let limits = ArtworkFetchLimits(maxBytes: 100_000, timeout: .seconds(30), maxRedirects: 3, allowPlainHTTP: true)
 

@@ -53,6 +53,13 @@ import Testing
             return
         }
         #expect(!text.isEmpty)
+        #expect(!text.contains("\n"), "libvips' several lines are one: \(text)")
+    }
+
+    @Test func aVipsErrorOfSeveralLinesIsOneLine() {
+        #expect(ArtworkScaler.oneLine("VipsJpeg: Premature end of JPEG file\nVipsJpeg: out of order read at line 48\n")
+            == "VipsJpeg: Premature end of JPEG file; VipsJpeg: out of order read at line 48")
+        #expect(ArtworkScaler.oneLine("vipspng: libpng read error\n") == "vipspng: libpng read error")
     }
 
     @Test func otherFormatsAreRefused() async {

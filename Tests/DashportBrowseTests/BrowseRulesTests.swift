@@ -44,7 +44,8 @@ import Testing
         #expect(emptyLists == [.legacy: 3])
     }
 
-    @Test(arguments: [(3, 3), (4, 4), (6, 4)])
+    /// 0 is the default, 4 (issue 11: it used to serve one tab).
+    @Test(arguments: [(0, 4), (1, 1), (3, 3), (4, 4), (6, 4)])
     func tabCap(limit: Int, expected: Int) async throws {
         let core = makeCore(try Fixtures.demoProvider())
         let car = CarProfile(maxRootTabs: limit)

@@ -55,6 +55,20 @@ struct MediaChannelOverTCPTests {
             .flatMap { try? DashportMedia.MediaItemState(serializedBytes: $0.body) }?.item
     }
 
+    /// `max_root_tabs = 0` is the schema's "unset": the car gets the default 4 tabs (issue 11: it got one).
+    @Test func aProfileWithZeroTabsGetsTheDefaultFour() async throws {
+        try await TestServer.with { server in
+            let car = try await TestCar.connect(to: server.server.address, configuration: Self.dashportCar(maxTabs: 0))
+            try await car.waitUntil("server hello") { $0.messages(on: Self.mediaChannel).contains { $0.id == 0x8001 } }
+            let helloBytes = try #require(await car.messages(on: Self.mediaChannel).first { $0.id == 0x8001 })
+            let hello = try DashportMedia.ServerHello(serializedBytes: helloBytes.body)
+            let tabs = try await children(car, of: hello.rootId, requestId: 1)
+            #expect(tabs.count == 4)
+            #expect(!server.log.records.contains { $0.message.contains("over the cap of 1 tabs") })
+            await car.abort()
+        }
+    }
+
     @Test func twoCarsBrowsePlayAndSeeTheSameStateWithCovers() async throws {
         try await TestServer.with { server in
             let first = try await TestCar.connect(to: server.server.address, configuration: Self.dashportCar())

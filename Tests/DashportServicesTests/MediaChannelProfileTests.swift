@@ -25,6 +25,15 @@ struct MediaChannelProfileTests {
         #expect(profile.artworkWidth == 320 && profile.artworkHeight == 200)
     }
 
+    /// A proto3-style writer's zeros for "unset" are the defaults: 4 tabs, no depth or list limit.
+    @Test func zeroLimitsAreTheDefaults() {
+        let car = MediaChannelFakeCar(profile: DashportMedia.CarProfile(maxRootTabs: 0, maxDepth: 0, maxItemsPerList: 0))
+        #expect(car.service.profile.browse.maxRootTabs == 4)
+        #expect(car.service.profile.browse.tabCap == 4)
+        #expect(car.service.profile.browse.maxDepth == nil)
+        #expect(car.service.profile.browse.maxItemsPerList == nil)
+    }
+
     @Test func legacyProfileDrawsTwoScreens() {
         let car = MediaChannelFakeCar(profile: DashportMedia.CarProfile(errorScreenSupport: .legacy))
         #expect(car.service.profile.browse.errorRendering == .legacy)

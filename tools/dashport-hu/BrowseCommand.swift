@@ -4,11 +4,12 @@ import DashportHeadUnit
 import DashportLink
 import DashportLog
 import DashportTransport
+import DashportUSBHost
 
 /// `dashport-hu browse HOST:PORT ...`
 enum BrowseCommand {
     static let spec = CommandSpec(
-        name: "dashport-hu browse", synopsis: "HOST:PORT [options]",
+        name: "dashport-hu browse", synopsis: "HOST:PORT [options]  |  --usb [VID:PID] [options]",
         summary: """
             Connects as a head unit that speaks the Dashport media channel, lists the tabs and then reads
             commands from standard input (or runs a script), printing each screen as text. Type "help"
@@ -24,6 +25,7 @@ enum BrowseCommand {
             .value("max-depth", "N", "deepest level the car opens"),
             .value("art-size", "PX", "artwork box, PX × PX (also asked for by \"art\")"),
             // The session.
+            .flag("usb", "connect over USB instead (Android Open Accessory switch, then bulk); positional VID:PID"),
             .value("page-size", "N", "items per page asked for (default: the server's choice)"),
             .value("save-art", "DIR", "save each cover fetched with \"art\" as DIR/<key>.<jpg|png>"),
             .value("script", "FILE", "run the commands in FILE (one per line, # comments, wait <ms>, expect <text>)"),
@@ -33,7 +35,9 @@ enum BrowseCommand {
         ])
 
     struct Setup {
-        var address: ListenAddress
+        /// nil: over USB (``usb``).
+        var address: ListenAddress?
+        var usb: USBDeviceMatch?
         var configuration: HeadUnitConfiguration
         var options: BrowseShellOptions
         var timeout: Duration
@@ -59,7 +63,7 @@ enum BrowseCommand {
         return await browse(setup)
     }
 
-    private static func parse(_ parsed: Arguments) throws(UsageError) -> Setup? {
+    static func parse(_ parsed: Arguments) throws(UsageError) -> Setup? {
         if parsed.flag("legacy") && parsed.flag("full") { throw UsageError("--legacy and --full exclude each other") }
         let timeout = try parsed.seconds("timeout", default: .seconds(5))
         let artSize = try parsed.count("art-size")
@@ -70,6 +74,12 @@ enum BrowseCommand {
             artSize: artSize)
         var configuration = HeadUnitConfiguration()
         configuration.version = try parsed.version(default: configuration.version)
+        // List the volume keys too: the server binds them only while it declares remote playback,
+        // and then `key volup` / `key voldown` / `key mute` drive that device.
+        configuration.car.services = configuration.car.services.map { service in
+            guard case .input(let keycodes) = service.kind else { return service }
+            return CarService(channel: service.channel, kind: .input(keycodes: keycodes + [24, 25, 164]))
+        }
         var script: EmulatorScript?
         if let path = parsed.string("script") {
             let text = try Console.readScript(path, limit: EmulatorScript.maxBytes)
@@ -79,8 +89,10 @@ enum BrowseCommand {
                 throw UsageError("--script \(path): \(error)")
             }
         }
+        let usb = parsed.flag("usb")
         return Setup(
-            address: try parsed.address(),
+            address: usb ? nil : try parsed.address(),
+            usb: usb ? try USBConnect.match(parsed.positionals) : nil,
             configuration: configuration.withDashportProfile(profile.profile),
             options: BrowseShellOptions(
                 pageSize: try parsed.count("page-size"), artSize: artSize,
@@ -88,21 +100,30 @@ enum BrowseCommand {
             timeout: timeout, script: script, logger: try parsed.logger())
     }
 
-    private static func browse(_ setup: Setup) async -> Int32 {
+    static func browse(_ setup: Setup, tap: (@Sendable (TappedMessage) -> Void)? = nil) async -> Int32 {
         let client: HeadUnitClient
         let session: MediaChannelSession
         do {
-            client = try await HeadUnitClient.connect(
-                to: setup.address, configuration: setup.configuration, timeout: setup.timeout, logger: setup.logger)
+            if let address = setup.address {
+                client = try await HeadUnitClient.connect(
+                    to: address, configuration: setup.configuration, timeout: setup.timeout, logger: setup.logger, tap: tap)
+            } else {
+                client = try await USBConnect.client(
+                    match: setup.usb, configuration: setup.configuration, timeout: setup.timeout,
+                    transcript: Transcript { Console.out($0) }, logger: setup.logger)
+            }
             session = try MediaChannelSession.start(client: client, timeout: setup.timeout)
         } catch {
             Console.err("dashport-hu browse: \(error)")
             return 1
         }
         let transcript = Transcript { Console.out($0) }
+        // Typed lines and the end of the link, in one stream: the shell stops when the phone goes.
+        let (input, inputSink) = AsyncStream.makeStream(of: ShellInput.self)
         let printer = Task {
             for await notice in session.notices {
-                if let lines = ScreenRenderer.notice(notice, stock: false) { await transcript.print(lines) }
+                if let lines = ScreenRenderer.notice(notice, stock: false) { await transcript.printNotice(lines) }
+                if case .closed = notice { inputSink.yield(.linkClosed) }
             }
         }
         let shell = BrowseShell(session: session, transcript: transcript, options: setup.options)
@@ -112,7 +133,7 @@ enum BrowseCommand {
             if let script = setup.script {
                 try await shell.run(script)
             } else {
-                try await interact(shell, transcript: transcript)
+                try await interact(shell, input: input, sink: inputSink)
             }
         } catch {
             Console.err("dashport-hu browse: \(error)")
@@ -126,25 +147,18 @@ enum BrowseCommand {
         return status
     }
 
-    /// Reads commands from standard input until `quit` or end of input. Mistakes and unanswered
-    /// requests are reported and the session goes on; a closed link ends it.
-    private static func interact(_ shell: BrowseShell, transcript: Transcript) async throws(BrowseShellError) {
-        for await line in Console.inputLines() {
-            let command: EmulatorCommand
-            do {
-                guard let parsed = try EmulatorCommand.parse(line) else { continue }
-                command = parsed
-            } catch {
-                await transcript.print("! \(error)")
-                continue
-            }
-            do {
-                guard try await shell.execute(command) else { return }
-            } catch .session(.closed(let reason)) {
-                throw .session(.closed(reason))
-            } catch {
-                await transcript.print("! \(error)")
-            }
+    /// Reads commands from standard input until `quit` or end of input, showing a prompt when the
+    /// input is a terminal; the phone's bye-bye ends it at once (``BrowseShell/interact(_:prompt:)``).
+    private static func interact(
+        _ shell: BrowseShell, input: AsyncStream<ShellInput>, sink: AsyncStream<ShellInput>.Continuation
+    ) async throws(BrowseShellError) {
+        let reader = Task<Void, Never> {
+            for await line in Console.inputLines() { sink.yield(ShellInput.line(line)) }
+            sink.yield(ShellInput.endOfInput)
         }
+        defer { reader.cancel() }
+        var prompt: (@Sendable () -> Void)?
+        if Console.inputIsTerminal { prompt = { Console.prompt() } }
+        try await shell.interact(input, prompt: prompt)
     }
 }

@@ -4,11 +4,12 @@ import DashportHeadUnit
 import DashportLink
 import DashportLog
 import DashportTransport
+import DashportUSBHost
 
 /// `dashport-hu connect HOST:PORT ...`
 enum ConnectCommand {
     static let spec = CommandSpec(
-        name: "dashport-hu connect", synopsis: "HOST:PORT [options]",
+        name: "dashport-hu connect", synopsis: "HOST:PORT [options]  |  --usb [VID:PID] [options]",
         summary: """
             Connects as a head unit, completes the AAP link (version, TLS, discovery, channel opens) and
             prints what was negotiated: the AAP version, TLS version and cipher, the server certificate's
@@ -17,6 +18,7 @@ enum ConnectCommand {
             """,
         positionals: ["HOST:PORT"],
         options: [
+            .flag("usb", "connect over USB instead: switch the phone (positional VID:PID, default the first non-hub device) to Android Open Accessory and use its bulk endpoints"),
             .value("version", "M.m", "AAP version to ask for (default 1.6, as aasdk)"),
             .flag("plain-control", "AUTH_COMPLETE and pings in plaintext, as aasdk (default)"),
             .flag("encrypted-control", "AUTH_COMPLETE and pings encrypted, as gartnera/headunit"),
@@ -29,14 +31,19 @@ enum ConnectCommand {
         let parsed: Arguments
         let configuration: HeadUnitConfiguration
         let timeout: Duration
-        let address: ListenAddress
+        var address: ListenAddress?
+        var usbMatch: USBDeviceMatch?
         do throws(UsageError) {
             parsed = try Arguments(arguments, spec: spec)
             if parsed.wantsHelp {
                 Console.out(spec.help)
                 return 0
             }
-            address = try parsed.address()
+            if parsed.flag("usb") {
+                usbMatch = try USBConnect.match(parsed.positionals)
+            } else {
+                address = try parsed.address()
+            }
             timeout = try parsed.seconds("timeout", default: .seconds(10))
             if parsed.flag("plain-control") && parsed.flag("encrypted-control") {
                 throw UsageError("--plain-control and --encrypted-control exclude each other")
@@ -59,8 +66,19 @@ enum ConnectCommand {
             return 2
         }
         let transcript = Transcript { Console.out($0) }
-        let outcome = await ConnectProbe.run(
-            address: address, configuration: configuration, timeout: timeout, transcript: transcript, logger: logger)
+        let outcome: ConnectProbe.Outcome
+        if let address {
+            outcome = await ConnectProbe.run(
+                address: address, configuration: configuration, timeout: timeout, transcript: transcript, logger: logger)
+        } else {
+            do {
+                let client = try await USBConnect.client(
+                    match: usbMatch, configuration: configuration, timeout: timeout, transcript: transcript, logger: logger)
+                outcome = await ConnectProbe.run(client: client, timeout: timeout, transcript: transcript)
+            } catch {
+                outcome = .failure("\(error)")
+            }
+        }
         switch outcome {
         case .success:
             return 0

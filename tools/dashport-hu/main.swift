@@ -9,6 +9,8 @@ let program = CommandSet(
     commands: [
         ("connect", "HOST:PORT", "complete the link, print what was negotiated, wait for pings, say bye-bye"),
         ("browse", "HOST:PORT", "browse and play through the Dashport media channel, as text screens"),
+        ("record", "HOST:PORT --out FILE", "browse (interactive or --script) and record every message of the session"),
+        ("replay", "FILE HOST:PORT", "play a recording's car side against a server, compare every server message"),
     ],
     epilogue: """
         Try, next to `swift run dashport serve`:
@@ -24,10 +26,16 @@ do {
         status = await ConnectCommand.run(rest)
     case .command("browse", let rest):
         status = await BrowseCommand.run(rest)
+    case .command("record", let rest):
+        status = await RecordCommand.run(rest)
+    case .command("replay", let rest):
+        status = await ReplayCommand.run(rest)
     case .help(let topic):
         switch topic {
         case "connect": Console.out(ConnectCommand.spec.help)
         case "browse": Console.out(BrowseCommand.spec.help)
+        case "record": Console.out(RecordCommand.usage)
+        case "replay": Console.out(ReplayCommand.usage)
         default: arguments.isEmpty ? Console.err(program.help) : Console.out(program.help)
         }
         status = arguments.isEmpty ? 2 : 0

@@ -216,3 +216,23 @@ extension AAP.InstrumentClusterInput: CMessageMirror {
         c.pointee.action = Dashport__Aap__InstrumentClusterInput__Action(rawValue: .init(truncatingIfNeeded: self.action.rawValue))
     }
 }
+
+extension AAP.MessageStatus: JSONEnum {}
+
+extension AAP.InstrumentClusterInput.Action: JSONEnum {}
+
+extension AAP.InstrumentClusterInput: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("action", self.action.jsonValue))
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["action"])
+        if let value = members["action"] {
+            self.action = try JSONFields.decode(value, path: path + ".action", as: AAP.InstrumentClusterInput.Action.self)
+        }
+    }
+}

@@ -1245,3 +1245,394 @@ extension AAP.ServiceDiscoveryUpdate: CMessageMirror {
         }
     }
 }
+
+extension AAP.ControlMessageType: JSONEnum {}
+
+extension AAP.NavFocusType: JSONEnum {}
+
+extension AAP.ByeByeRequest.Reason: JSONEnum {}
+
+extension AAP.VoiceSessionNotification.Status: JSONEnum {}
+
+extension AAP.AudioFocusRequest.FocusType: JSONEnum {}
+
+extension AAP.AudioFocusNotification.State: JSONEnum {}
+
+extension AAP.AuthResponse: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("status", self.status.jsonValue))
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["status"])
+        if let value = members["status"] {
+            self.status = try JSONFields.decode(value, path: path + ".status", as: Int32.self)
+        }
+    }
+}
+
+extension AAP.ChannelOpenRequest: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("priority", self.priority.jsonValue))
+        members.append(JSONMember("serviceId", self.serviceId.jsonValue))
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["priority", "serviceId"])
+        if let value = members["priority"] {
+            self.priority = try JSONFields.decode(value, path: path + ".priority", as: Int32.self)
+        }
+        if let value = members["serviceId"] {
+            self.serviceId = try JSONFields.decode(value, path: path + ".serviceId", as: Int32.self)
+        }
+    }
+}
+
+extension AAP.ChannelOpenResponse: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("status", self.status.jsonValue))
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["status"])
+        if let value = members["status"] {
+            self.status = try JSONFields.decode(value, path: path + ".status", as: AAP.MessageStatus.self)
+        }
+    }
+}
+
+extension AAP.PingRequest: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("timestamp", self.timestamp.jsonValue))
+        if let value = self.bugReport {
+            members.append(JSONMember("bugReport", value.jsonValue))
+        }
+        if let value = self.data {
+            members.append(JSONMember("data", JSONFields.bytes(value)))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["timestamp", "bugReport", "data"])
+        if let value = members["timestamp"] {
+            self.timestamp = try JSONFields.decode(value, path: path + ".timestamp", as: Int64.self)
+        }
+        if let value = members["bugReport"] {
+            self.bugReport = try JSONFields.decode(value, path: path + ".bugReport", as: Bool.self)
+        }
+        if let value = members["data"] {
+            self.data = try JSONFields.bytes(json: value, path: path + ".data")
+        }
+    }
+}
+
+extension AAP.PingResponse: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("timestamp", self.timestamp.jsonValue))
+        if let value = self.data {
+            members.append(JSONMember("data", JSONFields.bytes(value)))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["timestamp", "data"])
+        if let value = members["timestamp"] {
+            self.timestamp = try JSONFields.decode(value, path: path + ".timestamp", as: Int64.self)
+        }
+        if let value = members["data"] {
+            self.data = try JSONFields.bytes(json: value, path: path + ".data")
+        }
+    }
+}
+
+extension AAP.NavFocusRequestNotification: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if let value = self.focusType {
+            members.append(JSONMember("focusType", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["focusType"])
+        if let value = members["focusType"] {
+            self.focusType = try JSONFields.decode(value, path: path + ".focusType", as: AAP.NavFocusType.self)
+        }
+    }
+}
+
+extension AAP.NavFocusNotification: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("focusType", self.focusType.jsonValue))
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["focusType"])
+        if let value = members["focusType"] {
+            self.focusType = try JSONFields.decode(value, path: path + ".focusType", as: AAP.NavFocusType.self)
+        }
+    }
+}
+
+extension AAP.ByeByeRequest: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("reason", self.reason.jsonValue))
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["reason"])
+        if let value = members["reason"] {
+            self.reason = try JSONFields.decode(value, path: path + ".reason", as: AAP.ByeByeRequest.Reason.self)
+        }
+    }
+}
+
+extension AAP.ByeByeResponse: JSONMessage {
+    public var jsonValue: JSONValue {
+        .object([])
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        _ = try JSONFields.members(json, path: path, known: [])
+    }
+}
+
+extension AAP.VoiceSessionNotification: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if let value = self.status {
+            members.append(JSONMember("status", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["status"])
+        if let value = members["status"] {
+            self.status = try JSONFields.decode(value, path: path + ".status", as: AAP.VoiceSessionNotification.Status.self)
+        }
+    }
+}
+
+extension AAP.AudioFocusRequest: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("audioFocusType", self.audioFocusType.jsonValue))
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["audioFocusType"])
+        if let value = members["audioFocusType"] {
+            self.audioFocusType = try JSONFields.decode(value, path: path + ".audioFocusType", as: AAP.AudioFocusRequest.FocusType.self)
+        }
+    }
+}
+
+extension AAP.AudioFocusNotification: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("focusState", self.focusState.jsonValue))
+        if let value = self.unsolicited {
+            members.append(JSONMember("unsolicited", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["focusState", "unsolicited"])
+        if let value = members["focusState"] {
+            self.focusState = try JSONFields.decode(value, path: path + ".focusState", as: AAP.AudioFocusNotification.State.self)
+        }
+        if let value = members["unsolicited"] {
+            self.unsolicited = try JSONFields.decode(value, path: path + ".unsolicited", as: Bool.self)
+        }
+    }
+}
+
+extension AAP.BatteryStatusNotification: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("batteryLevel", self.batteryLevel.jsonValue))
+        if let value = self.timeRemainingS {
+            members.append(JSONMember("timeRemainingS", value.jsonValue))
+        }
+        if let value = self.criticalBattery {
+            members.append(JSONMember("criticalBattery", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["batteryLevel", "timeRemainingS", "criticalBattery"])
+        if let value = members["batteryLevel"] {
+            self.batteryLevel = try JSONFields.decode(value, path: path + ".batteryLevel", as: UInt32.self)
+        }
+        if let value = members["timeRemainingS"] {
+            self.timeRemainingS = try JSONFields.decode(value, path: path + ".timeRemainingS", as: UInt32.self)
+        }
+        if let value = members["criticalBattery"] {
+            self.criticalBattery = try JSONFields.decode(value, path: path + ".criticalBattery", as: Bool.self)
+        }
+    }
+}
+
+extension AAP.CallAvailabilityStatus: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if let value = self.callAvailable {
+            members.append(JSONMember("callAvailable", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["callAvailable"])
+        if let value = members["callAvailable"] {
+            self.callAvailable = try JSONFields.decode(value, path: path + ".callAvailable", as: Bool.self)
+        }
+    }
+}
+
+extension AAP.ConnectedDevice: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if let value = self.deviceName {
+            members.append(JSONMember("deviceName", value.jsonValue))
+        }
+        if let value = self.deviceId {
+            members.append(JSONMember("deviceId", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["deviceName", "deviceId"])
+        if let value = members["deviceName"] {
+            self.deviceName = try JSONFields.decode(value, path: path + ".deviceName", as: String.self)
+        }
+        if let value = members["deviceId"] {
+            self.deviceId = try JSONFields.decode(value, path: path + ".deviceId", as: Int32.self)
+        }
+    }
+}
+
+extension AAP.CarConnectedDevices: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if !self.connectedDevices.isEmpty {
+            members.append(JSONMember("connectedDevices", .array(self.connectedDevices.map { $0.jsonValue })))
+        }
+        if let value = self.unsolicited {
+            members.append(JSONMember("unsolicited", value.jsonValue))
+        }
+        if let value = self.finalList {
+            members.append(JSONMember("finalList", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["connectedDevices", "unsolicited", "finalList"])
+        if let value = members["connectedDevices"] {
+            self.connectedDevices = try JSONFields.decodeArray(value, path: path + ".connectedDevices", as: AAP.ConnectedDevice.self)
+        }
+        if let value = members["unsolicited"] {
+            self.unsolicited = try JSONFields.decode(value, path: path + ".unsolicited", as: Bool.self)
+        }
+        if let value = members["finalList"] {
+            self.finalList = try JSONFields.decode(value, path: path + ".finalList", as: Bool.self)
+        }
+    }
+}
+
+extension AAP.UserSwitchRequest: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if let value = self.selectedDevice {
+            members.append(JSONMember("selectedDevice", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["selectedDevice"])
+        if let value = members["selectedDevice"] {
+            self.selectedDevice = try JSONFields.decode(value, path: path + ".selectedDevice", as: AAP.ConnectedDevice.self)
+        }
+    }
+}
+
+extension AAP.UserSwitchResponse: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if let value = self.status {
+            members.append(JSONMember("status", value.jsonValue))
+        }
+        if let value = self.selectedDevice {
+            members.append(JSONMember("selectedDevice", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["status", "selectedDevice"])
+        if let value = members["status"] {
+            self.status = try JSONFields.decode(value, path: path + ".status", as: Int32.self)
+        }
+        if let value = members["selectedDevice"] {
+            self.selectedDevice = try JSONFields.decode(value, path: path + ".selectedDevice", as: AAP.ConnectedDevice.self)
+        }
+    }
+}
+
+extension AAP.ServiceDiscoveryUpdate: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if let value = self.service {
+            members.append(JSONMember("service", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["service"])
+        if let value = members["service"] {
+            self.service = try JSONFields.decode(value, path: path + ".service", as: AAP.Service.self)
+        }
+    }
+}

@@ -685,3 +685,341 @@ extension AAP.ServiceDiscoveryResponse: CMessageMirror {
         }
     }
 }
+
+extension AAP.DriverPosition: JSONEnum {}
+
+extension AAP.PhoneInfo: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if let value = self.instanceId {
+            members.append(JSONMember("instanceId", value.jsonValue))
+        }
+        if let value = self.connectivityLifetimeId {
+            members.append(JSONMember("connectivityLifetimeId", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["instanceId", "connectivityLifetimeId"])
+        if let value = members["instanceId"] {
+            self.instanceId = try JSONFields.decode(value, path: path + ".instanceId", as: String.self)
+        }
+        if let value = members["connectivityLifetimeId"] {
+            self.connectivityLifetimeId = try JSONFields.decode(value, path: path + ".connectivityLifetimeId", as: String.self)
+        }
+    }
+}
+
+extension AAP.ServiceDiscoveryRequest: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if let value = self.smallIcon {
+            members.append(JSONMember("smallIcon", JSONFields.bytes(value)))
+        }
+        if let value = self.mediumIcon {
+            members.append(JSONMember("mediumIcon", JSONFields.bytes(value)))
+        }
+        if let value = self.largeIcon {
+            members.append(JSONMember("largeIcon", JSONFields.bytes(value)))
+        }
+        if let value = self.labelText {
+            members.append(JSONMember("labelText", value.jsonValue))
+        }
+        if let value = self.deviceName {
+            members.append(JSONMember("deviceName", value.jsonValue))
+        }
+        if let value = self.phoneInfo {
+            members.append(JSONMember("phoneInfo", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["smallIcon", "mediumIcon", "largeIcon", "labelText", "deviceName", "phoneInfo"])
+        if let value = members["smallIcon"] {
+            self.smallIcon = try JSONFields.bytes(json: value, path: path + ".smallIcon")
+        }
+        if let value = members["mediumIcon"] {
+            self.mediumIcon = try JSONFields.bytes(json: value, path: path + ".mediumIcon")
+        }
+        if let value = members["largeIcon"] {
+            self.largeIcon = try JSONFields.bytes(json: value, path: path + ".largeIcon")
+        }
+        if let value = members["labelText"] {
+            self.labelText = try JSONFields.decode(value, path: path + ".labelText", as: String.self)
+        }
+        if let value = members["deviceName"] {
+            self.deviceName = try JSONFields.decode(value, path: path + ".deviceName", as: String.self)
+        }
+        if let value = members["phoneInfo"] {
+            self.phoneInfo = try JSONFields.decode(value, path: path + ".phoneInfo", as: AAP.PhoneInfo.self)
+        }
+    }
+}
+
+extension AAP.PingConfiguration: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if let value = self.timeoutMs {
+            members.append(JSONMember("timeoutMs", value.jsonValue))
+        }
+        if let value = self.intervalMs {
+            members.append(JSONMember("intervalMs", value.jsonValue))
+        }
+        if let value = self.highLatencyThresholdMs {
+            members.append(JSONMember("highLatencyThresholdMs", value.jsonValue))
+        }
+        if let value = self.trackedPingCount {
+            members.append(JSONMember("trackedPingCount", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["timeoutMs", "intervalMs", "highLatencyThresholdMs", "trackedPingCount"])
+        if let value = members["timeoutMs"] {
+            self.timeoutMs = try JSONFields.decode(value, path: path + ".timeoutMs", as: UInt32.self)
+        }
+        if let value = members["intervalMs"] {
+            self.intervalMs = try JSONFields.decode(value, path: path + ".intervalMs", as: UInt32.self)
+        }
+        if let value = members["highLatencyThresholdMs"] {
+            self.highLatencyThresholdMs = try JSONFields.decode(value, path: path + ".highLatencyThresholdMs", as: UInt32.self)
+        }
+        if let value = members["trackedPingCount"] {
+            self.trackedPingCount = try JSONFields.decode(value, path: path + ".trackedPingCount", as: UInt32.self)
+        }
+    }
+}
+
+extension AAP.WirelessTcpConfiguration: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if let value = self.socketReceiveBufferSizeKb {
+            members.append(JSONMember("socketReceiveBufferSizeKb", value.jsonValue))
+        }
+        if let value = self.socketSendBufferSizeKb {
+            members.append(JSONMember("socketSendBufferSizeKb", value.jsonValue))
+        }
+        if let value = self.socketReadTimeoutMs {
+            members.append(JSONMember("socketReadTimeoutMs", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["socketReceiveBufferSizeKb", "socketSendBufferSizeKb", "socketReadTimeoutMs"])
+        if let value = members["socketReceiveBufferSizeKb"] {
+            self.socketReceiveBufferSizeKb = try JSONFields.decode(value, path: path + ".socketReceiveBufferSizeKb", as: UInt32.self)
+        }
+        if let value = members["socketSendBufferSizeKb"] {
+            self.socketSendBufferSizeKb = try JSONFields.decode(value, path: path + ".socketSendBufferSizeKb", as: UInt32.self)
+        }
+        if let value = members["socketReadTimeoutMs"] {
+            self.socketReadTimeoutMs = try JSONFields.decode(value, path: path + ".socketReadTimeoutMs", as: UInt32.self)
+        }
+    }
+}
+
+extension AAP.ConnectionConfiguration: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if let value = self.pingConfiguration {
+            members.append(JSONMember("pingConfiguration", value.jsonValue))
+        }
+        if let value = self.wirelessTcpConfiguration {
+            members.append(JSONMember("wirelessTcpConfiguration", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["pingConfiguration", "wirelessTcpConfiguration"])
+        if let value = members["pingConfiguration"] {
+            self.pingConfiguration = try JSONFields.decode(value, path: path + ".pingConfiguration", as: AAP.PingConfiguration.self)
+        }
+        if let value = members["wirelessTcpConfiguration"] {
+            self.wirelessTcpConfiguration = try JSONFields.decode(value, path: path + ".wirelessTcpConfiguration", as: AAP.WirelessTcpConfiguration.self)
+        }
+    }
+}
+
+extension AAP.HeadUnitInfo: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if let value = self.make {
+            members.append(JSONMember("make", value.jsonValue))
+        }
+        if let value = self.model {
+            members.append(JSONMember("model", value.jsonValue))
+        }
+        if let value = self.year {
+            members.append(JSONMember("year", value.jsonValue))
+        }
+        if let value = self.vehicleId {
+            members.append(JSONMember("vehicleId", value.jsonValue))
+        }
+        if let value = self.headUnitMake {
+            members.append(JSONMember("headUnitMake", value.jsonValue))
+        }
+        if let value = self.headUnitModel {
+            members.append(JSONMember("headUnitModel", value.jsonValue))
+        }
+        if let value = self.headUnitSoftwareBuild {
+            members.append(JSONMember("headUnitSoftwareBuild", value.jsonValue))
+        }
+        if let value = self.headUnitSoftwareVersion {
+            members.append(JSONMember("headUnitSoftwareVersion", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["make", "model", "year", "vehicleId", "headUnitMake", "headUnitModel", "headUnitSoftwareBuild", "headUnitSoftwareVersion"])
+        if let value = members["make"] {
+            self.make = try JSONFields.decode(value, path: path + ".make", as: String.self)
+        }
+        if let value = members["model"] {
+            self.model = try JSONFields.decode(value, path: path + ".model", as: String.self)
+        }
+        if let value = members["year"] {
+            self.year = try JSONFields.decode(value, path: path + ".year", as: String.self)
+        }
+        if let value = members["vehicleId"] {
+            self.vehicleId = try JSONFields.decode(value, path: path + ".vehicleId", as: String.self)
+        }
+        if let value = members["headUnitMake"] {
+            self.headUnitMake = try JSONFields.decode(value, path: path + ".headUnitMake", as: String.self)
+        }
+        if let value = members["headUnitModel"] {
+            self.headUnitModel = try JSONFields.decode(value, path: path + ".headUnitModel", as: String.self)
+        }
+        if let value = members["headUnitSoftwareBuild"] {
+            self.headUnitSoftwareBuild = try JSONFields.decode(value, path: path + ".headUnitSoftwareBuild", as: String.self)
+        }
+        if let value = members["headUnitSoftwareVersion"] {
+            self.headUnitSoftwareVersion = try JSONFields.decode(value, path: path + ".headUnitSoftwareVersion", as: String.self)
+        }
+    }
+}
+
+extension AAP.ServiceDiscoveryResponse: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if !self.channels.isEmpty {
+            members.append(JSONMember("channels", .array(self.channels.map { $0.jsonValue })))
+        }
+        if let value = self.make {
+            members.append(JSONMember("make", value.jsonValue))
+        }
+        if let value = self.model {
+            members.append(JSONMember("model", value.jsonValue))
+        }
+        if let value = self.year {
+            members.append(JSONMember("year", value.jsonValue))
+        }
+        if let value = self.vehicleId {
+            members.append(JSONMember("vehicleId", value.jsonValue))
+        }
+        if let value = self.driverPosition {
+            members.append(JSONMember("driverPosition", value.jsonValue))
+        }
+        if let value = self.headUnitMake {
+            members.append(JSONMember("headUnitMake", value.jsonValue))
+        }
+        if let value = self.headUnitModel {
+            members.append(JSONMember("headUnitModel", value.jsonValue))
+        }
+        if let value = self.headUnitSoftwareBuild {
+            members.append(JSONMember("headUnitSoftwareBuild", value.jsonValue))
+        }
+        if let value = self.headUnitSoftwareVersion {
+            members.append(JSONMember("headUnitSoftwareVersion", value.jsonValue))
+        }
+        if let value = self.canPlayNativeMediaDuringVr {
+            members.append(JSONMember("canPlayNativeMediaDuringVr", value.jsonValue))
+        }
+        if let value = self.hideClock {
+            members.append(JSONMember("hideClock", value.jsonValue))
+        }
+        if let value = self.sessionConfiguration {
+            members.append(JSONMember("sessionConfiguration", value.jsonValue))
+        }
+        if let value = self.displayName {
+            members.append(JSONMember("displayName", value.jsonValue))
+        }
+        if let value = self.probeForSupport {
+            members.append(JSONMember("probeForSupport", value.jsonValue))
+        }
+        if let value = self.connectionConfiguration {
+            members.append(JSONMember("connectionConfiguration", value.jsonValue))
+        }
+        if let value = self.headunitInfo {
+            members.append(JSONMember("headunitInfo", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["channels", "make", "model", "year", "vehicleId", "driverPosition", "headUnitMake", "headUnitModel", "headUnitSoftwareBuild", "headUnitSoftwareVersion", "canPlayNativeMediaDuringVr", "hideClock", "sessionConfiguration", "displayName", "probeForSupport", "connectionConfiguration", "headunitInfo"])
+        if let value = members["channels"] {
+            self.channels = try JSONFields.decodeArray(value, path: path + ".channels", as: AAP.Service.self)
+        }
+        if let value = members["make"] {
+            self.make = try JSONFields.decode(value, path: path + ".make", as: String.self)
+        }
+        if let value = members["model"] {
+            self.model = try JSONFields.decode(value, path: path + ".model", as: String.self)
+        }
+        if let value = members["year"] {
+            self.year = try JSONFields.decode(value, path: path + ".year", as: String.self)
+        }
+        if let value = members["vehicleId"] {
+            self.vehicleId = try JSONFields.decode(value, path: path + ".vehicleId", as: String.self)
+        }
+        if let value = members["driverPosition"] {
+            self.driverPosition = try JSONFields.decode(value, path: path + ".driverPosition", as: AAP.DriverPosition.self)
+        }
+        if let value = members["headUnitMake"] {
+            self.headUnitMake = try JSONFields.decode(value, path: path + ".headUnitMake", as: String.self)
+        }
+        if let value = members["headUnitModel"] {
+            self.headUnitModel = try JSONFields.decode(value, path: path + ".headUnitModel", as: String.self)
+        }
+        if let value = members["headUnitSoftwareBuild"] {
+            self.headUnitSoftwareBuild = try JSONFields.decode(value, path: path + ".headUnitSoftwareBuild", as: String.self)
+        }
+        if let value = members["headUnitSoftwareVersion"] {
+            self.headUnitSoftwareVersion = try JSONFields.decode(value, path: path + ".headUnitSoftwareVersion", as: String.self)
+        }
+        if let value = members["canPlayNativeMediaDuringVr"] {
+            self.canPlayNativeMediaDuringVr = try JSONFields.decode(value, path: path + ".canPlayNativeMediaDuringVr", as: Bool.self)
+        }
+        if let value = members["hideClock"] {
+            self.hideClock = try JSONFields.decode(value, path: path + ".hideClock", as: Bool.self)
+        }
+        if let value = members["sessionConfiguration"] {
+            self.sessionConfiguration = try JSONFields.decode(value, path: path + ".sessionConfiguration", as: Int32.self)
+        }
+        if let value = members["displayName"] {
+            self.displayName = try JSONFields.decode(value, path: path + ".displayName", as: String.self)
+        }
+        if let value = members["probeForSupport"] {
+            self.probeForSupport = try JSONFields.decode(value, path: path + ".probeForSupport", as: Bool.self)
+        }
+        if let value = members["connectionConfiguration"] {
+            self.connectionConfiguration = try JSONFields.decode(value, path: path + ".connectionConfiguration", as: AAP.ConnectionConfiguration.self)
+        }
+        if let value = members["headunitInfo"] {
+            self.headunitInfo = try JSONFields.decode(value, path: path + ".headunitInfo", as: AAP.HeadUnitInfo.self)
+        }
+    }
+}

@@ -804,3 +804,311 @@ extension AAP.InputReport: CMessageMirror {
         }
     }
 }
+
+extension AAP.InputMessageId: JSONEnum {}
+
+extension AAP.TouchScreenType: JSONEnum {}
+
+extension AAP.FeedbackEvent: JSONEnum {}
+
+extension AAP.TouchEvent.PointerAction: JSONEnum {}
+
+extension AAP.InputSourceService: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if !self.keycodesSupported.isEmpty {
+            members.append(JSONMember("keycodesSupported", .array(self.keycodesSupported.map { $0.jsonValue })))
+        }
+        if !self.touchscreen.isEmpty {
+            members.append(JSONMember("touchscreen", .array(self.touchscreen.map { $0.jsonValue })))
+        }
+        if !self.touchpad.isEmpty {
+            members.append(JSONMember("touchpad", .array(self.touchpad.map { $0.jsonValue })))
+        }
+        if !self.feedbackEventsSupported.isEmpty {
+            members.append(JSONMember("feedbackEventsSupported", .array(self.feedbackEventsSupported.map { $0.jsonValue })))
+        }
+        if let value = self.displayId {
+            members.append(JSONMember("displayId", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["keycodesSupported", "touchscreen", "touchpad", "feedbackEventsSupported", "displayId"])
+        if let value = members["keycodesSupported"] {
+            self.keycodesSupported = try JSONFields.decodeArray(value, path: path + ".keycodesSupported", as: Int32.self)
+        }
+        if let value = members["touchscreen"] {
+            self.touchscreen = try JSONFields.decodeArray(value, path: path + ".touchscreen", as: AAP.InputSourceService.TouchScreen.self)
+        }
+        if let value = members["touchpad"] {
+            self.touchpad = try JSONFields.decodeArray(value, path: path + ".touchpad", as: AAP.InputSourceService.TouchPad.self)
+        }
+        if let value = members["feedbackEventsSupported"] {
+            self.feedbackEventsSupported = try JSONFields.decodeArray(value, path: path + ".feedbackEventsSupported", as: AAP.FeedbackEvent.self)
+        }
+        if let value = members["displayId"] {
+            self.displayId = try JSONFields.decode(value, path: path + ".displayId", as: UInt32.self)
+        }
+    }
+}
+
+extension AAP.InputSourceService.TouchScreen: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("width", self.width.jsonValue))
+        members.append(JSONMember("height", self.height.jsonValue))
+        if let value = self.type {
+            members.append(JSONMember("type", value.jsonValue))
+        }
+        if let value = self.isSecondary {
+            members.append(JSONMember("isSecondary", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["width", "height", "type", "isSecondary"])
+        if let value = members["width"] {
+            self.width = try JSONFields.decode(value, path: path + ".width", as: Int32.self)
+        }
+        if let value = members["height"] {
+            self.height = try JSONFields.decode(value, path: path + ".height", as: Int32.self)
+        }
+        if let value = members["type"] {
+            self.type = try JSONFields.decode(value, path: path + ".type", as: AAP.TouchScreenType.self)
+        }
+        if let value = members["isSecondary"] {
+            self.isSecondary = try JSONFields.decode(value, path: path + ".isSecondary", as: Bool.self)
+        }
+    }
+}
+
+extension AAP.InputSourceService.TouchPad: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("width", self.width.jsonValue))
+        members.append(JSONMember("height", self.height.jsonValue))
+        if let value = self.uiNavigation {
+            members.append(JSONMember("uiNavigation", value.jsonValue))
+        }
+        if let value = self.physicalWidth {
+            members.append(JSONMember("physicalWidth", value.jsonValue))
+        }
+        if let value = self.physicalHeight {
+            members.append(JSONMember("physicalHeight", value.jsonValue))
+        }
+        if let value = self.uiAbsolute {
+            members.append(JSONMember("uiAbsolute", value.jsonValue))
+        }
+        if let value = self.tapAsSelect {
+            members.append(JSONMember("tapAsSelect", value.jsonValue))
+        }
+        if let value = self.sensitivity {
+            members.append(JSONMember("sensitivity", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["width", "height", "uiNavigation", "physicalWidth", "physicalHeight", "uiAbsolute", "tapAsSelect", "sensitivity"])
+        if let value = members["width"] {
+            self.width = try JSONFields.decode(value, path: path + ".width", as: Int32.self)
+        }
+        if let value = members["height"] {
+            self.height = try JSONFields.decode(value, path: path + ".height", as: Int32.self)
+        }
+        if let value = members["uiNavigation"] {
+            self.uiNavigation = try JSONFields.decode(value, path: path + ".uiNavigation", as: Bool.self)
+        }
+        if let value = members["physicalWidth"] {
+            self.physicalWidth = try JSONFields.decode(value, path: path + ".physicalWidth", as: Int32.self)
+        }
+        if let value = members["physicalHeight"] {
+            self.physicalHeight = try JSONFields.decode(value, path: path + ".physicalHeight", as: Int32.self)
+        }
+        if let value = members["uiAbsolute"] {
+            self.uiAbsolute = try JSONFields.decode(value, path: path + ".uiAbsolute", as: Bool.self)
+        }
+        if let value = members["tapAsSelect"] {
+            self.tapAsSelect = try JSONFields.decode(value, path: path + ".tapAsSelect", as: Bool.self)
+        }
+        if let value = members["sensitivity"] {
+            self.sensitivity = try JSONFields.decode(value, path: path + ".sensitivity", as: Int32.self)
+        }
+    }
+}
+
+extension AAP.KeyBindingRequest: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if !self.keycodes.isEmpty {
+            members.append(JSONMember("keycodes", .array(self.keycodes.map { $0.jsonValue })))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["keycodes"])
+        if let value = members["keycodes"] {
+            self.keycodes = try JSONFields.decodeArray(value, path: path + ".keycodes", as: Int32.self)
+        }
+    }
+}
+
+extension AAP.KeyBindingResponse: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("status", self.status.jsonValue))
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["status"])
+        if let value = members["status"] {
+            self.status = try JSONFields.decode(value, path: path + ".status", as: AAP.MessageStatus.self)
+        }
+    }
+}
+
+extension AAP.KeyEvent: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if !self.keys.isEmpty {
+            members.append(JSONMember("keys", .array(self.keys.map { $0.jsonValue })))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["keys"])
+        if let value = members["keys"] {
+            self.keys = try JSONFields.decodeArray(value, path: path + ".keys", as: AAP.KeyEvent.Key.self)
+        }
+    }
+}
+
+extension AAP.KeyEvent.Key: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("keycode", self.keycode.jsonValue))
+        members.append(JSONMember("down", self.down.jsonValue))
+        members.append(JSONMember("metastate", self.metastate.jsonValue))
+        if let value = self.longpress {
+            members.append(JSONMember("longpress", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["keycode", "down", "metastate", "longpress"])
+        if let value = members["keycode"] {
+            self.keycode = try JSONFields.decode(value, path: path + ".keycode", as: UInt32.self)
+        }
+        if let value = members["down"] {
+            self.down = try JSONFields.decode(value, path: path + ".down", as: Bool.self)
+        }
+        if let value = members["metastate"] {
+            self.metastate = try JSONFields.decode(value, path: path + ".metastate", as: UInt32.self)
+        }
+        if let value = members["longpress"] {
+            self.longpress = try JSONFields.decode(value, path: path + ".longpress", as: Bool.self)
+        }
+    }
+}
+
+extension AAP.TouchEvent: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if !self.pointerData.isEmpty {
+            members.append(JSONMember("pointerData", .array(self.pointerData.map { $0.jsonValue })))
+        }
+        if let value = self.actionIndex {
+            members.append(JSONMember("actionIndex", value.jsonValue))
+        }
+        if let value = self.action {
+            members.append(JSONMember("action", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["pointerData", "actionIndex", "action"])
+        if let value = members["pointerData"] {
+            self.pointerData = try JSONFields.decodeArray(value, path: path + ".pointerData", as: AAP.TouchEvent.Pointer.self)
+        }
+        if let value = members["actionIndex"] {
+            self.actionIndex = try JSONFields.decode(value, path: path + ".actionIndex", as: UInt32.self)
+        }
+        if let value = members["action"] {
+            self.action = try JSONFields.decode(value, path: path + ".action", as: AAP.TouchEvent.PointerAction.self)
+        }
+    }
+}
+
+extension AAP.TouchEvent.Pointer: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("x", self.x.jsonValue))
+        members.append(JSONMember("y", self.y.jsonValue))
+        members.append(JSONMember("pointerId", self.pointerId.jsonValue))
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["x", "y", "pointerId"])
+        if let value = members["x"] {
+            self.x = try JSONFields.decode(value, path: path + ".x", as: UInt32.self)
+        }
+        if let value = members["y"] {
+            self.y = try JSONFields.decode(value, path: path + ".y", as: UInt32.self)
+        }
+        if let value = members["pointerId"] {
+            self.pointerId = try JSONFields.decode(value, path: path + ".pointerId", as: UInt32.self)
+        }
+    }
+}
+
+extension AAP.InputReport: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("timestamp", self.timestamp.jsonValue))
+        if let value = self.touchEvent {
+            members.append(JSONMember("touchEvent", value.jsonValue))
+        }
+        if let value = self.keyEvent {
+            members.append(JSONMember("keyEvent", value.jsonValue))
+        }
+        if let value = self.touchpadEvent {
+            members.append(JSONMember("touchpadEvent", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["timestamp", "touchEvent", "keyEvent", "touchpadEvent"])
+        if let value = members["timestamp"] {
+            self.timestamp = try JSONFields.decode(value, path: path + ".timestamp", as: UInt64.self)
+        }
+        if let value = members["touchEvent"] {
+            self.touchEvent = try JSONFields.decode(value, path: path + ".touchEvent", as: AAP.TouchEvent.self)
+        }
+        if let value = members["keyEvent"] {
+            self.keyEvent = try JSONFields.decode(value, path: path + ".keyEvent", as: AAP.KeyEvent.self)
+        }
+        if let value = members["touchpadEvent"] {
+            self.touchpadEvent = try JSONFields.decode(value, path: path + ".touchpadEvent", as: AAP.TouchEvent.self)
+        }
+    }
+}

@@ -693,3 +693,274 @@ extension AAP.MediaBrowserInput: CMessageMirror {
         c.pointee.path = arena.string(self.path)
     }
 }
+
+extension AAP.MediaBrowserMessageId: JSONEnum {}
+
+extension AAP.MediaList.ListType: JSONEnum {}
+
+extension AAP.MediaBrowserService: JSONMessage {
+    public var jsonValue: JSONValue {
+        .object([])
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        _ = try JSONFields.members(json, path: path, known: [])
+    }
+}
+
+extension AAP.MediaSource: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("path", self.path.jsonValue))
+        members.append(JSONMember("name", self.name.jsonValue))
+        if let value = self.albumArt {
+            members.append(JSONMember("albumArt", JSONFields.bytes(value)))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["path", "name", "albumArt"])
+        if let value = members["path"] {
+            self.path = try JSONFields.decode(value, path: path + ".path", as: String.self)
+        }
+        if let value = members["name"] {
+            self.name = try JSONFields.decode(value, path: path + ".name", as: String.self)
+        }
+        if let value = members["albumArt"] {
+            self.albumArt = try JSONFields.bytes(json: value, path: path + ".albumArt")
+        }
+    }
+}
+
+extension AAP.MediaList: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("path", self.path.jsonValue))
+        members.append(JSONMember("type", self.type.jsonValue))
+        if let value = self.name {
+            members.append(JSONMember("name", value.jsonValue))
+        }
+        if let value = self.albumArt {
+            members.append(JSONMember("albumArt", JSONFields.bytes(value)))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["path", "type", "name", "albumArt"])
+        if let value = members["path"] {
+            self.path = try JSONFields.decode(value, path: path + ".path", as: String.self)
+        }
+        if let value = members["type"] {
+            self.type = try JSONFields.decode(value, path: path + ".type", as: AAP.MediaList.ListType.self)
+        }
+        if let value = members["name"] {
+            self.name = try JSONFields.decode(value, path: path + ".name", as: String.self)
+        }
+        if let value = members["albumArt"] {
+            self.albumArt = try JSONFields.bytes(json: value, path: path + ".albumArt")
+        }
+    }
+}
+
+extension AAP.MediaSong: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("path", self.path.jsonValue))
+        members.append(JSONMember("name", self.name.jsonValue))
+        if let value = self.artist {
+            members.append(JSONMember("artist", value.jsonValue))
+        }
+        if let value = self.album {
+            members.append(JSONMember("album", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["path", "name", "artist", "album"])
+        if let value = members["path"] {
+            self.path = try JSONFields.decode(value, path: path + ".path", as: String.self)
+        }
+        if let value = members["name"] {
+            self.name = try JSONFields.decode(value, path: path + ".name", as: String.self)
+        }
+        if let value = members["artist"] {
+            self.artist = try JSONFields.decode(value, path: path + ".artist", as: String.self)
+        }
+        if let value = members["album"] {
+            self.album = try JSONFields.decode(value, path: path + ".album", as: String.self)
+        }
+    }
+}
+
+extension AAP.MediaRootNode: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("path", self.path.jsonValue))
+        if !self.mediaSources.isEmpty {
+            members.append(JSONMember("mediaSources", .array(self.mediaSources.map { $0.jsonValue })))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["path", "mediaSources"])
+        if let value = members["path"] {
+            self.path = try JSONFields.decode(value, path: path + ".path", as: String.self)
+        }
+        if let value = members["mediaSources"] {
+            self.mediaSources = try JSONFields.decodeArray(value, path: path + ".mediaSources", as: AAP.MediaSource.self)
+        }
+    }
+}
+
+extension AAP.MediaSourceNode: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("source", self.source.jsonValue))
+        if let value = self.start {
+            members.append(JSONMember("start", value.jsonValue))
+        }
+        if let value = self.total {
+            members.append(JSONMember("total", value.jsonValue))
+        }
+        if !self.lists.isEmpty {
+            members.append(JSONMember("lists", .array(self.lists.map { $0.jsonValue })))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["source", "start", "total", "lists"])
+        if let value = members["source"] {
+            self.source = try JSONFields.decode(value, path: path + ".source", as: AAP.MediaSource.self)
+        }
+        if let value = members["start"] {
+            self.start = try JSONFields.decode(value, path: path + ".start", as: Int32.self)
+        }
+        if let value = members["total"] {
+            self.total = try JSONFields.decode(value, path: path + ".total", as: Int32.self)
+        }
+        if let value = members["lists"] {
+            self.lists = try JSONFields.decodeArray(value, path: path + ".lists", as: AAP.MediaList.self)
+        }
+    }
+}
+
+extension AAP.MediaListNode: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("list", self.list.jsonValue))
+        if let value = self.start {
+            members.append(JSONMember("start", value.jsonValue))
+        }
+        if let value = self.total {
+            members.append(JSONMember("total", value.jsonValue))
+        }
+        if !self.songs.isEmpty {
+            members.append(JSONMember("songs", .array(self.songs.map { $0.jsonValue })))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["list", "start", "total", "songs"])
+        if let value = members["list"] {
+            self.list = try JSONFields.decode(value, path: path + ".list", as: AAP.MediaList.self)
+        }
+        if let value = members["start"] {
+            self.start = try JSONFields.decode(value, path: path + ".start", as: Int32.self)
+        }
+        if let value = members["total"] {
+            self.total = try JSONFields.decode(value, path: path + ".total", as: Int32.self)
+        }
+        if let value = members["songs"] {
+            self.songs = try JSONFields.decodeArray(value, path: path + ".songs", as: AAP.MediaSong.self)
+        }
+    }
+}
+
+extension AAP.MediaSongNode: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("song", self.song.jsonValue))
+        if let value = self.albumArt {
+            members.append(JSONMember("albumArt", JSONFields.bytes(value)))
+        }
+        if let value = self.durationSeconds {
+            members.append(JSONMember("durationSeconds", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["song", "albumArt", "durationSeconds"])
+        if let value = members["song"] {
+            self.song = try JSONFields.decode(value, path: path + ".song", as: AAP.MediaSong.self)
+        }
+        if let value = members["albumArt"] {
+            self.albumArt = try JSONFields.bytes(json: value, path: path + ".albumArt")
+        }
+        if let value = members["durationSeconds"] {
+            self.durationSeconds = try JSONFields.decode(value, path: path + ".durationSeconds", as: UInt32.self)
+        }
+    }
+}
+
+extension AAP.MediaGetNode: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("path", self.path.jsonValue))
+        if let value = self.start {
+            members.append(JSONMember("start", value.jsonValue))
+        }
+        if let value = self.getAlbumArt {
+            members.append(JSONMember("getAlbumArt", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["path", "start", "getAlbumArt"])
+        if let value = members["path"] {
+            self.path = try JSONFields.decode(value, path: path + ".path", as: String.self)
+        }
+        if let value = members["start"] {
+            self.start = try JSONFields.decode(value, path: path + ".start", as: Int32.self)
+        }
+        if let value = members["getAlbumArt"] {
+            self.getAlbumArt = try JSONFields.decode(value, path: path + ".getAlbumArt", as: Bool.self)
+        }
+    }
+}
+
+extension AAP.MediaBrowserInput: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("input", self.input.jsonValue))
+        members.append(JSONMember("path", self.path.jsonValue))
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["input", "path"])
+        if let value = members["input"] {
+            self.input = try JSONFields.decode(value, path: path + ".input", as: AAP.InstrumentClusterInput.self)
+        }
+        if let value = members["path"] {
+            self.path = try JSONFields.decode(value, path: path + ".path", as: String.self)
+        }
+    }
+}

@@ -352,3 +352,136 @@ extension AAP.MediaPlaybackMetadata: CMessageMirror {
         }
     }
 }
+
+extension AAP.MediaPlaybackStatusMessageId: JSONEnum {}
+
+extension AAP.MediaPlaybackStatus.State: JSONEnum {}
+
+extension AAP.MediaPlaybackStatusService: JSONMessage {
+    public var jsonValue: JSONValue {
+        .object([])
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        _ = try JSONFields.members(json, path: path, known: [])
+    }
+}
+
+extension AAP.MediaPlaybackStatus: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if let value = self.state {
+            members.append(JSONMember("state", value.jsonValue))
+        }
+        if let value = self.mediaSource {
+            members.append(JSONMember("mediaSource", value.jsonValue))
+        }
+        if let value = self.playbackSeconds {
+            members.append(JSONMember("playbackSeconds", value.jsonValue))
+        }
+        if let value = self.shuffle {
+            members.append(JSONMember("shuffle", value.jsonValue))
+        }
+        if let value = self.`repeat` {
+            members.append(JSONMember("repeat", value.jsonValue))
+        }
+        if let value = self.repeatOne {
+            members.append(JSONMember("repeatOne", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["state", "mediaSource", "playbackSeconds", "shuffle", "repeat", "repeatOne"])
+        if let value = members["state"] {
+            self.state = try JSONFields.decode(value, path: path + ".state", as: AAP.MediaPlaybackStatus.State.self)
+        }
+        if let value = members["mediaSource"] {
+            self.mediaSource = try JSONFields.decode(value, path: path + ".mediaSource", as: String.self)
+        }
+        if let value = members["playbackSeconds"] {
+            self.playbackSeconds = try JSONFields.decode(value, path: path + ".playbackSeconds", as: UInt32.self)
+        }
+        if let value = members["shuffle"] {
+            self.shuffle = try JSONFields.decode(value, path: path + ".shuffle", as: Bool.self)
+        }
+        if let value = members["repeat"] {
+            self.`repeat` = try JSONFields.decode(value, path: path + ".repeat", as: Bool.self)
+        }
+        if let value = members["repeatOne"] {
+            self.repeatOne = try JSONFields.decode(value, path: path + ".repeatOne", as: Bool.self)
+        }
+    }
+}
+
+extension AAP.MediaPlaybackInput: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("action", self.action.jsonValue))
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["action"])
+        if let value = members["action"] {
+            self.action = try JSONFields.decode(value, path: path + ".action", as: AAP.InstrumentClusterInput.Action.self)
+        }
+    }
+}
+
+extension AAP.MediaPlaybackMetadata: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if let value = self.song {
+            members.append(JSONMember("song", value.jsonValue))
+        }
+        if let value = self.artist {
+            members.append(JSONMember("artist", value.jsonValue))
+        }
+        if let value = self.album {
+            members.append(JSONMember("album", value.jsonValue))
+        }
+        if let value = self.albumArt {
+            members.append(JSONMember("albumArt", JSONFields.bytes(value)))
+        }
+        if let value = self.playlist {
+            members.append(JSONMember("playlist", value.jsonValue))
+        }
+        if let value = self.durationSeconds {
+            members.append(JSONMember("durationSeconds", value.jsonValue))
+        }
+        if let value = self.rating {
+            members.append(JSONMember("rating", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["song", "artist", "album", "albumArt", "playlist", "durationSeconds", "rating"])
+        if let value = members["song"] {
+            self.song = try JSONFields.decode(value, path: path + ".song", as: String.self)
+        }
+        if let value = members["artist"] {
+            self.artist = try JSONFields.decode(value, path: path + ".artist", as: String.self)
+        }
+        if let value = members["album"] {
+            self.album = try JSONFields.decode(value, path: path + ".album", as: String.self)
+        }
+        if let value = members["albumArt"] {
+            self.albumArt = try JSONFields.bytes(json: value, path: path + ".albumArt")
+        }
+        if let value = members["playlist"] {
+            self.playlist = try JSONFields.decode(value, path: path + ".playlist", as: String.self)
+        }
+        if let value = members["durationSeconds"] {
+            self.durationSeconds = try JSONFields.decode(value, path: path + ".durationSeconds", as: UInt32.self)
+        }
+        if let value = members["rating"] {
+            self.rating = try JSONFields.decode(value, path: path + ".rating", as: Int32.self)
+        }
+    }
+}

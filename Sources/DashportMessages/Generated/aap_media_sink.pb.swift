@@ -384,3 +384,106 @@ extension AAP.MediaSinkService: CMessageMirror {
         }
     }
 }
+
+extension AAP.MediaMessageId: JSONEnum {}
+
+extension AAP.MediaCodecType: JSONEnum {}
+
+extension AAP.AudioStreamType: JSONEnum {}
+
+extension AAP.DisplayType: JSONEnum {}
+
+extension AAP.AudioConfiguration: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("samplingRate", self.samplingRate.jsonValue))
+        members.append(JSONMember("numberOfBits", self.numberOfBits.jsonValue))
+        members.append(JSONMember("numberOfChannels", self.numberOfChannels.jsonValue))
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["samplingRate", "numberOfBits", "numberOfChannels"])
+        if let value = members["samplingRate"] {
+            self.samplingRate = try JSONFields.decode(value, path: path + ".samplingRate", as: UInt32.self)
+        }
+        if let value = members["numberOfBits"] {
+            self.numberOfBits = try JSONFields.decode(value, path: path + ".numberOfBits", as: UInt32.self)
+        }
+        if let value = members["numberOfChannels"] {
+            self.numberOfChannels = try JSONFields.decode(value, path: path + ".numberOfChannels", as: UInt32.self)
+        }
+    }
+}
+
+extension AAP.VideoConfiguration: JSONMessage {
+    public var jsonValue: JSONValue {
+        .object([])
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        _ = try JSONFields.members(json, path: path, known: [])
+    }
+}
+
+extension AAP.MediaSinkService: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if let value = self.availableType {
+            members.append(JSONMember("availableType", value.jsonValue))
+        }
+        if let value = self.audioType {
+            members.append(JSONMember("audioType", value.jsonValue))
+        }
+        if !self.audioConfigs.isEmpty {
+            members.append(JSONMember("audioConfigs", .array(self.audioConfigs.map { $0.jsonValue })))
+        }
+        if !self.videoConfigs.isEmpty {
+            members.append(JSONMember("videoConfigs", .array(self.videoConfigs.map { $0.jsonValue })))
+        }
+        if let value = self.availableWhileInCall {
+            members.append(JSONMember("availableWhileInCall", value.jsonValue))
+        }
+        if let value = self.displayId {
+            members.append(JSONMember("displayId", value.jsonValue))
+        }
+        if let value = self.displayType {
+            members.append(JSONMember("displayType", value.jsonValue))
+        }
+        if let value = self.initialContentKeycode {
+            members.append(JSONMember("initialContentKeycode", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["availableType", "audioType", "audioConfigs", "videoConfigs", "availableWhileInCall", "displayId", "displayType", "initialContentKeycode"])
+        if let value = members["availableType"] {
+            self.availableType = try JSONFields.decode(value, path: path + ".availableType", as: AAP.MediaCodecType.self)
+        }
+        if let value = members["audioType"] {
+            self.audioType = try JSONFields.decode(value, path: path + ".audioType", as: AAP.AudioStreamType.self)
+        }
+        if let value = members["audioConfigs"] {
+            self.audioConfigs = try JSONFields.decodeArray(value, path: path + ".audioConfigs", as: AAP.AudioConfiguration.self)
+        }
+        if let value = members["videoConfigs"] {
+            self.videoConfigs = try JSONFields.decodeArray(value, path: path + ".videoConfigs", as: AAP.VideoConfiguration.self)
+        }
+        if let value = members["availableWhileInCall"] {
+            self.availableWhileInCall = try JSONFields.decode(value, path: path + ".availableWhileInCall", as: Bool.self)
+        }
+        if let value = members["displayId"] {
+            self.displayId = try JSONFields.decode(value, path: path + ".displayId", as: UInt32.self)
+        }
+        if let value = members["displayType"] {
+            self.displayType = try JSONFields.decode(value, path: path + ".displayType", as: AAP.DisplayType.self)
+        }
+        if let value = members["initialContentKeycode"] {
+            self.initialContentKeycode = try JSONFields.decode(value, path: path + ".initialContentKeycode", as: Int32.self)
+        }
+    }
+}

@@ -576,3 +576,203 @@ extension AAP.SensorBatch: CMessageMirror {
         c.pointee.driving_status_data = arena.messages(self.drivingStatusData)
     }
 }
+
+extension AAP.SensorMessageId: JSONEnum {}
+
+extension AAP.SensorType: JSONEnum {}
+
+extension AAP.Sensor: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("sensorType", self.sensorType.jsonValue))
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["sensorType"])
+        if let value = members["sensorType"] {
+            self.sensorType = try JSONFields.decode(value, path: path + ".sensorType", as: AAP.SensorType.self)
+        }
+    }
+}
+
+extension AAP.SensorSourceService: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if !self.sensors.isEmpty {
+            members.append(JSONMember("sensors", .array(self.sensors.map { $0.jsonValue })))
+        }
+        if let value = self.locationCharacterization {
+            members.append(JSONMember("locationCharacterization", value.jsonValue))
+        }
+        if !self.supportedFuelTypes.isEmpty {
+            members.append(JSONMember("supportedFuelTypes", .array(self.supportedFuelTypes.map { $0.jsonValue })))
+        }
+        if !self.supportedEvConnectorTypes.isEmpty {
+            members.append(JSONMember("supportedEvConnectorTypes", .array(self.supportedEvConnectorTypes.map { $0.jsonValue })))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["sensors", "locationCharacterization", "supportedFuelTypes", "supportedEvConnectorTypes"])
+        if let value = members["sensors"] {
+            self.sensors = try JSONFields.decodeArray(value, path: path + ".sensors", as: AAP.Sensor.self)
+        }
+        if let value = members["locationCharacterization"] {
+            self.locationCharacterization = try JSONFields.decode(value, path: path + ".locationCharacterization", as: UInt32.self)
+        }
+        if let value = members["supportedFuelTypes"] {
+            self.supportedFuelTypes = try JSONFields.decodeArray(value, path: path + ".supportedFuelTypes", as: Int32.self)
+        }
+        if let value = members["supportedEvConnectorTypes"] {
+            self.supportedEvConnectorTypes = try JSONFields.decodeArray(value, path: path + ".supportedEvConnectorTypes", as: Int32.self)
+        }
+    }
+}
+
+extension AAP.SensorRequest: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("type", self.type.jsonValue))
+        members.append(JSONMember("minUpdatePeriod", self.minUpdatePeriod.jsonValue))
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["type", "minUpdatePeriod"])
+        if let value = members["type"] {
+            self.type = try JSONFields.decode(value, path: path + ".type", as: AAP.SensorType.self)
+        }
+        if let value = members["minUpdatePeriod"] {
+            self.minUpdatePeriod = try JSONFields.decode(value, path: path + ".minUpdatePeriod", as: Int64.self)
+        }
+    }
+}
+
+extension AAP.SensorResponse: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("status", self.status.jsonValue))
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["status"])
+        if let value = members["status"] {
+            self.status = try JSONFields.decode(value, path: path + ".status", as: AAP.MessageStatus.self)
+        }
+    }
+}
+
+extension AAP.LocationData: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("latitudeE7", self.latitudeE7.jsonValue))
+        members.append(JSONMember("longitudeE7", self.longitudeE7.jsonValue))
+        if let value = self.accuracyE3 {
+            members.append(JSONMember("accuracyE3", value.jsonValue))
+        }
+        if let value = self.altitudeE2 {
+            members.append(JSONMember("altitudeE2", value.jsonValue))
+        }
+        if let value = self.speedE3 {
+            members.append(JSONMember("speedE3", value.jsonValue))
+        }
+        if let value = self.bearingE6 {
+            members.append(JSONMember("bearingE6", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["latitudeE7", "longitudeE7", "accuracyE3", "altitudeE2", "speedE3", "bearingE6"])
+        if let value = members["latitudeE7"] {
+            self.latitudeE7 = try JSONFields.decode(value, path: path + ".latitudeE7", as: Int32.self)
+        }
+        if let value = members["longitudeE7"] {
+            self.longitudeE7 = try JSONFields.decode(value, path: path + ".longitudeE7", as: Int32.self)
+        }
+        if let value = members["accuracyE3"] {
+            self.accuracyE3 = try JSONFields.decode(value, path: path + ".accuracyE3", as: UInt32.self)
+        }
+        if let value = members["altitudeE2"] {
+            self.altitudeE2 = try JSONFields.decode(value, path: path + ".altitudeE2", as: Int32.self)
+        }
+        if let value = members["speedE3"] {
+            self.speedE3 = try JSONFields.decode(value, path: path + ".speedE3", as: Int32.self)
+        }
+        if let value = members["bearingE6"] {
+            self.bearingE6 = try JSONFields.decode(value, path: path + ".bearingE6", as: Int32.self)
+        }
+    }
+}
+
+extension AAP.NightModeData: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if let value = self.nightMode {
+            members.append(JSONMember("nightMode", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["nightMode"])
+        if let value = members["nightMode"] {
+            self.nightMode = try JSONFields.decode(value, path: path + ".nightMode", as: Bool.self)
+        }
+    }
+}
+
+extension AAP.DrivingStatusData: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("status", self.status.jsonValue))
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["status"])
+        if let value = members["status"] {
+            self.status = try JSONFields.decode(value, path: path + ".status", as: Int32.self)
+        }
+    }
+}
+
+extension AAP.SensorBatch: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if !self.locationData.isEmpty {
+            members.append(JSONMember("locationData", .array(self.locationData.map { $0.jsonValue })))
+        }
+        if !self.nightModeData.isEmpty {
+            members.append(JSONMember("nightModeData", .array(self.nightModeData.map { $0.jsonValue })))
+        }
+        if !self.drivingStatusData.isEmpty {
+            members.append(JSONMember("drivingStatusData", .array(self.drivingStatusData.map { $0.jsonValue })))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["locationData", "nightModeData", "drivingStatusData"])
+        if let value = members["locationData"] {
+            self.locationData = try JSONFields.decodeArray(value, path: path + ".locationData", as: AAP.LocationData.self)
+        }
+        if let value = members["nightModeData"] {
+            self.nightModeData = try JSONFields.decodeArray(value, path: path + ".nightModeData", as: AAP.NightModeData.self)
+        }
+        if let value = members["drivingStatusData"] {
+            self.drivingStatusData = try JSONFields.decodeArray(value, path: path + ".drivingStatusData", as: AAP.DrivingStatusData.self)
+        }
+    }
+}

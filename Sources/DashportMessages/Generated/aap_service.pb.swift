@@ -439,3 +439,202 @@ extension AAP.WifiProjectionService: CMessageMirror {
 
     func fill(_ c: UnsafeMutablePointer<Dashport__Aap__WifiProjectionService>, arena: WireArena) {}
 }
+
+extension AAP.Service: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("id", self.id.jsonValue))
+        if let value = self.sensorSourceService {
+            members.append(JSONMember("sensorSourceService", value.jsonValue))
+        }
+        if let value = self.mediaSinkService {
+            members.append(JSONMember("mediaSinkService", value.jsonValue))
+        }
+        if let value = self.inputSourceService {
+            members.append(JSONMember("inputSourceService", value.jsonValue))
+        }
+        if let value = self.mediaSourceService {
+            members.append(JSONMember("mediaSourceService", value.jsonValue))
+        }
+        if let value = self.bluetoothService {
+            members.append(JSONMember("bluetoothService", value.jsonValue))
+        }
+        if let value = self.radioService {
+            members.append(JSONMember("radioService", value.jsonValue))
+        }
+        if let value = self.navigationStatusService {
+            members.append(JSONMember("navigationStatusService", value.jsonValue))
+        }
+        if let value = self.mediaPlaybackService {
+            members.append(JSONMember("mediaPlaybackService", value.jsonValue))
+        }
+        if let value = self.phoneStatusService {
+            members.append(JSONMember("phoneStatusService", value.jsonValue))
+        }
+        if let value = self.mediaBrowserService {
+            members.append(JSONMember("mediaBrowserService", value.jsonValue))
+        }
+        if let value = self.vendorExtensionService {
+            members.append(JSONMember("vendorExtensionService", value.jsonValue))
+        }
+        if let value = self.genericNotificationService {
+            members.append(JSONMember("genericNotificationService", value.jsonValue))
+        }
+        if let value = self.wifiProjectionService {
+            members.append(JSONMember("wifiProjectionService", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["id", "sensorSourceService", "mediaSinkService", "inputSourceService", "mediaSourceService", "bluetoothService", "radioService", "navigationStatusService", "mediaPlaybackService", "phoneStatusService", "mediaBrowserService", "vendorExtensionService", "genericNotificationService", "wifiProjectionService"])
+        if let value = members["id"] {
+            self.id = try JSONFields.decode(value, path: path + ".id", as: Int32.self)
+        }
+        if let value = members["sensorSourceService"] {
+            self.sensorSourceService = try JSONFields.decode(value, path: path + ".sensorSourceService", as: AAP.SensorSourceService.self)
+        }
+        if let value = members["mediaSinkService"] {
+            self.mediaSinkService = try JSONFields.decode(value, path: path + ".mediaSinkService", as: AAP.MediaSinkService.self)
+        }
+        if let value = members["inputSourceService"] {
+            self.inputSourceService = try JSONFields.decode(value, path: path + ".inputSourceService", as: AAP.InputSourceService.self)
+        }
+        if let value = members["mediaSourceService"] {
+            self.mediaSourceService = try JSONFields.decode(value, path: path + ".mediaSourceService", as: AAP.MediaSourceService.self)
+        }
+        if let value = members["bluetoothService"] {
+            self.bluetoothService = try JSONFields.decode(value, path: path + ".bluetoothService", as: AAP.BluetoothService.self)
+        }
+        if let value = members["radioService"] {
+            self.radioService = try JSONFields.decode(value, path: path + ".radioService", as: AAP.RadioService.self)
+        }
+        if let value = members["navigationStatusService"] {
+            self.navigationStatusService = try JSONFields.decode(value, path: path + ".navigationStatusService", as: AAP.NavigationStatusService.self)
+        }
+        if let value = members["mediaPlaybackService"] {
+            self.mediaPlaybackService = try JSONFields.decode(value, path: path + ".mediaPlaybackService", as: AAP.MediaPlaybackStatusService.self)
+        }
+        if let value = members["phoneStatusService"] {
+            self.phoneStatusService = try JSONFields.decode(value, path: path + ".phoneStatusService", as: AAP.PhoneStatusService.self)
+        }
+        if let value = members["mediaBrowserService"] {
+            self.mediaBrowserService = try JSONFields.decode(value, path: path + ".mediaBrowserService", as: AAP.MediaBrowserService.self)
+        }
+        if let value = members["vendorExtensionService"] {
+            self.vendorExtensionService = try JSONFields.decode(value, path: path + ".vendorExtensionService", as: AAP.VendorExtensionService.self)
+        }
+        if let value = members["genericNotificationService"] {
+            self.genericNotificationService = try JSONFields.decode(value, path: path + ".genericNotificationService", as: AAP.GenericNotificationService.self)
+        }
+        if let value = members["wifiProjectionService"] {
+            self.wifiProjectionService = try JSONFields.decode(value, path: path + ".wifiProjectionService", as: AAP.WifiProjectionService.self)
+        }
+    }
+}
+
+extension AAP.VendorExtensionService: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("name", self.name.jsonValue))
+        if !self.packageWhiteList.isEmpty {
+            members.append(JSONMember("packageWhiteList", .array(self.packageWhiteList.map { $0.jsonValue })))
+        }
+        if let value = self.data {
+            members.append(JSONMember("data", JSONFields.bytes(value)))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["name", "packageWhiteList", "data"])
+        if let value = members["name"] {
+            self.name = try JSONFields.decode(value, path: path + ".name", as: String.self)
+        }
+        if let value = members["packageWhiteList"] {
+            self.packageWhiteList = try JSONFields.decodeArray(value, path: path + ".packageWhiteList", as: String.self)
+        }
+        if let value = members["data"] {
+            self.data = try JSONFields.bytes(json: value, path: path + ".data")
+        }
+    }
+}
+
+extension AAP.MediaSourceService: JSONMessage {
+    public var jsonValue: JSONValue {
+        .object([])
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        _ = try JSONFields.members(json, path: path, known: [])
+    }
+}
+
+extension AAP.BluetoothService: JSONMessage {
+    public var jsonValue: JSONValue {
+        .object([])
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        _ = try JSONFields.members(json, path: path, known: [])
+    }
+}
+
+extension AAP.RadioService: JSONMessage {
+    public var jsonValue: JSONValue {
+        .object([])
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        _ = try JSONFields.members(json, path: path, known: [])
+    }
+}
+
+extension AAP.NavigationStatusService: JSONMessage {
+    public var jsonValue: JSONValue {
+        .object([])
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        _ = try JSONFields.members(json, path: path, known: [])
+    }
+}
+
+extension AAP.PhoneStatusService: JSONMessage {
+    public var jsonValue: JSONValue {
+        .object([])
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        _ = try JSONFields.members(json, path: path, known: [])
+    }
+}
+
+extension AAP.GenericNotificationService: JSONMessage {
+    public var jsonValue: JSONValue {
+        .object([])
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        _ = try JSONFields.members(json, path: path, known: [])
+    }
+}
+
+extension AAP.WifiProjectionService: JSONMessage {
+    public var jsonValue: JSONValue {
+        .object([])
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        _ = try JSONFields.members(json, path: path, known: [])
+    }
+}

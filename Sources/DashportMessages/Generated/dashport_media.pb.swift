@@ -50,6 +50,15 @@ extension DashportMedia {
         public static let getArtwork = MessageId(rawValue: 32784)
         /// server→car: ArtworkResult.
         public static let artworkResult = MessageId(rawValue: 32785)
+        /// server→car push: SleepTimerState, whenever the sleep timer is armed, re-armed, cancelled or
+        /// fires (after SERVER_HELLO when one is armed; a car that heard none assumes no timer).
+        public static let sleepTimerState = MessageId(rawValue: 32786)
+        /// server→car push: SleepTimerFired, when the sleep timer paused playback (after the PLAYBACK_STATE
+        /// push that shows the pause).
+        public static let sleepTimerFired = MessageId(rawValue: 32787)
+        /// server→car push: RemotePlaybackState, whenever the session declares, changes or withdraws
+        /// remote playback (after SERVER_HELLO when declared; a car that heard none assumes local playback).
+        public static let remotePlaybackState = MessageId(rawValue: 32788)
 
         /// Every value the schema names, in declaration order.
         public static let knownValues: [MessageId] = [
@@ -70,6 +79,9 @@ extension DashportMedia {
             .sessionError,
             .getArtwork,
             .artworkResult,
+            .sleepTimerState,
+            .sleepTimerFired,
+            .remotePlaybackState,
         ]
 
         public var description: String {
@@ -91,6 +103,9 @@ extension DashportMedia {
             case 32783: "sessionError"
             case 32784: "getArtwork"
             case 32785: "artworkResult"
+            case 32786: "sleepTimerState"
+            case 32787: "sleepTimerFired"
+            case 32788: "remotePlaybackState"
             default: "MessageId(\(rawValue))"
             }
         }
@@ -582,6 +597,70 @@ extension DashportMedia {
         }
     }
 
+    /// What an armed sleep timer waits for.
+    ///
+    /// A value the schema does not name is kept as it is (see ``rawValue``), never dropped.
+    public struct SleepTimerMode: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        public var rawValue: Int32
+
+        public init(rawValue: Int32) {
+            self.rawValue = rawValue
+        }
+
+        /// A clock duration (SleepTimer.duration_ms).
+        public static let duration = SleepTimerMode(rawValue: 1)
+        /// The end of the item that was playing when it was armed.
+        public static let endOfTrack = SleepTimerMode(rawValue: 2)
+
+        /// Every value the schema names, in declaration order.
+        public static let knownValues: [SleepTimerMode] = [
+            .duration,
+            .endOfTrack,
+        ]
+
+        public var description: String {
+            switch rawValue {
+            case 1: "duration"
+            case 2: "endOfTrack"
+            default: "SleepTimerMode(\(rawValue))"
+            }
+        }
+    }
+
+    /// How the remote device's volume can be driven.
+    ///
+    /// A value the schema does not name is kept as it is (see ``rawValue``), never dropped.
+    public struct VolumeControl: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        public var rawValue: Int32
+
+        public init(rawValue: Int32) {
+            self.rawValue = rawValue
+        }
+
+        /// The car may set any level (set_device_volume) or step from the last published one.
+        public static let absolute = VolumeControl(rawValue: 1)
+        /// Only up/down steps and mute; the device decides the level.
+        public static let relative = VolumeControl(rawValue: 2)
+        /// Shown, not writable: every volume command is rejected NOT_SUPPORTED.
+        public static let fixed = VolumeControl(rawValue: 3)
+
+        /// Every value the schema names, in declaration order.
+        public static let knownValues: [VolumeControl] = [
+            .absolute,
+            .relative,
+            .fixed,
+        ]
+
+        public var description: String {
+            switch rawValue {
+            case 1: "absolute"
+            case 2: "relative"
+            case 3: "fixed"
+            default: "VolumeControl(\(rawValue))"
+            }
+        }
+    }
+
     /// A field-less payload (a command without arguments, a marker).
     public struct Empty: WireMessage, Sendable, Hashable {
         /// An empty message: optional fields absent, repeated fields empty, required fields zero.
@@ -632,9 +711,11 @@ extension DashportMedia {
     public struct CarProfile: WireMessage, Sendable, Hashable {
         /// The version of this schema the car speaks.
         public var protocolVersion: UInt32? = nil
-        /// Tabs the car draws at the root; the server sends at most min(4, this).
+        /// Tabs the car draws at the root; the server sends at most min(4, this). 0 (a proto3-style writer's
+        /// "unset") means the default, 4.
         public var maxRootTabs: UInt32? = nil
-        /// Deepest level the car can open (CarPlay-style cars: 5); absent = no limit. Deeper nesting is cut.
+        /// Deepest level the car can open (CarPlay-style cars: 5); absent or 0 = no limit; 1 reads as 2 (the
+        /// tabs' own lists are always shown). Deeper nesting is cut.
         public var maxDepth: UInt32? = nil
         /// Most items the car shows in one list; absent = no limit. Also the page size cap.
         public var maxItemsPerList: UInt32? = nil
@@ -1342,7 +1423,7 @@ extension DashportMedia {
             case seekToMs(Int64)
             case skipToNext(DashportMedia.Empty)
             case skipToPrevious(DashportMedia.Empty)
-            /// Index into QueueState.items.
+            /// 0-based index into QueueState.items (a car showing positions from 1 sends position − 1).
             case skipToQueueItem(UInt32)
             /// 1.0 = normal speed.
             case setRate(Double)
@@ -1353,6 +1434,17 @@ extension DashportMedia {
             case customAction(DashportMedia.CustomAction)
             case setSleepTimer(DashportMedia.SleepTimer)
             case cancelSleepTimer(DashportMedia.Empty)
+            /// The remote device's volume, 0…1 (clamped). Only while RemotePlaybackState.remote is declared
+            /// with control ABSOLUTE; otherwise rejected (NOT_IN_CAPABILITIES without remote playback,
+            /// NOT_SUPPORTED when the control is RELATIVE or FIXED).
+            case setDeviceVolume(Double)
+            /// Volume steps up (positive) or down (negative): with control ABSOLUTE the new volume is the
+            /// last published one ± steps / RemotePlayback.steps, clamped to 0…1; with RELATIVE the device
+            /// is told to step. Rejected as for set_device_volume when FIXED or not declared; 0 is an
+            /// invalid argument.
+            case adjustDeviceVolume(Int32)
+            /// Mute or unmute the remote device (ABSOLUTE or RELATIVE control; FIXED is NOT_SUPPORTED).
+            case setDeviceMuted(Bool)
         }
 
         /// Required: always written; reads as `0` when a sender omits it.
@@ -1557,6 +1649,9 @@ extension DashportMedia {
         public var errorMessage: String? = nil
         public var repeatMode: DashportMedia.RepeatMode? = nil
         public var shuffle: Bool? = nil
+        /// The speed the player is set to (1.0 = normal), also while paused; position.rate is this while
+        /// playing and 0 otherwise.
+        public var speed: Double? = nil
 
         /// An empty message: optional fields absent, repeated fields empty, required fields zero.
         public init() {}
@@ -1572,7 +1667,8 @@ extension DashportMedia {
             queueIndex: UInt32? = nil,
             errorMessage: String? = nil,
             repeatMode: DashportMedia.RepeatMode? = nil,
-            shuffle: Bool? = nil
+            shuffle: Bool? = nil,
+            speed: Double? = nil
         ) {
             self.status = status
             self.position = position
@@ -1585,6 +1681,7 @@ extension DashportMedia {
             self.errorMessage = errorMessage
             self.repeatMode = repeatMode
             self.shuffle = shuffle
+            self.speed = speed
         }
 
         /// Decodes the protobuf wire format. Absent required fields read as zero (tolerant reader).
@@ -1598,15 +1695,61 @@ extension DashportMedia {
         }
     }
 
-    /// The item being played or one queue entry.
+    /// The item being played or one queue entry. A queue entry is always a playable leaf (a track, an
+    /// episode, a stream), never an album or another container.
     public struct MediaItem: WireMessage, Sendable, Hashable {
+        /// One handler-defined key/value pair (MediaItem.extras).
+        public struct Extra: WireMessage, Sendable, Hashable {
+            /// Required: always written; reads as `""` when a sender omits it.
+            public var key: String = ""
+            /// Required: always written; reads as `""` when a sender omits it.
+            public var value: String = ""
+
+            /// An empty message: optional fields absent, repeated fields empty, required fields zero.
+            public init() {}
+
+            public init(
+                key: String = "",
+                value: String = ""
+            ) {
+                self.key = key
+                self.value = value
+            }
+
+            /// Decodes the protobuf wire format. Absent required fields read as zero (tolerant reader).
+            public init(serializedBytes bytes: some Collection<UInt8>) throws(WireDecodingError) {
+                self = try WireCodec.decode(bytes, as: Self.self)
+            }
+
+            /// Encodes the protobuf wire format, required fields always included (strict writer).
+            public func serializedBytes() -> [UInt8] {
+                WireCodec.encode(self)
+            }
+        }
+
         /// Required: always written; reads as `""` when a sender omits it.
         public var id: String = ""
         public var title: String? = nil
         public var artist: String? = nil
         public var album: String? = nil
         public var artworkKey: String? = nil
+        /// Absent: the length is unknown or the item is live; never sent as 0 for "unknown".
         public var durationMs: Int64? = nil
+        /// A second line under the title (an episode's show, a station's slogan).
+        public var subtitle: String? = nil
+        /// The album's artist, when it differs from the track artist (compilations).
+        public var albumArtist: String? = nil
+        public var genre: String? = nil
+        /// 1-based position on its disc, and the disc's number (1-based).
+        public var trackNumber: UInt32? = nil
+        public var discNumber: UInt32? = nil
+        /// Release year, e.g. 1977.
+        public var year: Int32? = nil
+        /// A live stream: the car shows no scrubber and no remaining time, even when duration_ms is set
+        /// (some streams announce a programme length).
+        public var isLive: Bool? = nil
+        /// Handler-defined metadata the car may show or ignore, sorted by key; keys unique.
+        public var extras: [DashportMedia.MediaItem.Extra] = []
 
         /// An empty message: optional fields absent, repeated fields empty, required fields zero.
         public init() {}
@@ -1617,7 +1760,15 @@ extension DashportMedia {
             artist: String? = nil,
             album: String? = nil,
             artworkKey: String? = nil,
-            durationMs: Int64? = nil
+            durationMs: Int64? = nil,
+            subtitle: String? = nil,
+            albumArtist: String? = nil,
+            genre: String? = nil,
+            trackNumber: UInt32? = nil,
+            discNumber: UInt32? = nil,
+            year: Int32? = nil,
+            isLive: Bool? = nil,
+            extras: [DashportMedia.MediaItem.Extra] = []
         ) {
             self.id = id
             self.title = title
@@ -1625,6 +1776,14 @@ extension DashportMedia {
             self.album = album
             self.artworkKey = artworkKey
             self.durationMs = durationMs
+            self.subtitle = subtitle
+            self.albumArtist = albumArtist
+            self.genre = genre
+            self.trackNumber = trackNumber
+            self.discNumber = discNumber
+            self.year = year
+            self.isLive = isLive
+            self.extras = extras
         }
 
         /// Decodes the protobuf wire format. Absent required fields read as zero (tolerant reader).
@@ -1687,14 +1846,18 @@ extension DashportMedia {
         }
     }
 
-    /// server→car push, SESSION_ERROR.
+    /// server→car push, SESSION_ERROR. Reports caused by a car's own profile (its tab cap, its depth) go
+    /// to that car (and to each car whose profile causes the same), once per car and subject; others go
+    /// to every car. Messages name items by title or id, never server file paths.
     public struct SessionError: WireMessage, Sendable, Hashable {
         /// Required: always written; reads as `DashportMedia.SessionErrorCode(rawValue: 0)` when a sender omits it.
         public var code: DashportMedia.SessionErrorCode = DashportMedia.SessionErrorCode(rawValue: 0)
         /// Required: always written; reads as `DashportMedia.Severity(rawValue: 0)` when a sender omits it.
         public var severity: DashportMedia.Severity = DashportMedia.Severity(rawValue: 0)
         public var message: String? = nil
-        /// What it is about: an item id, a parent id, an artwork key.
+        /// What it is about: BROWSE_ROOT_REJECTED the dropped entry's id; BROWSE_DEPTH_EXCEEDED the id of
+        /// the parent whose children were cut; ARTWORK_FAILED the artwork key; METADATA_MISMATCH the
+        /// queue entry's id. Absent when the report is about no one item.
         public var subject: String? = nil
 
         /// An empty message: optional fields absent, repeated fields empty, required fields zero.
@@ -1710,6 +1873,139 @@ extension DashportMedia {
             self.severity = severity
             self.message = message
             self.subject = subject
+        }
+
+        /// Decodes the protobuf wire format. Absent required fields read as zero (tolerant reader).
+        public init(serializedBytes bytes: some Collection<UInt8>) throws(WireDecodingError) {
+            self = try WireCodec.decode(bytes, as: Self.self)
+        }
+
+        /// Encodes the protobuf wire format, required fields always included (strict writer).
+        public func serializedBytes() -> [UInt8] {
+            WireCodec.encode(self)
+        }
+    }
+
+    /// server→car push, SLEEP_TIMER_STATE: the sleep timer now. Pushed after SERVER_HELLO when one is
+    /// armed, and whenever it is armed, re-armed (an end-of-track timer moves with seeks, pauses and
+    /// rate changes), cancelled or fired (then without a mode). Until the first one, no timer is armed. Remaining time is anchored like the position: at server monotonic sent_at_ms there were
+    /// remaining_ms left, counting down in clock time (not playback time).
+    public struct SleepTimerState: WireMessage, Sendable, Hashable {
+        /// Absent: no timer is armed.
+        public var mode: DashportMedia.SleepTimerMode? = nil
+        /// Milliseconds left at sent_at_ms. Absent while an end-of-track timer waits for a time (paused,
+        /// or an item of unknown length): it fires when the item changes or ends.
+        public var remainingMs: Int64? = nil
+        /// The server's monotonic clock (ms) when this message was built.
+        public var sentAtMs: Int64? = nil
+
+        /// An empty message: optional fields absent, repeated fields empty, required fields zero.
+        public init() {}
+
+        public init(
+            mode: DashportMedia.SleepTimerMode? = nil,
+            remainingMs: Int64? = nil,
+            sentAtMs: Int64? = nil
+        ) {
+            self.mode = mode
+            self.remainingMs = remainingMs
+            self.sentAtMs = sentAtMs
+        }
+
+        /// Decodes the protobuf wire format. Absent required fields read as zero (tolerant reader).
+        public init(serializedBytes bytes: some Collection<UInt8>) throws(WireDecodingError) {
+            self = try WireCodec.decode(bytes, as: Self.self)
+        }
+
+        /// Encodes the protobuf wire format, required fields always included (strict writer).
+        public func serializedBytes() -> [UInt8] {
+            WireCodec.encode(self)
+        }
+    }
+
+    /// server→car push, SLEEP_TIMER_FIRED: the sleep timer ran out and playback was paused (the pause
+    /// arrives as PLAYBACK_STATE just before this; SLEEP_TIMER_STATE without a mode follows). A car may
+    /// show "Sleep timer: playback paused".
+    public struct SleepTimerFired: WireMessage, Sendable, Hashable {
+        /// The server's monotonic clock (ms) when it fired.
+        public var atMs: Int64? = nil
+
+        /// An empty message: optional fields absent, repeated fields empty, required fields zero.
+        public init() {}
+
+        public init(
+            atMs: Int64? = nil
+        ) {
+            self.atMs = atMs
+        }
+
+        /// Decodes the protobuf wire format. Absent required fields read as zero (tolerant reader).
+        public init(serializedBytes bytes: some Collection<UInt8>) throws(WireDecodingError) {
+            self = try WireCodec.decode(bytes, as: Self.self)
+        }
+
+        /// Encodes the protobuf wire format, required fields always included (strict writer).
+        public func serializedBytes() -> [UInt8] {
+            WireCodec.encode(self)
+        }
+    }
+
+    /// Audio comes out of another device (a speaker, a cast target) whose volume the car's volume and
+    /// mute keys drive instead of its own amplifier.
+    public struct RemotePlayback: WireMessage, Sendable, Hashable {
+        /// 0…1, the last level the device published.
+        /// Required: always written; reads as `0` when a sender omits it.
+        public var volume: Double = 0
+        /// Required: always written; reads as `false` when a sender omits it.
+        public var muted: Bool = false
+        /// How many steps 0…1 is divided into (a key press moves one step); default 20.
+        public var steps: UInt32? = nil
+        /// Required: always written; reads as `DashportMedia.VolumeControl(rawValue: 0)` when a sender omits it.
+        public var control: DashportMedia.VolumeControl = DashportMedia.VolumeControl(rawValue: 0)
+
+        /// ``steps``, or its schema default `20` when absent.
+        public var stepsOrDefault: UInt32 { steps ?? 20 }
+
+        /// An empty message: optional fields absent, repeated fields empty, required fields zero.
+        public init() {}
+
+        public init(
+            volume: Double = 0,
+            muted: Bool = false,
+            steps: UInt32? = nil,
+            control: DashportMedia.VolumeControl = DashportMedia.VolumeControl(rawValue: 0)
+        ) {
+            self.volume = volume
+            self.muted = muted
+            self.steps = steps
+            self.control = control
+        }
+
+        /// Decodes the protobuf wire format. Absent required fields read as zero (tolerant reader).
+        public init(serializedBytes bytes: some Collection<UInt8>) throws(WireDecodingError) {
+            self = try WireCodec.decode(bytes, as: Self.self)
+        }
+
+        /// Encodes the protobuf wire format, required fields always included (strict writer).
+        public func serializedBytes() -> [UInt8] {
+            WireCodec.encode(self)
+        }
+    }
+
+    /// server→car push, REMOTE_PLAYBACK_STATE: the session's remote playback, after SERVER_HELLO when
+    /// declared and on every change. Until the first one, audio plays locally. Never persisted: after a server restart playback is local until the handler
+    /// declares otherwise.
+    public struct RemotePlaybackState: WireMessage, Sendable, Hashable {
+        /// Absent: audio plays locally; volume commands are rejected NOT_IN_CAPABILITIES.
+        public var remote: DashportMedia.RemotePlayback? = nil
+
+        /// An empty message: optional fields absent, repeated fields empty, required fields zero.
+        public init() {}
+
+        public init(
+            remote: DashportMedia.RemotePlayback? = nil
+        ) {
+            self.remote = remote
         }
 
         /// Decodes the protobuf wire format. Absent required fields read as zero (tolerant reader).
@@ -2704,6 +3000,12 @@ extension DashportMedia.PlaybackCommand: CMessageMirror {
             if let value = c.pointee.cancel_sleep_timer {
                 self.command = .cancelSleepTimer(DashportMedia.Empty(cMessage: value))
             }
+        case 17:
+            self.command = .setDeviceVolume(c.pointee.set_device_volume)
+        case 18:
+            self.command = .adjustDeviceVolume(c.pointee.adjust_device_volume)
+        case 19:
+            self.command = .setDeviceMuted(c.pointee.set_device_muted != 0)
         default:
             break
         }
@@ -2758,6 +3060,15 @@ extension DashportMedia.PlaybackCommand: CMessageMirror {
         case .cancelSleepTimer(let value)?:
             c.pointee.command_case = .init(rawValue: 16)
             c.pointee.cancel_sleep_timer = arena.message(value)
+        case .setDeviceVolume(let value)?:
+            c.pointee.command_case = .init(rawValue: 17)
+            c.pointee.set_device_volume = value
+        case .adjustDeviceVolume(let value)?:
+            c.pointee.command_case = .init(rawValue: 18)
+            c.pointee.adjust_device_volume = value
+        case .setDeviceMuted(let value)?:
+            c.pointee.command_case = .init(rawValue: 19)
+            c.pointee.set_device_muted = value ? 1 : 0
         case nil:
             break
         }
@@ -2899,6 +3210,9 @@ extension DashportMedia.PlaybackState: CMessageMirror {
         if c.pointee.has_shuffle != 0 {
             self.shuffle = c.pointee.shuffle != 0
         }
+        if c.pointee.has_speed != 0 {
+            self.speed = c.pointee.speed
+        }
     }
 
     func fill(_ c: UnsafeMutablePointer<Dashport__Media__PlaybackState>, arena: WireArena) {
@@ -2936,6 +3250,10 @@ extension DashportMedia.PlaybackState: CMessageMirror {
             c.pointee.has_shuffle = 1
             c.pointee.shuffle = value ? 1 : 0
         }
+        if let value = self.speed {
+            c.pointee.has_speed = 1
+            c.pointee.speed = value
+        }
     }
 }
 
@@ -2966,6 +3284,28 @@ extension DashportMedia.MediaItem: CMessageMirror {
         if c.pointee.has_duration_ms != 0 {
             self.durationMs = c.pointee.duration_ms
         }
+        if let value = c.pointee.subtitle {
+            self.subtitle = String(cString: value)
+        }
+        if let value = c.pointee.album_artist {
+            self.albumArtist = String(cString: value)
+        }
+        if let value = c.pointee.genre {
+            self.genre = String(cString: value)
+        }
+        if c.pointee.has_track_number != 0 {
+            self.trackNumber = c.pointee.track_number
+        }
+        if c.pointee.has_disc_number != 0 {
+            self.discNumber = c.pointee.disc_number
+        }
+        if c.pointee.has_year != 0 {
+            self.year = c.pointee.year
+        }
+        if c.pointee.has_is_live != 0 {
+            self.isLive = c.pointee.is_live != 0
+        }
+        self.extras = WireCodec.messages(c.pointee.extras, count: c.pointee.n_extras, as: DashportMedia.MediaItem.Extra.self)
     }
 
     func fill(_ c: UnsafeMutablePointer<Dashport__Media__MediaItem>, arena: WireArena) {
@@ -2986,6 +3326,56 @@ extension DashportMedia.MediaItem: CMessageMirror {
             c.pointee.has_duration_ms = 1
             c.pointee.duration_ms = value
         }
+        if let value = self.subtitle {
+            c.pointee.subtitle = arena.string(value)
+        }
+        if let value = self.albumArtist {
+            c.pointee.album_artist = arena.string(value)
+        }
+        if let value = self.genre {
+            c.pointee.genre = arena.string(value)
+        }
+        if let value = self.trackNumber {
+            c.pointee.has_track_number = 1
+            c.pointee.track_number = value
+        }
+        if let value = self.discNumber {
+            c.pointee.has_disc_number = 1
+            c.pointee.disc_number = value
+        }
+        if let value = self.year {
+            c.pointee.has_year = 1
+            c.pointee.year = value
+        }
+        if let value = self.isLive {
+            c.pointee.has_is_live = 1
+            c.pointee.is_live = value ? 1 : 0
+        }
+        c.pointee.n_extras = self.extras.count
+        c.pointee.extras = arena.messages(self.extras)
+    }
+}
+
+extension DashportMedia.MediaItem.Extra: CMessageMirror {
+    static var protoName: String { "dashport.media.MediaItem.Extra" }
+
+    static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__MediaItem__Extra>) {
+        dashport__media__media_item__extra__init(c)
+    }
+
+    init(cMessage c: UnsafePointer<Dashport__Media__MediaItem__Extra>) {
+        self.init()
+        if let value = c.pointee.key {
+            self.key = String(cString: value)
+        }
+        if let value = c.pointee.value {
+            self.value = String(cString: value)
+        }
+    }
+
+    func fill(_ c: UnsafeMutablePointer<Dashport__Media__MediaItem__Extra>, arena: WireArena) {
+        c.pointee.key = arena.string(self.key)
+        c.pointee.value = arena.string(self.value)
     }
 }
 
@@ -3061,6 +3451,122 @@ extension DashportMedia.SessionError: CMessageMirror {
         }
         if let value = self.subject {
             c.pointee.subject = arena.string(value)
+        }
+    }
+}
+
+extension DashportMedia.SleepTimerState: CMessageMirror {
+    static var protoName: String { "dashport.media.SleepTimerState" }
+
+    static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__SleepTimerState>) {
+        dashport__media__sleep_timer_state__init(c)
+    }
+
+    init(cMessage c: UnsafePointer<Dashport__Media__SleepTimerState>) {
+        self.init()
+        if c.pointee.has_mode != 0 {
+            self.mode = DashportMedia.SleepTimerMode(rawValue: Int32(truncatingIfNeeded: c.pointee.mode.rawValue))
+        }
+        if c.pointee.has_remaining_ms != 0 {
+            self.remainingMs = c.pointee.remaining_ms
+        }
+        if c.pointee.has_sent_at_ms != 0 {
+            self.sentAtMs = c.pointee.sent_at_ms
+        }
+    }
+
+    func fill(_ c: UnsafeMutablePointer<Dashport__Media__SleepTimerState>, arena: WireArena) {
+        if let value = self.mode {
+            c.pointee.has_mode = 1
+            c.pointee.mode = Dashport__Media__SleepTimerMode(rawValue: .init(truncatingIfNeeded: value.rawValue))
+        }
+        if let value = self.remainingMs {
+            c.pointee.has_remaining_ms = 1
+            c.pointee.remaining_ms = value
+        }
+        if let value = self.sentAtMs {
+            c.pointee.has_sent_at_ms = 1
+            c.pointee.sent_at_ms = value
+        }
+    }
+}
+
+extension DashportMedia.SleepTimerFired: CMessageMirror {
+    static var protoName: String { "dashport.media.SleepTimerFired" }
+
+    static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__SleepTimerFired>) {
+        dashport__media__sleep_timer_fired__init(c)
+    }
+
+    init(cMessage c: UnsafePointer<Dashport__Media__SleepTimerFired>) {
+        self.init()
+        if c.pointee.has_at_ms != 0 {
+            self.atMs = c.pointee.at_ms
+        }
+    }
+
+    func fill(_ c: UnsafeMutablePointer<Dashport__Media__SleepTimerFired>, arena: WireArena) {
+        if let value = self.atMs {
+            c.pointee.has_at_ms = 1
+            c.pointee.at_ms = value
+        }
+    }
+}
+
+extension DashportMedia.RemotePlayback: CMessageMirror {
+    static var protoName: String { "dashport.media.RemotePlayback" }
+
+    static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__RemotePlayback>) {
+        dashport__media__remote_playback__init(c)
+    }
+
+    init(cMessage c: UnsafePointer<Dashport__Media__RemotePlayback>) {
+        self.init()
+        if c.pointee.has_volume != 0 {
+            self.volume = c.pointee.volume
+        }
+        if c.pointee.has_muted != 0 {
+            self.muted = c.pointee.muted != 0
+        }
+        if c.pointee.has_steps != 0 {
+            self.steps = c.pointee.steps
+        }
+        if c.pointee.has_control != 0 {
+            self.control = DashportMedia.VolumeControl(rawValue: Int32(truncatingIfNeeded: c.pointee.control.rawValue))
+        }
+    }
+
+    func fill(_ c: UnsafeMutablePointer<Dashport__Media__RemotePlayback>, arena: WireArena) {
+        c.pointee.has_volume = 1
+        c.pointee.volume = self.volume
+        c.pointee.has_muted = 1
+        c.pointee.muted = self.muted ? 1 : 0
+        if let value = self.steps {
+            c.pointee.has_steps = 1
+            c.pointee.steps = value
+        }
+        c.pointee.has_control = 1
+        c.pointee.control = Dashport__Media__VolumeControl(rawValue: .init(truncatingIfNeeded: self.control.rawValue))
+    }
+}
+
+extension DashportMedia.RemotePlaybackState: CMessageMirror {
+    static var protoName: String { "dashport.media.RemotePlaybackState" }
+
+    static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__RemotePlaybackState>) {
+        dashport__media__remote_playback_state__init(c)
+    }
+
+    init(cMessage c: UnsafePointer<Dashport__Media__RemotePlaybackState>) {
+        self.init()
+        if let value = c.pointee.remote {
+            self.remote = DashportMedia.RemotePlayback(cMessage: value)
+        }
+    }
+
+    func fill(_ c: UnsafeMutablePointer<Dashport__Media__RemotePlaybackState>, arena: WireArena) {
+        if let value = self.remote {
+            c.pointee.remote = arena.message(value)
         }
     }
 }
@@ -3201,6 +3707,1429 @@ extension DashportMedia.ArtworkResult: CMessageMirror {
             c.pointee.error = arena.message(value)
         case nil:
             break
+        }
+    }
+}
+
+extension DashportMedia.MessageId: JSONEnum {}
+
+extension DashportMedia.BrowseErrorCode: JSONEnum {}
+
+extension DashportMedia.ErrorScreenSupport: JSONEnum {}
+
+extension DashportMedia.CarCapability: JSONEnum {}
+
+extension DashportMedia.ChildStyle: JSONEnum {}
+
+extension DashportMedia.MediaType: JSONEnum {}
+
+extension DashportMedia.SearchFocus: JSONEnum {}
+
+extension DashportMedia.RepeatMode: JSONEnum {}
+
+extension DashportMedia.PlaybackAction: JSONEnum {}
+
+extension DashportMedia.PlaybackStatus: JSONEnum {}
+
+extension DashportMedia.SessionErrorCode: JSONEnum {}
+
+extension DashportMedia.Severity: JSONEnum {}
+
+extension DashportMedia.SleepTimerMode: JSONEnum {}
+
+extension DashportMedia.VolumeControl: JSONEnum {}
+
+extension DashportMedia.RequestRejected.Reason: JSONEnum {}
+
+extension DashportMedia.CommandResult.Reason: JSONEnum {}
+
+extension DashportMedia.ArtworkError.Code: JSONEnum {}
+
+extension DashportMedia.Empty: JSONMessage {
+    public var jsonValue: JSONValue {
+        .object([])
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        _ = try JSONFields.members(json, path: path, known: [])
+    }
+}
+
+extension DashportMedia.ArtworkSize: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("width", self.width.jsonValue))
+        members.append(JSONMember("height", self.height.jsonValue))
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["width", "height"])
+        if let value = members["width"] {
+            self.width = try JSONFields.decode(value, path: path + ".width", as: UInt32.self)
+        }
+        if let value = members["height"] {
+            self.height = try JSONFields.decode(value, path: path + ".height", as: UInt32.self)
+        }
+    }
+}
+
+extension DashportMedia.CarProfile: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if let value = self.protocolVersion {
+            members.append(JSONMember("protocolVersion", value.jsonValue))
+        }
+        if let value = self.maxRootTabs {
+            members.append(JSONMember("maxRootTabs", value.jsonValue))
+        }
+        if let value = self.maxDepth {
+            members.append(JSONMember("maxDepth", value.jsonValue))
+        }
+        if let value = self.maxItemsPerList {
+            members.append(JSONMember("maxItemsPerList", value.jsonValue))
+        }
+        if !self.artworkSizes.isEmpty {
+            members.append(JSONMember("artworkSizes", .array(self.artworkSizes.map { $0.jsonValue })))
+        }
+        if let value = self.errorScreenSupport {
+            members.append(JSONMember("errorScreenSupport", value.jsonValue))
+        }
+        if !self.drawableErrorScreens.isEmpty {
+            members.append(JSONMember("drawableErrorScreens", .array(self.drawableErrorScreens.map { $0.jsonValue })))
+        }
+        if let value = self.supportsSearch {
+            members.append(JSONMember("supportsSearch", value.jsonValue))
+        }
+        if let value = self.locale {
+            members.append(JSONMember("locale", value.jsonValue))
+        }
+        if !self.capabilities.isEmpty {
+            members.append(JSONMember("capabilities", .array(self.capabilities.map { $0.jsonValue })))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["protocolVersion", "maxRootTabs", "maxDepth", "maxItemsPerList", "artworkSizes", "errorScreenSupport", "drawableErrorScreens", "supportsSearch", "locale", "capabilities"])
+        if let value = members["protocolVersion"] {
+            self.protocolVersion = try JSONFields.decode(value, path: path + ".protocolVersion", as: UInt32.self)
+        }
+        if let value = members["maxRootTabs"] {
+            self.maxRootTabs = try JSONFields.decode(value, path: path + ".maxRootTabs", as: UInt32.self)
+        }
+        if let value = members["maxDepth"] {
+            self.maxDepth = try JSONFields.decode(value, path: path + ".maxDepth", as: UInt32.self)
+        }
+        if let value = members["maxItemsPerList"] {
+            self.maxItemsPerList = try JSONFields.decode(value, path: path + ".maxItemsPerList", as: UInt32.self)
+        }
+        if let value = members["artworkSizes"] {
+            self.artworkSizes = try JSONFields.decodeArray(value, path: path + ".artworkSizes", as: DashportMedia.ArtworkSize.self)
+        }
+        if let value = members["errorScreenSupport"] {
+            self.errorScreenSupport = try JSONFields.decode(value, path: path + ".errorScreenSupport", as: DashportMedia.ErrorScreenSupport.self)
+        }
+        if let value = members["drawableErrorScreens"] {
+            self.drawableErrorScreens = try JSONFields.decodeArray(value, path: path + ".drawableErrorScreens", as: DashportMedia.BrowseErrorCode.self)
+        }
+        if let value = members["supportsSearch"] {
+            self.supportsSearch = try JSONFields.decode(value, path: path + ".supportsSearch", as: Bool.self)
+        }
+        if let value = members["locale"] {
+            self.locale = try JSONFields.decode(value, path: path + ".locale", as: String.self)
+        }
+        if let value = members["capabilities"] {
+            self.capabilities = try JSONFields.decodeArray(value, path: path + ".capabilities", as: DashportMedia.CarCapability.self)
+        }
+    }
+}
+
+extension DashportMedia.ServerHello: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if let value = self.protocolVersion {
+            members.append(JSONMember("protocolVersion", value.jsonValue))
+        }
+        if let value = self.serverName {
+            members.append(JSONMember("serverName", value.jsonValue))
+        }
+        if let value = self.serverVersion {
+            members.append(JSONMember("serverVersion", value.jsonValue))
+        }
+        members.append(JSONMember("supportsSearch", self.supportsSearch.jsonValue))
+        members.append(JSONMember("rootId", self.rootId.jsonValue))
+        if let value = self.maxInFlightRequests {
+            members.append(JSONMember("maxInFlightRequests", value.jsonValue))
+        }
+        if let value = self.maxPageSize {
+            members.append(JSONMember("maxPageSize", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["protocolVersion", "serverName", "serverVersion", "supportsSearch", "rootId", "maxInFlightRequests", "maxPageSize"])
+        if let value = members["protocolVersion"] {
+            self.protocolVersion = try JSONFields.decode(value, path: path + ".protocolVersion", as: UInt32.self)
+        }
+        if let value = members["serverName"] {
+            self.serverName = try JSONFields.decode(value, path: path + ".serverName", as: String.self)
+        }
+        if let value = members["serverVersion"] {
+            self.serverVersion = try JSONFields.decode(value, path: path + ".serverVersion", as: String.self)
+        }
+        if let value = members["supportsSearch"] {
+            self.supportsSearch = try JSONFields.decode(value, path: path + ".supportsSearch", as: Bool.self)
+        }
+        if let value = members["rootId"] {
+            self.rootId = try JSONFields.decode(value, path: path + ".rootId", as: String.self)
+        }
+        if let value = members["maxInFlightRequests"] {
+            self.maxInFlightRequests = try JSONFields.decode(value, path: path + ".maxInFlightRequests", as: UInt32.self)
+        }
+        if let value = members["maxPageSize"] {
+            self.maxPageSize = try JSONFields.decode(value, path: path + ".maxPageSize", as: UInt32.self)
+        }
+    }
+}
+
+extension DashportMedia.BrowseItem: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("id", self.id.jsonValue))
+        members.append(JSONMember("title", self.title.jsonValue))
+        if let value = self.subtitle {
+            members.append(JSONMember("subtitle", value.jsonValue))
+        }
+        if let value = self.artworkKey {
+            members.append(JSONMember("artworkKey", value.jsonValue))
+        }
+        members.append(JSONMember("browsable", self.browsable.jsonValue))
+        members.append(JSONMember("playable", self.playable.jsonValue))
+        if let value = self.childStyle {
+            members.append(JSONMember("childStyle", value.jsonValue))
+        }
+        if let value = self.group {
+            members.append(JSONMember("group", value.jsonValue))
+        }
+        if let value = self.explicit {
+            members.append(JSONMember("explicit", value.jsonValue))
+        }
+        if let value = self.completion {
+            members.append(JSONMember("completion", value.jsonValue))
+        }
+        if let value = self.mediaType {
+            members.append(JSONMember("mediaType", value.jsonValue))
+        }
+        if let value = self.artist {
+            members.append(JSONMember("artist", value.jsonValue))
+        }
+        if let value = self.album {
+            members.append(JSONMember("album", value.jsonValue))
+        }
+        if let value = self.durationMs {
+            members.append(JSONMember("durationMs", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["id", "title", "subtitle", "artworkKey", "browsable", "playable", "childStyle", "group", "explicit", "completion", "mediaType", "artist", "album", "durationMs"])
+        if let value = members["id"] {
+            self.id = try JSONFields.decode(value, path: path + ".id", as: String.self)
+        }
+        if let value = members["title"] {
+            self.title = try JSONFields.decode(value, path: path + ".title", as: String.self)
+        }
+        if let value = members["subtitle"] {
+            self.subtitle = try JSONFields.decode(value, path: path + ".subtitle", as: String.self)
+        }
+        if let value = members["artworkKey"] {
+            self.artworkKey = try JSONFields.decode(value, path: path + ".artworkKey", as: String.self)
+        }
+        if let value = members["browsable"] {
+            self.browsable = try JSONFields.decode(value, path: path + ".browsable", as: Bool.self)
+        }
+        if let value = members["playable"] {
+            self.playable = try JSONFields.decode(value, path: path + ".playable", as: Bool.self)
+        }
+        if let value = members["childStyle"] {
+            self.childStyle = try JSONFields.decode(value, path: path + ".childStyle", as: DashportMedia.ChildStyle.self)
+        }
+        if let value = members["group"] {
+            self.group = try JSONFields.decode(value, path: path + ".group", as: String.self)
+        }
+        if let value = members["explicit"] {
+            self.explicit = try JSONFields.decode(value, path: path + ".explicit", as: Bool.self)
+        }
+        if let value = members["completion"] {
+            self.completion = try JSONFields.decode(value, path: path + ".completion", as: Double.self)
+        }
+        if let value = members["mediaType"] {
+            self.mediaType = try JSONFields.decode(value, path: path + ".mediaType", as: DashportMedia.MediaType.self)
+        }
+        if let value = members["artist"] {
+            self.artist = try JSONFields.decode(value, path: path + ".artist", as: String.self)
+        }
+        if let value = members["album"] {
+            self.album = try JSONFields.decode(value, path: path + ".album", as: String.self)
+        }
+        if let value = members["durationMs"] {
+            self.durationMs = try JSONFields.decode(value, path: path + ".durationMs", as: Int64.self)
+        }
+    }
+}
+
+extension DashportMedia.GetChildren: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("requestId", self.requestId.jsonValue))
+        members.append(JSONMember("parentId", self.parentId.jsonValue))
+        if let value = self.page {
+            members.append(JSONMember("page", value.jsonValue))
+        }
+        if let value = self.pageSize {
+            members.append(JSONMember("pageSize", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["requestId", "parentId", "page", "pageSize"])
+        if let value = members["requestId"] {
+            self.requestId = try JSONFields.decode(value, path: path + ".requestId", as: UInt32.self)
+        }
+        if let value = members["parentId"] {
+            self.parentId = try JSONFields.decode(value, path: path + ".parentId", as: String.self)
+        }
+        if let value = members["page"] {
+            self.page = try JSONFields.decode(value, path: path + ".page", as: UInt32.self)
+        }
+        if let value = members["pageSize"] {
+            self.pageSize = try JSONFields.decode(value, path: path + ".pageSize", as: UInt32.self)
+        }
+    }
+}
+
+extension DashportMedia.GetItem: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("requestId", self.requestId.jsonValue))
+        members.append(JSONMember("id", self.id.jsonValue))
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["requestId", "id"])
+        if let value = members["requestId"] {
+            self.requestId = try JSONFields.decode(value, path: path + ".requestId", as: UInt32.self)
+        }
+        if let value = members["id"] {
+            self.id = try JSONFields.decode(value, path: path + ".id", as: String.self)
+        }
+    }
+}
+
+extension DashportMedia.Search: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("requestId", self.requestId.jsonValue))
+        members.append(JSONMember("query", self.query.jsonValue))
+        if let value = self.page {
+            members.append(JSONMember("page", value.jsonValue))
+        }
+        if let value = self.pageSize {
+            members.append(JSONMember("pageSize", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["requestId", "query", "page", "pageSize"])
+        if let value = members["requestId"] {
+            self.requestId = try JSONFields.decode(value, path: path + ".requestId", as: UInt32.self)
+        }
+        if let value = members["query"] {
+            self.query = try JSONFields.decode(value, path: path + ".query", as: String.self)
+        }
+        if let value = members["page"] {
+            self.page = try JSONFields.decode(value, path: path + ".page", as: UInt32.self)
+        }
+        if let value = members["pageSize"] {
+            self.pageSize = try JSONFields.decode(value, path: path + ".pageSize", as: UInt32.self)
+        }
+    }
+}
+
+extension DashportMedia.ItemPage: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if !self.items.isEmpty {
+            members.append(JSONMember("items", .array(self.items.map { $0.jsonValue })))
+        }
+        if let value = self.page {
+            members.append(JSONMember("page", value.jsonValue))
+        }
+        if let value = self.total {
+            members.append(JSONMember("total", value.jsonValue))
+        }
+        if let value = self.hasMore {
+            members.append(JSONMember("hasMore", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["items", "page", "total", "hasMore"])
+        if let value = members["items"] {
+            self.items = try JSONFields.decodeArray(value, path: path + ".items", as: DashportMedia.BrowseItem.self)
+        }
+        if let value = members["page"] {
+            self.page = try JSONFields.decode(value, path: path + ".page", as: UInt32.self)
+        }
+        if let value = members["total"] {
+            self.total = try JSONFields.decode(value, path: path + ".total", as: UInt32.self)
+        }
+        if let value = members["hasMore"] {
+            self.hasMore = try JSONFields.decode(value, path: path + ".hasMore", as: Bool.self)
+        }
+    }
+}
+
+extension DashportMedia.BrowseErrorScreen: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("code", self.code.jsonValue))
+        members.append(JSONMember("message", self.message.jsonValue))
+        if let value = self.resolution {
+            members.append(JSONMember("resolution", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["code", "message", "resolution"])
+        if let value = members["code"] {
+            self.code = try JSONFields.decode(value, path: path + ".code", as: DashportMedia.BrowseErrorCode.self)
+        }
+        if let value = members["message"] {
+            self.message = try JSONFields.decode(value, path: path + ".message", as: String.self)
+        }
+        if let value = members["resolution"] {
+            self.resolution = try JSONFields.decode(value, path: path + ".resolution", as: DashportMedia.BrowseErrorScreen.Resolution.self)
+        }
+    }
+}
+
+extension DashportMedia.BrowseErrorScreen.Resolution: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("label", self.label.jsonValue))
+        if let value = self.url {
+            members.append(JSONMember("url", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["label", "url"])
+        if let value = members["label"] {
+            self.label = try JSONFields.decode(value, path: path + ".label", as: String.self)
+        }
+        if let value = members["url"] {
+            self.url = try JSONFields.decode(value, path: path + ".url", as: String.self)
+        }
+    }
+}
+
+extension DashportMedia.RequestRejected: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("reason", self.reason.jsonValue))
+        if let value = self.message {
+            members.append(JSONMember("message", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["reason", "message"])
+        if let value = members["reason"] {
+            self.reason = try JSONFields.decode(value, path: path + ".reason", as: DashportMedia.RequestRejected.Reason.self)
+        }
+        if let value = members["message"] {
+            self.message = try JSONFields.decode(value, path: path + ".message", as: String.self)
+        }
+    }
+}
+
+extension DashportMedia.BrowseResult: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("requestId", self.requestId.jsonValue))
+        switch self.outcome {
+        case .items(let value)?:
+            members.append(JSONMember("items", value.jsonValue))
+        case .errorScreen(let value)?:
+            members.append(JSONMember("errorScreen", value.jsonValue))
+        case .rejected(let value)?:
+            members.append(JSONMember("rejected", value.jsonValue))
+        case nil:
+            break
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["requestId", "items", "errorScreen", "rejected"])
+        if let value = members["requestId"] {
+            self.requestId = try JSONFields.decode(value, path: path + ".requestId", as: UInt32.self)
+        }
+        if let value = members["items"] {
+            guard self.outcome == nil else {
+                throw JSONDecodingError(path: path + ".items", problem: "a second member of the oneof outcome")
+            }
+            self.outcome = .items(try JSONFields.decode(value, path: path + ".items", as: DashportMedia.ItemPage.self))
+        }
+        if let value = members["errorScreen"] {
+            guard self.outcome == nil else {
+                throw JSONDecodingError(path: path + ".errorScreen", problem: "a second member of the oneof outcome")
+            }
+            self.outcome = .errorScreen(try JSONFields.decode(value, path: path + ".errorScreen", as: DashportMedia.BrowseErrorScreen.self))
+        }
+        if let value = members["rejected"] {
+            guard self.outcome == nil else {
+                throw JSONDecodingError(path: path + ".rejected", problem: "a second member of the oneof outcome")
+            }
+            self.outcome = .rejected(try JSONFields.decode(value, path: path + ".rejected", as: DashportMedia.RequestRejected.self))
+        }
+    }
+}
+
+extension DashportMedia.ChildrenChanged: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if let value = self.parentId {
+            members.append(JSONMember("parentId", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["parentId"])
+        if let value = members["parentId"] {
+            self.parentId = try JSONFields.decode(value, path: path + ".parentId", as: String.self)
+        }
+    }
+}
+
+extension DashportMedia.PlayFromMediaId: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("requestId", self.requestId.jsonValue))
+        members.append(JSONMember("mediaId", self.mediaId.jsonValue))
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["requestId", "mediaId"])
+        if let value = members["requestId"] {
+            self.requestId = try JSONFields.decode(value, path: path + ".requestId", as: UInt32.self)
+        }
+        if let value = members["mediaId"] {
+            self.mediaId = try JSONFields.decode(value, path: path + ".mediaId", as: String.self)
+        }
+    }
+}
+
+extension DashportMedia.PlayFromSearch: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("requestId", self.requestId.jsonValue))
+        members.append(JSONMember("query", self.query.jsonValue))
+        if let value = self.focus {
+            members.append(JSONMember("focus", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["requestId", "query", "focus"])
+        if let value = members["requestId"] {
+            self.requestId = try JSONFields.decode(value, path: path + ".requestId", as: UInt32.self)
+        }
+        if let value = members["query"] {
+            self.query = try JSONFields.decode(value, path: path + ".query", as: String.self)
+        }
+        if let value = members["focus"] {
+            self.focus = try JSONFields.decode(value, path: path + ".focus", as: DashportMedia.SearchFocus.self)
+        }
+    }
+}
+
+extension DashportMedia.Jump: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if let value = self.ms {
+            members.append(JSONMember("ms", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["ms"])
+        if let value = members["ms"] {
+            self.ms = try JSONFields.decode(value, path: path + ".ms", as: UInt32.self)
+        }
+    }
+}
+
+extension DashportMedia.CustomAction: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("name", self.name.jsonValue))
+        if !self.extras.isEmpty {
+            members.append(JSONMember("extras", .array(self.extras.map { $0.jsonValue })))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["name", "extras"])
+        if let value = members["name"] {
+            self.name = try JSONFields.decode(value, path: path + ".name", as: String.self)
+        }
+        if let value = members["extras"] {
+            self.extras = try JSONFields.decodeArray(value, path: path + ".extras", as: DashportMedia.CustomAction.Extra.self)
+        }
+    }
+}
+
+extension DashportMedia.CustomAction.Extra: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("key", self.key.jsonValue))
+        switch self.value {
+        case .stringValue(let value)?:
+            members.append(JSONMember("stringValue", value.jsonValue))
+        case .intValue(let value)?:
+            members.append(JSONMember("intValue", value.jsonValue))
+        case .doubleValue(let value)?:
+            members.append(JSONMember("doubleValue", value.jsonValue))
+        case .boolValue(let value)?:
+            members.append(JSONMember("boolValue", value.jsonValue))
+        case nil:
+            break
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["key", "stringValue", "intValue", "doubleValue", "boolValue"])
+        if let value = members["key"] {
+            self.key = try JSONFields.decode(value, path: path + ".key", as: String.self)
+        }
+        if let value = members["stringValue"] {
+            guard self.value == nil else {
+                throw JSONDecodingError(path: path + ".stringValue", problem: "a second member of the oneof value")
+            }
+            self.value = .stringValue(try JSONFields.decode(value, path: path + ".stringValue", as: String.self))
+        }
+        if let value = members["intValue"] {
+            guard self.value == nil else {
+                throw JSONDecodingError(path: path + ".intValue", problem: "a second member of the oneof value")
+            }
+            self.value = .intValue(try JSONFields.decode(value, path: path + ".intValue", as: Int64.self))
+        }
+        if let value = members["doubleValue"] {
+            guard self.value == nil else {
+                throw JSONDecodingError(path: path + ".doubleValue", problem: "a second member of the oneof value")
+            }
+            self.value = .doubleValue(try JSONFields.decode(value, path: path + ".doubleValue", as: Double.self))
+        }
+        if let value = members["boolValue"] {
+            guard self.value == nil else {
+                throw JSONDecodingError(path: path + ".boolValue", problem: "a second member of the oneof value")
+            }
+            self.value = .boolValue(try JSONFields.decode(value, path: path + ".boolValue", as: Bool.self))
+        }
+    }
+}
+
+extension DashportMedia.SleepTimer: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        switch self.until {
+        case .durationMs(let value)?:
+            members.append(JSONMember("durationMs", value.jsonValue))
+        case .endOfTrack(let value)?:
+            members.append(JSONMember("endOfTrack", value.jsonValue))
+        case nil:
+            break
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["durationMs", "endOfTrack"])
+        if let value = members["durationMs"] {
+            guard self.until == nil else {
+                throw JSONDecodingError(path: path + ".durationMs", problem: "a second member of the oneof until")
+            }
+            self.until = .durationMs(try JSONFields.decode(value, path: path + ".durationMs", as: Int64.self))
+        }
+        if let value = members["endOfTrack"] {
+            guard self.until == nil else {
+                throw JSONDecodingError(path: path + ".endOfTrack", problem: "a second member of the oneof until")
+            }
+            self.until = .endOfTrack(try JSONFields.decode(value, path: path + ".endOfTrack", as: DashportMedia.Empty.self))
+        }
+    }
+}
+
+extension DashportMedia.PlaybackCommand: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("requestId", self.requestId.jsonValue))
+        switch self.command {
+        case .play(let value)?:
+            members.append(JSONMember("play", value.jsonValue))
+        case .pause(let value)?:
+            members.append(JSONMember("pause", value.jsonValue))
+        case .stop(let value)?:
+            members.append(JSONMember("stop", value.jsonValue))
+        case .seekToMs(let value)?:
+            members.append(JSONMember("seekToMs", value.jsonValue))
+        case .skipToNext(let value)?:
+            members.append(JSONMember("skipToNext", value.jsonValue))
+        case .skipToPrevious(let value)?:
+            members.append(JSONMember("skipToPrevious", value.jsonValue))
+        case .skipToQueueItem(let value)?:
+            members.append(JSONMember("skipToQueueItem", value.jsonValue))
+        case .setRate(let value)?:
+            members.append(JSONMember("setRate", value.jsonValue))
+        case .setRepeatMode(let value)?:
+            members.append(JSONMember("setRepeatMode", value.jsonValue))
+        case .setShuffle(let value)?:
+            members.append(JSONMember("setShuffle", value.jsonValue))
+        case .jumpForward(let value)?:
+            members.append(JSONMember("jumpForward", value.jsonValue))
+        case .jumpBack(let value)?:
+            members.append(JSONMember("jumpBack", value.jsonValue))
+        case .customAction(let value)?:
+            members.append(JSONMember("customAction", value.jsonValue))
+        case .setSleepTimer(let value)?:
+            members.append(JSONMember("setSleepTimer", value.jsonValue))
+        case .cancelSleepTimer(let value)?:
+            members.append(JSONMember("cancelSleepTimer", value.jsonValue))
+        case .setDeviceVolume(let value)?:
+            members.append(JSONMember("setDeviceVolume", value.jsonValue))
+        case .adjustDeviceVolume(let value)?:
+            members.append(JSONMember("adjustDeviceVolume", value.jsonValue))
+        case .setDeviceMuted(let value)?:
+            members.append(JSONMember("setDeviceMuted", value.jsonValue))
+        case nil:
+            break
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["requestId", "play", "pause", "stop", "seekToMs", "skipToNext", "skipToPrevious", "skipToQueueItem", "setRate", "setRepeatMode", "setShuffle", "jumpForward", "jumpBack", "customAction", "setSleepTimer", "cancelSleepTimer", "setDeviceVolume", "adjustDeviceVolume", "setDeviceMuted"])
+        if let value = members["requestId"] {
+            self.requestId = try JSONFields.decode(value, path: path + ".requestId", as: UInt32.self)
+        }
+        if let value = members["play"] {
+            guard self.command == nil else {
+                throw JSONDecodingError(path: path + ".play", problem: "a second member of the oneof command")
+            }
+            self.command = .play(try JSONFields.decode(value, path: path + ".play", as: DashportMedia.Empty.self))
+        }
+        if let value = members["pause"] {
+            guard self.command == nil else {
+                throw JSONDecodingError(path: path + ".pause", problem: "a second member of the oneof command")
+            }
+            self.command = .pause(try JSONFields.decode(value, path: path + ".pause", as: DashportMedia.Empty.self))
+        }
+        if let value = members["stop"] {
+            guard self.command == nil else {
+                throw JSONDecodingError(path: path + ".stop", problem: "a second member of the oneof command")
+            }
+            self.command = .stop(try JSONFields.decode(value, path: path + ".stop", as: DashportMedia.Empty.self))
+        }
+        if let value = members["seekToMs"] {
+            guard self.command == nil else {
+                throw JSONDecodingError(path: path + ".seekToMs", problem: "a second member of the oneof command")
+            }
+            self.command = .seekToMs(try JSONFields.decode(value, path: path + ".seekToMs", as: Int64.self))
+        }
+        if let value = members["skipToNext"] {
+            guard self.command == nil else {
+                throw JSONDecodingError(path: path + ".skipToNext", problem: "a second member of the oneof command")
+            }
+            self.command = .skipToNext(try JSONFields.decode(value, path: path + ".skipToNext", as: DashportMedia.Empty.self))
+        }
+        if let value = members["skipToPrevious"] {
+            guard self.command == nil else {
+                throw JSONDecodingError(path: path + ".skipToPrevious", problem: "a second member of the oneof command")
+            }
+            self.command = .skipToPrevious(try JSONFields.decode(value, path: path + ".skipToPrevious", as: DashportMedia.Empty.self))
+        }
+        if let value = members["skipToQueueItem"] {
+            guard self.command == nil else {
+                throw JSONDecodingError(path: path + ".skipToQueueItem", problem: "a second member of the oneof command")
+            }
+            self.command = .skipToQueueItem(try JSONFields.decode(value, path: path + ".skipToQueueItem", as: UInt32.self))
+        }
+        if let value = members["setRate"] {
+            guard self.command == nil else {
+                throw JSONDecodingError(path: path + ".setRate", problem: "a second member of the oneof command")
+            }
+            self.command = .setRate(try JSONFields.decode(value, path: path + ".setRate", as: Double.self))
+        }
+        if let value = members["setRepeatMode"] {
+            guard self.command == nil else {
+                throw JSONDecodingError(path: path + ".setRepeatMode", problem: "a second member of the oneof command")
+            }
+            self.command = .setRepeatMode(try JSONFields.decode(value, path: path + ".setRepeatMode", as: DashportMedia.RepeatMode.self))
+        }
+        if let value = members["setShuffle"] {
+            guard self.command == nil else {
+                throw JSONDecodingError(path: path + ".setShuffle", problem: "a second member of the oneof command")
+            }
+            self.command = .setShuffle(try JSONFields.decode(value, path: path + ".setShuffle", as: Bool.self))
+        }
+        if let value = members["jumpForward"] {
+            guard self.command == nil else {
+                throw JSONDecodingError(path: path + ".jumpForward", problem: "a second member of the oneof command")
+            }
+            self.command = .jumpForward(try JSONFields.decode(value, path: path + ".jumpForward", as: DashportMedia.Jump.self))
+        }
+        if let value = members["jumpBack"] {
+            guard self.command == nil else {
+                throw JSONDecodingError(path: path + ".jumpBack", problem: "a second member of the oneof command")
+            }
+            self.command = .jumpBack(try JSONFields.decode(value, path: path + ".jumpBack", as: DashportMedia.Jump.self))
+        }
+        if let value = members["customAction"] {
+            guard self.command == nil else {
+                throw JSONDecodingError(path: path + ".customAction", problem: "a second member of the oneof command")
+            }
+            self.command = .customAction(try JSONFields.decode(value, path: path + ".customAction", as: DashportMedia.CustomAction.self))
+        }
+        if let value = members["setSleepTimer"] {
+            guard self.command == nil else {
+                throw JSONDecodingError(path: path + ".setSleepTimer", problem: "a second member of the oneof command")
+            }
+            self.command = .setSleepTimer(try JSONFields.decode(value, path: path + ".setSleepTimer", as: DashportMedia.SleepTimer.self))
+        }
+        if let value = members["cancelSleepTimer"] {
+            guard self.command == nil else {
+                throw JSONDecodingError(path: path + ".cancelSleepTimer", problem: "a second member of the oneof command")
+            }
+            self.command = .cancelSleepTimer(try JSONFields.decode(value, path: path + ".cancelSleepTimer", as: DashportMedia.Empty.self))
+        }
+        if let value = members["setDeviceVolume"] {
+            guard self.command == nil else {
+                throw JSONDecodingError(path: path + ".setDeviceVolume", problem: "a second member of the oneof command")
+            }
+            self.command = .setDeviceVolume(try JSONFields.decode(value, path: path + ".setDeviceVolume", as: Double.self))
+        }
+        if let value = members["adjustDeviceVolume"] {
+            guard self.command == nil else {
+                throw JSONDecodingError(path: path + ".adjustDeviceVolume", problem: "a second member of the oneof command")
+            }
+            self.command = .adjustDeviceVolume(try JSONFields.decode(value, path: path + ".adjustDeviceVolume", as: Int32.self))
+        }
+        if let value = members["setDeviceMuted"] {
+            guard self.command == nil else {
+                throw JSONDecodingError(path: path + ".setDeviceMuted", problem: "a second member of the oneof command")
+            }
+            self.command = .setDeviceMuted(try JSONFields.decode(value, path: path + ".setDeviceMuted", as: Bool.self))
+        }
+    }
+}
+
+extension DashportMedia.CommandResult: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("requestId", self.requestId.jsonValue))
+        members.append(JSONMember("accepted", self.accepted.jsonValue))
+        if let value = self.reason {
+            members.append(JSONMember("reason", value.jsonValue))
+        }
+        if let value = self.message {
+            members.append(JSONMember("message", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["requestId", "accepted", "reason", "message"])
+        if let value = members["requestId"] {
+            self.requestId = try JSONFields.decode(value, path: path + ".requestId", as: UInt32.self)
+        }
+        if let value = members["accepted"] {
+            self.accepted = try JSONFields.decode(value, path: path + ".accepted", as: Bool.self)
+        }
+        if let value = members["reason"] {
+            self.reason = try JSONFields.decode(value, path: path + ".reason", as: DashportMedia.CommandResult.Reason.self)
+        }
+        if let value = members["message"] {
+            self.message = try JSONFields.decode(value, path: path + ".message", as: String.self)
+        }
+    }
+}
+
+extension DashportMedia.PositionAnchor: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("valueMs", self.valueMs.jsonValue))
+        members.append(JSONMember("atMs", self.atMs.jsonValue))
+        members.append(JSONMember("rate", self.rate.jsonValue))
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["valueMs", "atMs", "rate"])
+        if let value = members["valueMs"] {
+            self.valueMs = try JSONFields.decode(value, path: path + ".valueMs", as: Int64.self)
+        }
+        if let value = members["atMs"] {
+            self.atMs = try JSONFields.decode(value, path: path + ".atMs", as: Int64.self)
+        }
+        if let value = members["rate"] {
+            self.rate = try JSONFields.decode(value, path: path + ".rate", as: Double.self)
+        }
+    }
+}
+
+extension DashportMedia.CustomActionInfo: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("name", self.name.jsonValue))
+        if let value = self.label {
+            members.append(JSONMember("label", value.jsonValue))
+        }
+        if let value = self.iconArtworkKey {
+            members.append(JSONMember("iconArtworkKey", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["name", "label", "iconArtworkKey"])
+        if let value = members["name"] {
+            self.name = try JSONFields.decode(value, path: path + ".name", as: String.self)
+        }
+        if let value = members["label"] {
+            self.label = try JSONFields.decode(value, path: path + ".label", as: String.self)
+        }
+        if let value = members["iconArtworkKey"] {
+            self.iconArtworkKey = try JSONFields.decode(value, path: path + ".iconArtworkKey", as: String.self)
+        }
+    }
+}
+
+extension DashportMedia.PlaybackState: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("status", self.status.jsonValue))
+        if let value = self.position {
+            members.append(JSONMember("position", value.jsonValue))
+        }
+        if let value = self.sentAtMs {
+            members.append(JSONMember("sentAtMs", value.jsonValue))
+        }
+        if let value = self.bufferedPositionMs {
+            members.append(JSONMember("bufferedPositionMs", value.jsonValue))
+        }
+        if !self.controls.isEmpty {
+            members.append(JSONMember("controls", .array(self.controls.map { $0.jsonValue })))
+        }
+        if !self.capabilities.isEmpty {
+            members.append(JSONMember("capabilities", .array(self.capabilities.map { $0.jsonValue })))
+        }
+        if !self.customActions.isEmpty {
+            members.append(JSONMember("customActions", .array(self.customActions.map { $0.jsonValue })))
+        }
+        if let value = self.queueIndex {
+            members.append(JSONMember("queueIndex", value.jsonValue))
+        }
+        if let value = self.errorMessage {
+            members.append(JSONMember("errorMessage", value.jsonValue))
+        }
+        if let value = self.repeatMode {
+            members.append(JSONMember("repeatMode", value.jsonValue))
+        }
+        if let value = self.shuffle {
+            members.append(JSONMember("shuffle", value.jsonValue))
+        }
+        if let value = self.speed {
+            members.append(JSONMember("speed", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["status", "position", "sentAtMs", "bufferedPositionMs", "controls", "capabilities", "customActions", "queueIndex", "errorMessage", "repeatMode", "shuffle", "speed"])
+        if let value = members["status"] {
+            self.status = try JSONFields.decode(value, path: path + ".status", as: DashportMedia.PlaybackStatus.self)
+        }
+        if let value = members["position"] {
+            self.position = try JSONFields.decode(value, path: path + ".position", as: DashportMedia.PositionAnchor.self)
+        }
+        if let value = members["sentAtMs"] {
+            self.sentAtMs = try JSONFields.decode(value, path: path + ".sentAtMs", as: Int64.self)
+        }
+        if let value = members["bufferedPositionMs"] {
+            self.bufferedPositionMs = try JSONFields.decode(value, path: path + ".bufferedPositionMs", as: Int64.self)
+        }
+        if let value = members["controls"] {
+            self.controls = try JSONFields.decodeArray(value, path: path + ".controls", as: DashportMedia.PlaybackAction.self)
+        }
+        if let value = members["capabilities"] {
+            self.capabilities = try JSONFields.decodeArray(value, path: path + ".capabilities", as: DashportMedia.PlaybackAction.self)
+        }
+        if let value = members["customActions"] {
+            self.customActions = try JSONFields.decodeArray(value, path: path + ".customActions", as: DashportMedia.CustomActionInfo.self)
+        }
+        if let value = members["queueIndex"] {
+            self.queueIndex = try JSONFields.decode(value, path: path + ".queueIndex", as: UInt32.self)
+        }
+        if let value = members["errorMessage"] {
+            self.errorMessage = try JSONFields.decode(value, path: path + ".errorMessage", as: String.self)
+        }
+        if let value = members["repeatMode"] {
+            self.repeatMode = try JSONFields.decode(value, path: path + ".repeatMode", as: DashportMedia.RepeatMode.self)
+        }
+        if let value = members["shuffle"] {
+            self.shuffle = try JSONFields.decode(value, path: path + ".shuffle", as: Bool.self)
+        }
+        if let value = members["speed"] {
+            self.speed = try JSONFields.decode(value, path: path + ".speed", as: Double.self)
+        }
+    }
+}
+
+extension DashportMedia.MediaItem: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("id", self.id.jsonValue))
+        if let value = self.title {
+            members.append(JSONMember("title", value.jsonValue))
+        }
+        if let value = self.artist {
+            members.append(JSONMember("artist", value.jsonValue))
+        }
+        if let value = self.album {
+            members.append(JSONMember("album", value.jsonValue))
+        }
+        if let value = self.artworkKey {
+            members.append(JSONMember("artworkKey", value.jsonValue))
+        }
+        if let value = self.durationMs {
+            members.append(JSONMember("durationMs", value.jsonValue))
+        }
+        if let value = self.subtitle {
+            members.append(JSONMember("subtitle", value.jsonValue))
+        }
+        if let value = self.albumArtist {
+            members.append(JSONMember("albumArtist", value.jsonValue))
+        }
+        if let value = self.genre {
+            members.append(JSONMember("genre", value.jsonValue))
+        }
+        if let value = self.trackNumber {
+            members.append(JSONMember("trackNumber", value.jsonValue))
+        }
+        if let value = self.discNumber {
+            members.append(JSONMember("discNumber", value.jsonValue))
+        }
+        if let value = self.year {
+            members.append(JSONMember("year", value.jsonValue))
+        }
+        if let value = self.isLive {
+            members.append(JSONMember("isLive", value.jsonValue))
+        }
+        if !self.extras.isEmpty {
+            members.append(JSONMember("extras", .array(self.extras.map { $0.jsonValue })))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["id", "title", "artist", "album", "artworkKey", "durationMs", "subtitle", "albumArtist", "genre", "trackNumber", "discNumber", "year", "isLive", "extras"])
+        if let value = members["id"] {
+            self.id = try JSONFields.decode(value, path: path + ".id", as: String.self)
+        }
+        if let value = members["title"] {
+            self.title = try JSONFields.decode(value, path: path + ".title", as: String.self)
+        }
+        if let value = members["artist"] {
+            self.artist = try JSONFields.decode(value, path: path + ".artist", as: String.self)
+        }
+        if let value = members["album"] {
+            self.album = try JSONFields.decode(value, path: path + ".album", as: String.self)
+        }
+        if let value = members["artworkKey"] {
+            self.artworkKey = try JSONFields.decode(value, path: path + ".artworkKey", as: String.self)
+        }
+        if let value = members["durationMs"] {
+            self.durationMs = try JSONFields.decode(value, path: path + ".durationMs", as: Int64.self)
+        }
+        if let value = members["subtitle"] {
+            self.subtitle = try JSONFields.decode(value, path: path + ".subtitle", as: String.self)
+        }
+        if let value = members["albumArtist"] {
+            self.albumArtist = try JSONFields.decode(value, path: path + ".albumArtist", as: String.self)
+        }
+        if let value = members["genre"] {
+            self.genre = try JSONFields.decode(value, path: path + ".genre", as: String.self)
+        }
+        if let value = members["trackNumber"] {
+            self.trackNumber = try JSONFields.decode(value, path: path + ".trackNumber", as: UInt32.self)
+        }
+        if let value = members["discNumber"] {
+            self.discNumber = try JSONFields.decode(value, path: path + ".discNumber", as: UInt32.self)
+        }
+        if let value = members["year"] {
+            self.year = try JSONFields.decode(value, path: path + ".year", as: Int32.self)
+        }
+        if let value = members["isLive"] {
+            self.isLive = try JSONFields.decode(value, path: path + ".isLive", as: Bool.self)
+        }
+        if let value = members["extras"] {
+            self.extras = try JSONFields.decodeArray(value, path: path + ".extras", as: DashportMedia.MediaItem.Extra.self)
+        }
+    }
+}
+
+extension DashportMedia.MediaItem.Extra: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("key", self.key.jsonValue))
+        members.append(JSONMember("value", self.value.jsonValue))
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["key", "value"])
+        if let value = members["key"] {
+            self.key = try JSONFields.decode(value, path: path + ".key", as: String.self)
+        }
+        if let value = members["value"] {
+            self.value = try JSONFields.decode(value, path: path + ".value", as: String.self)
+        }
+    }
+}
+
+extension DashportMedia.MediaItemState: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if let value = self.item {
+            members.append(JSONMember("item", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["item"])
+        if let value = members["item"] {
+            self.item = try JSONFields.decode(value, path: path + ".item", as: DashportMedia.MediaItem.self)
+        }
+    }
+}
+
+extension DashportMedia.QueueState: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if !self.items.isEmpty {
+            members.append(JSONMember("items", .array(self.items.map { $0.jsonValue })))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["items"])
+        if let value = members["items"] {
+            self.items = try JSONFields.decodeArray(value, path: path + ".items", as: DashportMedia.MediaItem.self)
+        }
+    }
+}
+
+extension DashportMedia.SessionError: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("code", self.code.jsonValue))
+        members.append(JSONMember("severity", self.severity.jsonValue))
+        if let value = self.message {
+            members.append(JSONMember("message", value.jsonValue))
+        }
+        if let value = self.subject {
+            members.append(JSONMember("subject", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["code", "severity", "message", "subject"])
+        if let value = members["code"] {
+            self.code = try JSONFields.decode(value, path: path + ".code", as: DashportMedia.SessionErrorCode.self)
+        }
+        if let value = members["severity"] {
+            self.severity = try JSONFields.decode(value, path: path + ".severity", as: DashportMedia.Severity.self)
+        }
+        if let value = members["message"] {
+            self.message = try JSONFields.decode(value, path: path + ".message", as: String.self)
+        }
+        if let value = members["subject"] {
+            self.subject = try JSONFields.decode(value, path: path + ".subject", as: String.self)
+        }
+    }
+}
+
+extension DashportMedia.SleepTimerState: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if let value = self.mode {
+            members.append(JSONMember("mode", value.jsonValue))
+        }
+        if let value = self.remainingMs {
+            members.append(JSONMember("remainingMs", value.jsonValue))
+        }
+        if let value = self.sentAtMs {
+            members.append(JSONMember("sentAtMs", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["mode", "remainingMs", "sentAtMs"])
+        if let value = members["mode"] {
+            self.mode = try JSONFields.decode(value, path: path + ".mode", as: DashportMedia.SleepTimerMode.self)
+        }
+        if let value = members["remainingMs"] {
+            self.remainingMs = try JSONFields.decode(value, path: path + ".remainingMs", as: Int64.self)
+        }
+        if let value = members["sentAtMs"] {
+            self.sentAtMs = try JSONFields.decode(value, path: path + ".sentAtMs", as: Int64.self)
+        }
+    }
+}
+
+extension DashportMedia.SleepTimerFired: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if let value = self.atMs {
+            members.append(JSONMember("atMs", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["atMs"])
+        if let value = members["atMs"] {
+            self.atMs = try JSONFields.decode(value, path: path + ".atMs", as: Int64.self)
+        }
+    }
+}
+
+extension DashportMedia.RemotePlayback: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("volume", self.volume.jsonValue))
+        members.append(JSONMember("muted", self.muted.jsonValue))
+        if let value = self.steps {
+            members.append(JSONMember("steps", value.jsonValue))
+        }
+        members.append(JSONMember("control", self.control.jsonValue))
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["volume", "muted", "steps", "control"])
+        if let value = members["volume"] {
+            self.volume = try JSONFields.decode(value, path: path + ".volume", as: Double.self)
+        }
+        if let value = members["muted"] {
+            self.muted = try JSONFields.decode(value, path: path + ".muted", as: Bool.self)
+        }
+        if let value = members["steps"] {
+            self.steps = try JSONFields.decode(value, path: path + ".steps", as: UInt32.self)
+        }
+        if let value = members["control"] {
+            self.control = try JSONFields.decode(value, path: path + ".control", as: DashportMedia.VolumeControl.self)
+        }
+    }
+}
+
+extension DashportMedia.RemotePlaybackState: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if let value = self.remote {
+            members.append(JSONMember("remote", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["remote"])
+        if let value = members["remote"] {
+            self.remote = try JSONFields.decode(value, path: path + ".remote", as: DashportMedia.RemotePlayback.self)
+        }
+    }
+}
+
+extension DashportMedia.GetArtwork: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("requestId", self.requestId.jsonValue))
+        members.append(JSONMember("key", self.key.jsonValue))
+        if let value = self.width {
+            members.append(JSONMember("width", value.jsonValue))
+        }
+        if let value = self.height {
+            members.append(JSONMember("height", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["requestId", "key", "width", "height"])
+        if let value = members["requestId"] {
+            self.requestId = try JSONFields.decode(value, path: path + ".requestId", as: UInt32.self)
+        }
+        if let value = members["key"] {
+            self.key = try JSONFields.decode(value, path: path + ".key", as: String.self)
+        }
+        if let value = members["width"] {
+            self.width = try JSONFields.decode(value, path: path + ".width", as: UInt32.self)
+        }
+        if let value = members["height"] {
+            self.height = try JSONFields.decode(value, path: path + ".height", as: UInt32.self)
+        }
+    }
+}
+
+extension DashportMedia.ArtworkImage: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("data", JSONFields.bytes(self.data)))
+        members.append(JSONMember("mimeType", self.mimeType.jsonValue))
+        members.append(JSONMember("width", self.width.jsonValue))
+        members.append(JSONMember("height", self.height.jsonValue))
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["data", "mimeType", "width", "height"])
+        if let value = members["data"] {
+            self.data = try JSONFields.bytes(json: value, path: path + ".data")
+        }
+        if let value = members["mimeType"] {
+            self.mimeType = try JSONFields.decode(value, path: path + ".mimeType", as: String.self)
+        }
+        if let value = members["width"] {
+            self.width = try JSONFields.decode(value, path: path + ".width", as: UInt32.self)
+        }
+        if let value = members["height"] {
+            self.height = try JSONFields.decode(value, path: path + ".height", as: UInt32.self)
+        }
+    }
+}
+
+extension DashportMedia.ArtworkError: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("code", self.code.jsonValue))
+        if let value = self.message {
+            members.append(JSONMember("message", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["code", "message"])
+        if let value = members["code"] {
+            self.code = try JSONFields.decode(value, path: path + ".code", as: DashportMedia.ArtworkError.Code.self)
+        }
+        if let value = members["message"] {
+            self.message = try JSONFields.decode(value, path: path + ".message", as: String.self)
+        }
+    }
+}
+
+extension DashportMedia.ArtworkResult: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("requestId", self.requestId.jsonValue))
+        switch self.outcome {
+        case .image(let value)?:
+            members.append(JSONMember("image", value.jsonValue))
+        case .error(let value)?:
+            members.append(JSONMember("error", value.jsonValue))
+        case nil:
+            break
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["requestId", "image", "error"])
+        if let value = members["requestId"] {
+            self.requestId = try JSONFields.decode(value, path: path + ".requestId", as: UInt32.self)
+        }
+        if let value = members["image"] {
+            guard self.outcome == nil else {
+                throw JSONDecodingError(path: path + ".image", problem: "a second member of the oneof outcome")
+            }
+            self.outcome = .image(try JSONFields.decode(value, path: path + ".image", as: DashportMedia.ArtworkImage.self))
+        }
+        if let value = members["error"] {
+            guard self.outcome == nil else {
+                throw JSONDecodingError(path: path + ".error", problem: "a second member of the oneof outcome")
+            }
+            self.outcome = .error(try JSONFields.decode(value, path: path + ".error", as: DashportMedia.ArtworkError.self))
         }
     }
 }

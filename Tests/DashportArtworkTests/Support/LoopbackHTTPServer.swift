@@ -19,6 +19,11 @@ final class LoopbackHTTPServer: Sendable {
         case stall
         /// `/hop/N` redirects to `/hop/N-1` ... `/hop/0`, which answers with the reply given.
         case hops(final: [UInt8])
+        /// These header lines (after the status line, before `Connection: close`) and body as given,
+        /// then the connection closes: a body cut short, or one sent with a Content-Encoding.
+        case raw(headers: [String], body: [UInt8])
+        /// 200 with a Content-Length of `count`, then one byte every `interval`.
+        case trickle(count: Int, interval: Duration)
     }
 
     let port: UInt16
@@ -116,6 +121,16 @@ final class LoopbackHTTPServer: Sendable {
             while recv(client, &buffer, buffer.count, 0) > 0 {}
         case .stall:
             while recv(client, &buffer, buffer.count, 0) > 0 {}  // until the client hangs up
+        case .raw(let headers, let body):
+            let lines = headers.map { $0 + "\r\n" }.joined()
+            send(client, "HTTP/1.1 200 OK\r\n\(lines)Connection: close\r\n\r\n", body)
+        case .trickle(let count, let interval):
+            send(client, "HTTP/1.1 200 OK\r\nContent-Length: \(count)\r\nConnection: close\r\n\r\n", [])
+            for _ in 0..<count {
+                Thread.sleep(forTimeInterval: Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18)
+                var byte: UInt8 = 0x41
+                guard Glibc.send(client, &byte, 1, Int32(MSG_NOSIGNAL)) == 1 else { return }
+            }
         case .hops(let final):
             let remaining = Int(path.split(separator: "/").last ?? "") ?? 0
             if remaining <= 0 {

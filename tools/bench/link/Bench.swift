@@ -52,6 +52,7 @@ struct Bench {
         configuration.listen = "127.0.0.1:0"
         configuration.stateDirectory = stateDirectory
         configuration.maxConnections = max(256, options.cars + 16)
+        configuration.maxPendingConnections = max(64, options.cars + 16)  // every car handshakes at once
         return try await DashportServer.start(configuration: configuration, logger: .silent)
     }
 

@@ -38,6 +38,7 @@ class SwiftEmitter:
         for m in self.reg.all_messages_of(file_name):
             out.append("")
             out += self.mirror(m)
+        out += self.json_file(file_name)
         return "\n".join(out) + "\n"
 
     def namespaces(self, namespace_of_package, file_names):
@@ -309,5 +310,95 @@ class SwiftEmitter:
             out += self.encode_field(f, IND * 2)
         for o in m.oneofs:
             out += self.encode_oneof(o, IND * 2)
+        out += [f"{IND}}}", "}"]
+        return out
+
+    # MARK: JSON form (session recordings; see JSON/JSONMessage.swift)
+
+    def json_file(self, file_name):
+        out = []
+        entry = self.reg.files[file_name]
+        enums = list(entry["enums"])
+        for m in self.reg.all_messages_of(file_name):
+            enums += m.nested_enums
+        for e in enums:
+            out += ["", f"extension {e.swift_name}: JSONEnum {{}}"]
+        for m in self.reg.all_messages_of(file_name):
+            out.append("")
+            out += self.json_message(m)
+        return out
+
+    @staticmethod
+    def json_key(f):
+        return f.proto.json_name or f.swift_name
+
+    def json_encode(self, f, value):
+        if f.type == F.TYPE_BYTES:
+            return f"JSONFields.bytes({value})"
+        return f"{value}.jsonValue"
+
+    def json_decode(self, f, value, path):
+        if f.type == F.TYPE_BYTES:
+            return f"try JSONFields.bytes(json: {value}, path: {path})"
+        return f"try JSONFields.decode({value}, path: {path}, as: {self.reg.swift_type(f)}.self)"
+
+    def json_message(self, m):
+        fields = m.plain_fields
+        keys = [self.json_key(f) for f in m.fields]
+        if len(set(keys)) != len(keys):
+            raise GeneratorError(f"{m.full_name}: two fields have one JSON name")
+        out = [f"extension {m.swift_name}: JSONMessage {{", f"{IND}public var jsonValue: JSONValue {{"]
+        if not m.fields:
+            out += [f"{IND}{IND}.object([])", f"{IND}}}"]
+        else:
+            ind = IND * 2
+            out.append(f"{ind}var members: [JSONMember] = []")
+            for f in fields:
+                key, s = self.json_key(f), f"self.{swift_identifier(f.swift_name)}"
+                if f.repeated:
+                    element = "JSONFields.bytes($0)" if f.type == F.TYPE_BYTES else "$0.jsonValue"
+                    out += [f"{ind}if !{s}.isEmpty {{",
+                            f'{ind}{IND}members.append(JSONMember("{key}", .array({s}.map {{ {element} }})))', f"{ind}}}"]
+                elif f.required:
+                    out.append(f'{ind}members.append(JSONMember("{key}", {self.json_encode(f, s)}))')
+                else:
+                    out += [f"{ind}if let value = {s} {{",
+                            f'{ind}{IND}members.append(JSONMember("{key}", {self.json_encode(f, "value")}))', f"{ind}}}"]
+            for o in m.oneofs:
+                out.append(f"{ind}switch self.{swift_identifier(o.swift_name)} {{")
+                for f in o.fields:
+                    out += [f"{ind}case .{swift_identifier(f.swift_name)}(let value)?:",
+                            f'{ind}{IND}members.append(JSONMember("{self.json_key(f)}", {self.json_encode(f, "value")}))']
+                out += [f"{ind}case nil:", f"{ind}{IND}break", f"{ind}}}"]
+            out += [f"{ind}return .object(members)", f"{IND}}}"]
+        out += ["", f"{IND}public init(json: JSONValue, path: String) throws(JSONDecodingError) {{", f"{IND}{IND}self.init()"]
+        ind = IND * 2
+        known = ", ".join(f'"{k}"' for k in keys)
+        if not m.fields:
+            out.append(f"{ind}_ = try JSONFields.members(json, path: path, known: [])")
+        else:
+            out.append(f"{ind}let members = try JSONFields.members(json, path: path, known: [{known}])")
+        for f in fields:
+            key, s = self.json_key(f), f"self.{swift_identifier(f.swift_name)}"
+            path = f'path + ".{key}"'
+            out.append(f'{ind}if let value = members["{key}"] {{')
+            if f.repeated:
+                if f.type == F.TYPE_BYTES:
+                    out.append(f"{ind}{IND}{s} = try JSONFields.decodeBytesArray(value, path: {path})")
+                else:
+                    out.append(f"{ind}{IND}{s} = try JSONFields.decodeArray(value, path: {path}, as: {self.reg.swift_type(f)}.self)")
+            else:
+                out.append(f"{ind}{IND}{s} = {self.json_decode(f, 'value', path)}")
+            out.append(f"{ind}}}")
+        for o in m.oneofs:
+            for f in o.fields:
+                key = self.json_key(f)
+                path = f'path + ".{key}"'
+                out += [f'{ind}if let value = members["{key}"] {{',
+                        f"{ind}{IND}guard self.{swift_identifier(o.swift_name)} == nil else {{",
+                        f'{ind}{IND}{IND}throw JSONDecodingError(path: {path}, problem: "a second member of the oneof {o.proto.name}")',
+                        f"{ind}{IND}}}",
+                        f"{ind}{IND}self.{swift_identifier(o.swift_name)} = .{swift_identifier(f.swift_name)}({self.json_decode(f, 'value', path)})",
+                        f"{ind}}}"]
         out += [f"{IND}}}", "}"]
         return out

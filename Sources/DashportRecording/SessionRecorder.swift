@@ -1,0 +1,92 @@
+import Foundation
+import DashportLink
+import DashportMessages
+import Synchronization
+
+/// Collects the messages of one session from link taps (``WireTap``), from the car side or the
+/// server side, for any number of cars, and writes them as a ``SessionRecording``.
+///
+/// Each car's channels are named by the services its SERVICE_DISCOVERY_RESPONSE listed, as the
+/// recorder saw it go by. Memory is capped (``maxBytes``): past the cap the recording stops and
+/// says so in its description, and the session itself is unaffected.
+public final class SessionRecorder: Sendable {
+    /// Which end of the link the taps sit on.
+    public enum Side: Sendable {
+        /// The car: what the link sends is the car's.
+        case car
+        /// The server: what the link receives is the car's.
+        case server
+    }
+
+    public let side: Side
+    public let maxBytes: Int
+    private let clock = ContinuousClock()
+    private let origin: ContinuousClock.Instant
+    private let state: Mutex<State>
+
+    struct State {
+        var recording: SessionRecording
+        var services: [Int: [UInt8: RecordedService]] = [:]
+        var bytes = 0
+        var truncated = false
+        var cars = 0
+    }
+
+    public init(side: Side, description: String, maxBytes: Int = 64 << 20) {
+        self.side = side
+        self.maxBytes = maxBytes
+        self.origin = clock.now
+        self.state = Mutex(State(recording: SessionRecording(description: description)))
+    }
+
+    /// A new car of this session: the number its lines carry (1, 2, ...).
+    public func addCar() -> Int {
+        state.withLock { state in
+            state.cars += 1
+            return state.cars
+        }
+    }
+
+    /// The tap for car `car`'s link.
+    public func tap(car: Int) -> @Sendable (TappedMessage) -> Void {
+        { [self] message in record(message, car: car) }
+    }
+
+    /// Writes what was recorded so far to `path` atomically (a temporary file, then a rename).
+    public func write(to path: String) throws {
+        try SessionRecording.write(recording, to: path)
+    }
+
+    /// What was recorded so far.
+    public var recording: SessionRecording {
+        state.withLock { $0.recording }
+    }
+
+    public func record(_ message: TappedMessage, car: Int) {
+        let elapsed = clock.now - origin
+        let millis = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+        let fromCar = (side == .car) == (message.direction == .sent)
+        state.withLock { state in
+            guard !state.truncated else { return }
+            let service: RecordedService = message.channel == 0 ? .control : state.services[car]?[message.channel] ?? .other
+            let codec = MessageCatalog.codec(service: service, messageId: message.messageId)
+            let body = codec.toJSON(message.body)
+            if message.channel == 0, message.messageId == 6, fromCar,
+               let response = try? AAP.ServiceDiscoveryResponse(serializedBytes: message.body) {
+                var table: [UInt8: RecordedService] = [:]
+                for listed in CarDescription.parse(response).0.services { table[listed.channel] = RecordedService(listed.kind) }
+                state.services[car] = table
+            }
+            let entry = RecordedMessage(
+                car: car, timeMs: millis, direction: fromCar ? .car : .server, channel: message.channel,
+                service: service, messageId: message.messageId, name: codec.name, encrypted: message.encrypted, body: body)
+            state.bytes += message.body.count * 2 + 128
+            if state.bytes > maxBytes {
+                state.truncated = true
+                state.recording.description += " (truncated: over \(maxBytes) bytes)"
+                return
+            }
+            state.recording.entries.append(entry)
+        }
+    }
+}

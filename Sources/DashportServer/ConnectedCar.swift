@@ -1,0 +1,60 @@
+import Foundation
+import DashportLink
+
+/// One connected car as `dashport ctl cars` lists it: the design's "who is connected".
+public struct ConnectedCar: Sendable, Hashable {
+    /// What the car speaks.
+    public enum Kind: String, Sendable, Hashable {
+        /// Connected, the AAP setup (version, TLS, discovery) not done yet.
+        case linking
+        /// An AAP head unit without the Dashport media channel: status, metadata and keys only.
+        case stockAAP = "aap"
+        /// A head unit that opened the `dashport.media` channel.
+        case dashport
+    }
+
+    /// The server's number for this connection (counts up from 1).
+    public var id: UInt64
+    /// The peer's address ("127.0.0.1:40112").
+    public var peer: String
+    /// "tcp" (USB later).
+    public var transport: String
+    /// When the connection was accepted.
+    public var since: Date
+    public var kind: Kind = .linking
+    /// The vehicle from discovery: make, model, year ("Dashport Emulated Car 2026").
+    public var car: String?
+    /// The head unit from discovery: make, model, software version ("Dashport dashport-hu 1.0").
+    public var headUnit: String?
+
+    /// Whether `event` tells something ``observe(_:)`` keeps (so the per-message path skips the registry).
+    static func describes(_ event: LinkEvent) -> Bool {
+        switch event {
+        case .discovered, .channelOpened: true
+        default: false
+        }
+    }
+
+    /// Takes what a link event says about the car: the identity at discovery (a stock AAP car from
+    /// then on), the Dashport channel when it opens.
+    mutating func observe(_ event: LinkEvent) {
+        switch event {
+        case .discovered(let description):
+            let identity = description.identity
+            car = Self.joined([identity.make, identity.model, identity.year])
+            headUnit = Self.joined([identity.headUnitMake, identity.headUnitModel, identity.headUnitSoftwareVersion])
+            if kind == .linking { kind = .stockAAP }
+        case .channelOpened(let service):
+            if case .vendorExtension(let name, _) = service.kind, name == LinkConfiguration.dashportMediaServiceName {
+                kind = .dashport
+            }
+        default:
+            break
+        }
+    }
+
+    private static func joined(_ parts: [String?]) -> String? {
+        let text = parts.compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " ")
+        return text.isEmpty ? nil : text
+    }
+}

@@ -1,0 +1,138 @@
+import DashportTestSupport
+import Foundation
+import Synchronization
+import Testing
+import DashportHeadUnit
+import DashportTransport
+@testable import DashportServer
+
+/// Issue 11 item 4 over real loopback TCP: sockets that connect and never finish the handshake
+/// cannot lock cars out; they only push out each other, oldest first.
+@Suite(.serialized) struct ConnectionFloodOverTCPTests {
+    /// Raw TCP connections that send nothing, each recording whether the server closed it.
+    final class IdleSockets: Sendable {
+        let connections = Mutex<[TCPConnection]>([])
+        let closed = Mutex<Set<Int>>([])
+
+        func open(_ count: Int, to address: ListenAddress) async throws {
+            for _ in 0..<count {
+                let connection = try await TCPClient.connect(to: address)
+                let index = connections.withLock { $0.append(connection); return $0.count - 1 }
+                connection.start { [self] event in
+                    if case .closed = event { self.closed.withLock { _ = $0.insert(index) } }
+                }
+            }
+        }
+
+        var closedIndices: Set<Int> { closed.withLock { $0 } }
+
+        func waitForClosed(atLeast count: Int) async throws {
+            let deadline = ContinuousClock.now + .seconds(30)
+            while closedIndices.count < count {
+                if ContinuousClock.now > deadline {
+                    Issue.record("only \(closedIndices.count) idle sockets were closed, expected \(count)")
+                    throw TestTimeout(what: "idle sockets closed")
+                }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+
+        func abortAll() { connections.withLock { $0.forEach { $0.abort() } } }
+    }
+
+    func waitForLog(_ server: TestServer, _ fragment: String) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !server.log.contains(nil, fragment) {
+            if ContinuousClock.now > deadline {
+                Issue.record("no log line with '\(fragment)'; last: \(server.log.records.suffix(12).map { "\($0.level) \($0.message) \($0.metadata)" })")
+                throw TestTimeout(what: fragment)
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    func linked(_ car: TestCar) async throws {
+        try await car.waitUntil("channels open") { $0.openedChannels.count >= 3 }
+    }
+
+    @Test func twoHundredFiftySixIdleSocketsThenARealCarStillLinks() async throws {
+        try await TestServer.with { server in
+            let idle = IdleSockets()
+            defer { idle.abortAll() }
+            try await idle.open(256, to: server.server.address)
+            // The defaults hold 64 connections in the handshake: all but the newest 64 were closed.
+            try await idle.waitForClosed(atLeast: 256 - 64)
+
+            let car = try await TestCar.connect(to: server.server.address)
+            try await linked(car)
+            #expect(!(await car.transportClosed))
+            #expect(server.log.contains(.warning, "closing the oldest connection still in the handshake"))
+            #expect(server.log.records.filter { $0.message.contains("closing the oldest connection still in the handshake") && $0.level == .warning }.count == 1,
+                    "a flood is logged once, not once per socket")
+            await car.abort()
+        }
+    }
+
+    @Test func linkedCarsAreNeverPushedOutByAFloodFromTheirOwnAddress() async throws {
+        try await TestServer.with(configure: {
+            $0.maxConnections = 4
+            $0.maxPendingConnections = 8
+            $0.maxPendingPerAddress = 8
+            $0.limitPendingPerLoopbackAddress = true
+        }) { server in
+            var cars: [TestCar] = []
+            for _ in 0..<3 {
+                let car = try await TestCar.connect(to: server.server.address)
+                try await linked(car)
+                cars.append(car)
+            }
+            let idle = IdleSockets()
+            defer { idle.abortAll() }
+            try await idle.open(100, to: server.server.address)
+            try await idle.waitForClosed(atLeast: 100 - 8)
+            for car in cars {
+                let pings = await car.pingsReceived
+                try await car.waitUntil("another ping from the phone") { $0.pingsReceived > pings }
+                #expect(!(await car.transportClosed))
+            }
+            // A fourth car arriving during the flood links: it is the newest pending connection.
+            let fourth = try await TestCar.connect(to: server.server.address)
+            try await linked(fourth)
+            cars.append(fourth)
+            // Once the flood is gone, a fifth car finishes its handshake but the four linked slots are
+            // taken: it is closed then, and the log says why.
+            idle.abortAll()
+            try await waitForLog(server, "handshake flood over")
+            let fifth = try await TestCar.connect(to: server.server.address)
+            try await fifth.waitUntil("the cap closes it") { $0.transportClosed }
+            #expect(server.log.contains(.warning, "4 cars are linked already"))
+            for car in cars { await car.abort() }
+        }
+    }
+
+    @Test func loopbackPeersShareOnlyTheOverallBudget() async throws {
+        try await TestServer.with(configure: { $0.maxPendingPerAddress = 2; $0.maxPendingConnections = 6 }) { server in
+            let idle = IdleSockets()
+            defer { idle.abortAll() }
+            try await idle.open(10, to: server.server.address)
+            try await idle.waitForClosed(atLeast: 4)
+            #expect(idle.closedIndices == Set(0..<4))
+        }
+    }
+
+    @Test func theOldestPendingConnectionOfAnAddressGoesFirst() async throws {
+        try await TestServer.with(configure: {
+            $0.maxPendingPerAddress = 4
+            $0.limitPendingPerLoopbackAddress = true
+        }) { server in
+            let idle = IdleSockets()
+            defer { idle.abortAll() }
+            try await idle.open(10, to: server.server.address)
+            try await idle.waitForClosed(atLeast: 6)
+            #expect(idle.closedIndices == Set(0..<6))
+            let car = try await TestCar.connect(to: server.server.address)
+            try await linked(car)
+            await car.abort()
+        }
+    }
+}

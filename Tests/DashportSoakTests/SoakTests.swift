@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+import DashportSoak
+
+/// The soak tool, short: `dashport serve` as a child process, cars cycling through whole sessions
+/// for about 30 s. Every answer must be right, and at rest afterwards the server must hold no more
+/// descriptors than before and no more threads than under load.
+@Suite struct SoakTests {
+    /// The `dashport` binary SwiftPM built next to the test bundle.
+    static var dashportBinary: String? {
+        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for candidate in [directory, directory.deletingLastPathComponent()] {
+            let path = candidate.appendingPathComponent("dashport").path
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        return nil
+    }
+
+    @Test func thirtySecondsOfCarsAreAllAnsweredAndLeaveNothingBehind() async throws {
+        let binary = try #require(Self.dashportBinary, "no dashport binary next to \(CommandLine.arguments[0])")
+        var options = SoakOptions()
+        options.cars = 6
+        let child = try await ServerChild.start(executable: binary, extraArguments: ServerChild.arguments(forCars: options.cars))
+        options.duration = .seconds(30)
+        options.sampleInterval = .seconds(5)
+        let report: SoakReport
+        do {
+            report = try await SoakRun(address: child.address, pid: child.pid, options: options).run()
+        } catch {
+            await child.stop()
+            throw error
+        }
+        let log = child.log
+        let status = await child.stop()
+
+        #expect(report.failures == 0, "\(report.firstFailures)")
+        #expect(report.cycles >= options.cars, "every car finished at least one session")
+        #expect(report.answers >= report.cycles * 4)
+        #expect(report.samples.count >= 5)
+        #expect(report.fdGrowth <= 0, "descriptors at rest: \(report.idleBefore.fds) before, \(report.idleAfter.fds) after")
+        #expect(report.threadGrowth <= 0, "threads at rest \(report.idleAfter.threads), at the first sample \(report.samples.first?.process.threads ?? -1)")
+        #expect(status == 0, "the server stopped in order; log: \(log.suffix(1500))")
+        #expect(!log.contains(" error "), "no error in the server log: \(log.suffix(1500))")
+    }
+
+    @Test func procStatusIsParsed() throws {
+        let status = """
+            Name:\tdashport
+            VmPeak:\t  300000 kB
+            VmRSS:\t   49264 kB
+            RssAnon:\t   12000 kB
+            RssFile:\t   37264 kB
+            Threads:\t7
+            """
+        let sample = try #require(ProcessSample.parse(status: status, fds: 11))
+        #expect(sample == ProcessSample(rssKiB: 49264, rssAnonKiB: 12000, fds: 11, threads: 7))
+        #expect(ProcessSample.parse(status: "Name:\tx\nThreads:\t3", fds: 1) == nil)
+        let own = try #require(ProcessSample.read(pid: getpid()))
+        #expect(own.fds > 2 && own.threads >= 1 && own.rssKiB > 0)
+    }
+}
