@@ -1,6 +1,7 @@
 internal import CDashportVips
 import Dispatch
 import Synchronization
+import Foundation
 
 /// Decodes an original and fits it into a box with libvips (shrink-on-load, never upscaled),
 /// as JPEG, or PNG when the image has alpha.

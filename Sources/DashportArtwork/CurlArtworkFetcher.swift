@@ -1,7 +1,7 @@
 import CDashportCurl
 import DashportFiles
 import Dispatch
-import Foundation
+public import Foundation
 
 /// Downloads with libcurl, writing each chunk to the destination file as it arrives.
 ///

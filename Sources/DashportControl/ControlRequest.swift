@@ -1,6 +1,6 @@
 // Sources/DashportControl/ControlRequest.swift - one line of the control protocol, parsed.
 
-import DashportSession
+public import DashportSession
 
 /// A request on the control socket (`dashport ctl ...`): one line, a command and its arguments.
 /// The grammar and every command are in the DashportServer DocC article "Controlling a running

@@ -1,10 +1,10 @@
 import DashportHeadUnit
 import DashportLink
-import DashportLog
+public import DashportLog
 import DashportMessages
-import DashportRecording
-import DashportTLS
-import DashportTransport
+public import DashportRecording
+public import DashportTLS
+public import DashportTransport
 
 /// Plays the car side of a ``SessionRecording`` against a server and compares every server
 /// message with the recorded one.

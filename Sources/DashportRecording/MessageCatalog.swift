@@ -1,5 +1,5 @@
-import DashportLink
-import DashportMessages
+public import DashportLink
+public import DashportMessages
 
 /// Which AAP service a channel carries, as recordings name it (`service` of a line).
 public enum RecordedService: String, Sendable, Hashable, CaseIterable {

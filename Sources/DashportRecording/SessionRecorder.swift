@@ -1,5 +1,5 @@
 import Foundation
-import DashportLink
+public import DashportLink
 import DashportMessages
 import Synchronization
 

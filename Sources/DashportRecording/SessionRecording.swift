@@ -1,4 +1,4 @@
-import DashportMessages
+public import DashportMessages
 
 /// A recorded AAP session: what one or more cars and a Dashport server said to each other, one
 /// JSON line per message. The format is documented in the DashportRecording catalog,

@@ -1,4 +1,4 @@
-import DashportMessages
+public import DashportMessages
 
 /// The fields of a recording whose values differ from run to run, and how a replay compares them.
 ///

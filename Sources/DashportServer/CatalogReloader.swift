@@ -1,5 +1,5 @@
-import DashportBrowse
-import DashportLog
+public import DashportBrowse
+public import DashportLog
 
 /// Reloads the server's catalog (the file changed, SIGHUP, `dashport ctl reload`), one reload at
 /// a time: a catalog that fails validation is refused with the same error as at start and the

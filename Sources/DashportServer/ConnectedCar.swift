@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import DashportLink
 
 /// One connected car as `dashport ctl cars` lists it: the design's "who is connected".

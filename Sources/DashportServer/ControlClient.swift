@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
-import DashportClock
-import DashportControl
+public import DashportClock
+public import DashportControl
 import DashportTransport
 
 /// The client end of the control socket: `dashport ctl` and tests.

@@ -3,6 +3,7 @@ import DashportBrowse
 import DashportControl
 import DashportSession
 import DashportTransport
+import DashportClock
 
 /// What `dashport ctl` can ask of a running server: answers each ``ControlRequest`` from the
 /// server's registry, core and catalog reloader. Every answer line is `key=value` pairs, so a

@@ -8,7 +8,7 @@ public import DashportLog
 import DashportTLS
 public import DashportTransport
 import DashportSession
-import DashportUSB
+public import DashportUSB
 import Synchronization
 
 /// A running Dashport server: a TCP listener whose every connection runs a ``CarConnection``

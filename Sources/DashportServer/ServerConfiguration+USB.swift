@@ -1,5 +1,5 @@
-import DashportCommandLine
-import DashportUSB
+public import DashportCommandLine
+public import DashportUSB
 
 /// `dashport serve --usb-gadget DIR ...`: serve a car over USB as well, through a FunctionFS
 /// function (see tools/usb-gadget). Kept apart from the TCP options so the option table can take

@@ -1,5 +1,5 @@
 public import DashportLog
-import DashportTransport
+public import DashportTransport
 public import Foundation
 
 /// Everything `dashport serve` can be told, from its defaults, a config file and the command line

@@ -1,5 +1,5 @@
-import DashportCommandLine
-import DashportSession
+public import DashportCommandLine
+public import DashportSession
 
 /// The session defaults `dashport serve` takes (command line or config file, same keys): jump
 /// distances, checkpoint interval, queue and sleep-timer caps, and the demo player's remote speaker.

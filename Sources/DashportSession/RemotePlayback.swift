@@ -1,4 +1,4 @@
-import DashportClock
+public import DashportClock
 
 /// Audio comes out of another device (a speaker, a cast target): while the handler declares it,
 /// the cars' volume and mute keys and their volume commands drive that device's volume instead of

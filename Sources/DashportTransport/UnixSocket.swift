@@ -1,5 +1,5 @@
 import CDashportLinux
-import DashportLog
+public import DashportLog
 import Glibc
 import Synchronization
 

@@ -1,5 +1,7 @@
 import Foundation
 import DashportTransport
+import DashportLog
+import Synchronization
 
 /// The bulk threads and the session each byte belongs to.
 extension FunctionFSGadget {

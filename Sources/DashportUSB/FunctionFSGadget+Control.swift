@@ -1,6 +1,9 @@
 import Dispatch
 import Foundation
 import DashportTransport
+import DashportLog
+import Synchronization
+import DashportClock
 
 /// The ep0 thread: the event stream, the AOA answers, link up and down, the switch.
 extension FunctionFSGadget {

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
-import DashportClock
-import DashportLog
+public import DashportClock
+public import DashportLog
 import DashportTransport
 import Synchronization
 

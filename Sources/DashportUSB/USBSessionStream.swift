@@ -1,5 +1,5 @@
-import Dispatch
-import DashportTransport
+public import Dispatch
+public import DashportTransport
 import Synchronization
 
 /// One session over a USB bulk pipe pair, as the ``ByteStream`` the server and the head-unit

@@ -1,5 +1,5 @@
 import Foundation
-import DashportLog
+public import DashportLog
 import DashportUSB
 
 /// The car's half of the Android Open Accessory switch (aap-protocol.md §5.1), against any

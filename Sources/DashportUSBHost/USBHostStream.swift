@@ -1,8 +1,8 @@
 import Dispatch
 import Foundation
-import DashportLog
+public import DashportLog
 import DashportTransport
-import DashportUSB
+public import DashportUSB
 
 /// The car's side of a USB session: a ``USBSessionStream`` over an accessory's bulk pipe, with a
 /// reader thread (16 KiB transfers, 0-byte reads ignored, short timeouts so an unplug is noticed)

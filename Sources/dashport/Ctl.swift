@@ -1,4 +1,5 @@
 import DashportCommandLine
+import DashportControl
 import DashportServer
 import Foundation
 

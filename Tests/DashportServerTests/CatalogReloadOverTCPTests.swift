@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import DashportBrowse
 import DashportMessages
+import DashportLog
 @testable import DashportServer
 
 /// A catalog edit reaches a connected car without a restart: the server sees the file change

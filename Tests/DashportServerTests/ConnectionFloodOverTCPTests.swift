@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 import DashportHeadUnit
 import DashportTransport
+import DashportLog
 @testable import DashportServer
 
 /// Issue 11 item 4 over real loopback TCP: sockets that connect and never finish the handshake

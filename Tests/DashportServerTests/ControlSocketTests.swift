@@ -7,6 +7,7 @@ import DashportControl
 import DashportHeadUnit
 import DashportMessages
 import DashportTransport
+import DashportLog
 @testable import DashportServer
 
 /// `dashport ctl` against a real server on loopback: who is connected, invalidation pushes, the

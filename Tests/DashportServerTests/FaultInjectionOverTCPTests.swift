@@ -6,6 +6,7 @@ import DashportBrowse
 import DashportHeadUnit
 import DashportMessages
 import DashportTransport
+import DashportLog
 @testable import DashportServer
 
 /// Fault injection (issue 11): a provider that throws, hangs or answers a million items, a cache

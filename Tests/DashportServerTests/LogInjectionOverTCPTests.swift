@@ -4,6 +4,7 @@ import Testing
 import DashportHeadUnit
 import DashportLink
 import DashportLog
+import DashportServer
 
 /// Issue 11 item 6 end to end: a car whose discovery make and model carry a forged log line and
 /// terminal escapes. Every line the server writes stays one line with the car's text escaped.

@@ -5,6 +5,7 @@ import DashportHeadUnit
 import DashportLink
 import DashportMessages
 import DashportSession
+import DashportLog
 @testable import DashportServer
 
 /// The Dashport media channel over real TCP: browse, play, state pushes and covers, with two

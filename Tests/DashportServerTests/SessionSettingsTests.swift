@@ -2,6 +2,7 @@ import Testing
 import DashportArtwork
 import DashportBrowse
 import DashportSession
+import DashportCommandLine
 @testable import DashportServer
 
 /// Session defaults from the command line and the config file, and what cars read of reports.

@@ -1,6 +1,7 @@
 import DashportMessages
 import DashportSession
 import Testing
+import DashportClock
 @testable import DashportServices
 
 /// What stock AAP cars get of the rest of the session contract: volume keys bound only while

@@ -8,6 +8,7 @@ import DashportUSB
 import DashportUSBHost
 import Foundation
 import Testing
+import DashportLink
 
 /// The whole stack over the simulated FunctionFS endpoints: the real server drives the gadget's
 /// sessions exactly as it drives TCP connections; the car is the emulator's client over

@@ -2,6 +2,7 @@ import DashportServer
 import DashportUSB
 import Foundation
 import Testing
+import DashportLog
 
 /// The mistakes a person makes setting up USB get an error that says what to do.
 @Suite struct USBErrorTests {

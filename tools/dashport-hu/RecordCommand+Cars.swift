@@ -2,6 +2,7 @@ import DashportEmulator
 import DashportHeadUnit
 import DashportLink
 import DashportRecording
+import Foundation
 
 /// Scripts for `dashport-hu record` that drive several cars in one session. A line
 /// `car N [browse options]` starts a section run by car N (connected, with those options, the

@@ -1,5 +1,6 @@
 // The FuzzControl driver: arbitrary bytes as a client's (and a server's) side of the control socket.
 import DashportControl
+import DashportSession
 
 /// Feeds the input to the server's line reader and request parser, and to the client's answer
 /// reader, and checks (through `fuzzViolation`, FuzzInvariant.swift: a trap under libFuzzer, an

@@ -1,6 +1,6 @@
 import Foundation
 import Synchronization
-import DashportTransport
+public import DashportTransport
 
 /// `dashport serve` as a child process on 127.0.0.1 (any free port), with its own state directory;
 /// its log (warnings and up) goes to a file next to that directory.

@@ -4,6 +4,7 @@ import DashportMessages
 import DashportTLS
 import DashportTransport
 import Synchronization
+import DashportLink
 
 /// A wrong, missing or late answer, or a connection that did not go as a car's would.
 struct SoakFailure: Error, CustomStringConvertible {

@@ -1,7 +1,7 @@
 import DashportEmulator
 import DashportHeadUnit
 import DashportTLS
-import DashportTransport
+public import DashportTransport
 import Foundation
 
 /// What a soak does.
