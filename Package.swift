@@ -4,7 +4,7 @@
 // The target list is the layer diagram (see README "How bytes flow"). A target imports only
 // targets listed above it in its own layer or in the layers below:
 //
-//   C wrappers      CDashportSSL  CDashportZlib  CDashportLinux  CDashportVips  CDashportCurl  CAAPProto (protoc-c output)
+//   C wrappers      CDashportSSL  CDashportZlib  CDashportLinux  CDashportGLib  CDashportVips  CDashportCurl  CAAPProto (protoc-c output)
 //                   CDashportFunctionFS (kernel headers)  CDashportUSB (libusb-1.0)
 //   Support         DashportLog  DashportClock (the one time seam)
 //                   DashportFiles (atomic writes, non-blocking state-file reads, 0700 directories)
@@ -55,17 +55,12 @@ let package = Package(
         .systemLibrary(name: "CDashportCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // libvips through a C target of Dashport's own wrappers, not `.systemLibrary(pkgConfig: "vips")`:
         // vips' pkg-config flags carry `-pthread`, which SwiftPM rejects with a warning. Only the .c file
-        // sees glib's headers; the public header has plain C types.
+        // sees glib's headers, whose include paths come from pkg-config (gobject-2.0) through
+        // CDashportGLib; the public header has plain C types.
+        .systemLibrary(name: "CDashportGLib", pkgConfig: "gobject-2.0", providers: [.apt(["libglib2.0-dev"])]),
         .target(
             name: "CDashportVips",
-            cSettings: [
-                .unsafeFlags([
-                    "-I/usr/include/glib-2.0",
-                    "-I/usr/lib/x86_64-linux-gnu/glib-2.0/include",
-                    "-I/usr/lib/aarch64-linux-gnu/glib-2.0/include",
-                    "-I/usr/lib/arm-linux-gnueabihf/glib-2.0/include",
-                ]),
-            ],
+            dependencies: ["CDashportGLib"],
             linkerSettings: [.linkedLibrary("vips"), .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0")]
         ),
         .target(
