@@ -3,6 +3,7 @@ import DashportHeadUnit
 import DashportLink
 import DashportMessages
 import Testing
+import DashportFrames
 
 /// Clean shutdown in both directions (aap-protocol.md §2.9).
 @Suite struct ByeByeTests {

@@ -5,6 +5,7 @@ import Testing
 import DashportBrowse
 import DashportControl
 import DashportHeadUnit
+import DashportLink
 import DashportMessages
 import DashportTransport
 import DashportLog
@@ -20,7 +21,7 @@ struct ControlSocketTests {
 
     @Test func carsListsTwoConnectedCarsWithTheirKindAndNames() async throws {
         try await TestServer.with { server in
-            #expect(try await Self.send(server, "cars") == .ok([]))
+            #expect(try await ControlSocketTests.send(server, "cars") == .ok([]))
             let dashport = try await TestCar.connect(to: server.server.address, configuration: MediaChannelOverTCPTests.dashportCar())
             try await dashport.waitUntil("server hello") { $0.messages(on: 16).contains { $0.id == 0x8001 } }
             var stockConfiguration = HeadUnitConfiguration()
@@ -31,7 +32,7 @@ struct ControlSocketTests {
             let stock = try await TestCar.connect(to: server.server.address, configuration: stockConfiguration)
             try await stock.waitUntil("input channel open") { $0.openedChannels.contains(8) }
 
-            guard case .ok(let lines) = try await Self.send(server, "cars") else {
+            guard case .ok(let lines) = try await ControlSocketTests.send(server, "cars") else {
                 Issue.record("cars was refused")
                 return
             }
@@ -41,7 +42,7 @@ struct ControlSocketTests {
             #expect(lines[1].hasPrefix(#"id=\#(cars[1].id) kind=aap car="Volvo XC40 Recharge" head-unit="Dashport dashport-hu 1.0" transport=tcp peer=127.0.0.1:"#))
             #expect(lines.allSatisfy { $0.contains(" since=20") })
 
-            guard case .ok(let status) = try await Self.send(server, "status") else {
+            guard case .ok(let status) = try await ControlSocketTests.send(server, "status") else {
                 Issue.record("status was refused")
                 return
             }
@@ -51,7 +52,7 @@ struct ControlSocketTests {
             await stock.abort()
             try await Task.sleep(for: .milliseconds(100))
             for _ in 0..<100 where server.server.connectedCars.count > 1 { try await Task.sleep(for: .milliseconds(50)) }
-            guard case .ok(let after) = try await Self.send(server, "cars") else { return }
+            guard case .ok(let after) = try await ControlSocketTests.send(server, "cars") else { return }
             #expect(after.count == 1 && after[0].contains("kind=dashport"))
             await dashport.abort()
         }
@@ -65,11 +66,11 @@ struct ControlSocketTests {
             let tabs = try await walker.children(car, of: BrowseItem.rootId, requestId: 1)
             let tab = try #require(tabs.first?.id)
 
-            #expect(try await Self.send(server, "invalidate", tab) == .ok(["invalidated=\(tab) cars-told=1"]))
+            #expect(try await ControlSocketTests.send(server, "invalidate", tab) == .ok(["invalidated=\(tab) cars-told=1"]))
             try await car.waitUntil("children changed for \(tab)") { car in
                 car.messages(on: 16).contains { $0.id == 0x8007 && (try? DashportMedia.ChildrenChanged(serializedBytes: $0.body))?.parentId == tab }
             }
-            #expect(try await Self.send(server, "invalidate", "--all") == .ok(["invalidated=everything cars-told=1"]))
+            #expect(try await ControlSocketTests.send(server, "invalidate", "--all") == .ok(["invalidated=everything cars-told=1"]))
             try await car.waitUntil("children changed for everything") { car in
                 car.messages(on: 16).filter { $0.id == 0x8007 }.count == 2
             }
@@ -82,20 +83,20 @@ struct ControlSocketTests {
 
     @Test func theSessionIsShownAndDrivenLikeFromACar() async throws {
         try await TestServer.with { server in
-            guard case .ok(let idle) = try await Self.send(server, "session") else { return }
+            guard case .ok(let idle) = try await ControlSocketTests.send(server, "session") else { return }
             #expect(idle.count == 1 && idle[0].hasPrefix("status=stopped position-ms=0 duration-ms=- item=- title=- queue=0/0"))
-            guard case .ok(let playing) = try await Self.send(server, "session", "play") else {
+            guard case .ok(let playing) = try await ControlSocketTests.send(server, "session", "play") else {
                 Issue.record("play was refused")
                 return
             }
             #expect(playing[0].hasPrefix("status=playing "))
             #expect(playing[0].contains("queue=1/"))
-            #expect(try await Self.send(server, "session", "sleep", "end-of-track").lines?.first?.contains(" sleep=end-of-track remote=") == true)
-            #expect(try await Self.send(server, "session", "sleep", "off").lines?.first?.contains(" sleep=off remote=") == true)
-            #expect(try await Self.send(server, "session", "pause").lines?.first?.hasPrefix("status=paused ") == true)
-            #expect(try await Self.send(server, "session", "seek", "12.5").lines?.first?.contains("position-ms=12500 ") == true)
-            #expect(try await Self.send(server, "session", "repeat", "all").lines?.first?.contains("repeat=all") == true)
-            guard case .error(let text) = try await Self.send(server, "session", "skip", "999") else {
+            #expect(try await ControlSocketTests.send(server, "session", "sleep", "end-of-track").lines?.first?.contains(" sleep=end-of-track remote=") == true)
+            #expect(try await ControlSocketTests.send(server, "session", "sleep", "off").lines?.first?.contains(" sleep=off remote=") == true)
+            #expect(try await ControlSocketTests.send(server, "session", "pause").lines?.first?.hasPrefix("status=paused ") == true)
+            #expect(try await ControlSocketTests.send(server, "session", "seek", "12.5").lines?.first?.contains("position-ms=12500 ") == true)
+            #expect(try await ControlSocketTests.send(server, "session", "repeat", "all").lines?.first?.contains("repeat=all") == true)
+            guard case .error(let text) = try await ControlSocketTests.send(server, "session", "skip", "999") else {
                 Issue.record("a queue position past the end was accepted")
                 return
             }
@@ -105,10 +106,10 @@ struct ControlSocketTests {
 
     @Test func badRequestsGetClearErrorsAndOnlyBrokenBoundsCloseTheConnection() async throws {
         try await TestServer.with { server in
-            #expect(try await Self.send(server, "bogus") == .error("unknown command 'bogus'; try 'help'"))
-            #expect(try await Self.send(server, "session", "rate", "0") == .error("session rate: '0' is not a speed above 0 and at most 16"))
-            #expect(try await Self.send(server, "invalidate") == .error("usage: invalidate PARENT-ID | invalidate --all"))
-            #expect(try await Self.send(server, "session", "fly") == .error("unknown session command 'fly'; try 'help'"))
+            #expect(try await ControlSocketTests.send(server, "bogus") == .error("unknown command 'bogus'; try 'help'"))
+            #expect(try await ControlSocketTests.send(server, "session", "rate", "0") == .error("session rate: '0' is not a speed above 0 and at most 16"))
+            #expect(try await ControlSocketTests.send(server, "invalidate") == .error("usage: invalidate PARENT-ID | invalidate --all"))
+            #expect(try await ControlSocketTests.send(server, "session", "fly") == .error("unknown session command 'fly'; try 'help'"))
 
             // On one raw connection: bad lines are answered and the connection stays usable.
             let raw = try RawControl(path: server.server.controlSocketPath)
@@ -125,7 +126,7 @@ struct ControlSocketTests {
             let reply = try await flood.exchange(Array(String(repeating: "status\n", count: 200).utf8), untilClosed: true)
             #expect(reply.hasSuffix("error more than 4 requests sent before their answers\n"))
             // The server is fine.
-            #expect(try await Self.send(server, "cars") == .ok([]))
+            #expect(try await ControlSocketTests.send(server, "cars") == .ok([]))
         }
     }
 
