@@ -43,6 +43,7 @@ public enum ControlRequest: Sendable, Hashable {
         "session shuffle on|off",
         "session sleep MINUTES|end-of-track|off",
         "session play-id MEDIA-ID   play a browse item (its list becomes the queue)",
+        "session volume PERCENT|up|down|mute|unmute   the declared remote device's volume",
         "help                       this list",
     ]
 
@@ -139,6 +140,21 @@ public enum ControlRequest: Sendable, Hashable {
                     throw ControlError("session sleep: '\(ControlWords.shown(text))' is not minutes (above 0, at most 1440), end-of-track or off")
                 }
                 return .setSleepTimer(.duration(ms: minutes * 60_000))
+            }
+        case "volume":
+            // Remote playback (design "Session core"): refused by the session, like a car's volume
+            // command, when no remote device is declared or its control is fixed.
+            let text = try one("volume PERCENT|up|down|mute|unmute")
+            switch text {
+            case "up": return .adjustDeviceVolume(steps: 1)
+            case "down": return .adjustDeviceVolume(steps: -1)
+            case "mute": return .setDeviceMuted(true)
+            case "unmute": return .setDeviceMuted(false)
+            default:
+                guard let percent = Double(text), percent.isFinite, percent >= 0, percent <= 100 else {
+                    throw ControlError("session volume: '\(ControlWords.shown(text))' is not a percentage (0 to 100), up, down, mute or unmute")
+                }
+                return .setDeviceVolume(percent / 100)
             }
         case "play-id":
             let id = try one("play-id MEDIA-ID")

@@ -28,6 +28,11 @@ import DashportSession
         ("session sleep end-of-track", .session(.setSleepTimer(.endOfTrack))),
         ("session sleep off", .session(.cancelSleepTimer)),
         ("session play-id nd-2", .session(.playFromMediaId("nd-2"))),
+        ("session volume 40", .session(.setDeviceVolume(0.4))),
+        ("session volume up", .session(.adjustDeviceVolume(steps: 1))),
+        ("session volume down", .session(.adjustDeviceVolume(steps: -1))),
+        ("session volume mute", .session(.setDeviceMuted(true))),
+        ("session volume unmute", .session(.setDeviceMuted(false))),
         ("status\r", .status),
     ])
     func requestsParse(_ line: String, _ expected: ControlRequest) throws {
@@ -47,6 +52,8 @@ import DashportSession
         ("session repeat twice", "session repeat: 'twice' is not off, one or all"),
         ("session sleep 0", "session sleep: '0' is not minutes (above 0, at most 1440), end-of-track or off"),
         ("session play now", "usage: session play (no arguments)"),
+        ("session volume 101", "session volume: '101' is not a percentage (0 to 100), up, down, mute or unmute"),
+        ("session volume loud", "session volume: 'loud' is not a percentage (0 to 100), up, down, mute or unmute"),
         (#"invalidate "open"#, "a quoted word is not closed"),
         (#"invalidate "a\nb""#, "unknown escape '\\n' in a quoted word (only \\\" and \\\\)"),
         ("cars\u{1B}[2J", "request contains a control character (U+1B)"),

@@ -6,6 +6,7 @@ import DashportBrowse
 import DashportControl
 import DashportHeadUnit
 import DashportLink
+import DashportSession
 import DashportMessages
 import DashportTransport
 import DashportLog
@@ -101,6 +102,26 @@ struct ControlSocketTests {
                 return
             }
             #expect(text.hasPrefix("skipToQueueItem rejected: "))
+        }
+    }
+
+    /// Remote playback is shown and driven from ctl like a car's volume keys: with no remote device
+    /// declared the command is refused; with an absolute one it sets, steps and mutes it.
+    @Test func theRemoteVolumeIsShownAndSetFromCtl() async throws {
+        try await TestServer.with { server in
+            guard case .error(let refused) = try await ControlSocketTests.send(server, "session", "volume", "40") else {
+                Issue.record("a volume command without a declared remote device was accepted")
+                return
+            }
+            #expect(refused.hasPrefix("setDeviceVolume rejected: "))
+        }
+        try await TestServer.with(configure: { $0.session.remoteVolume = .absolute }) { server in
+            let set = try await ControlSocketTests.send(server, "session", "volume", "40")
+            #expect(set.lines?.first?.contains("remote=volume:40%,unmuted,absolute,steps:20") == true, "\(set)")
+            let up = try await ControlSocketTests.send(server, "session", "volume", "up")
+            #expect(up.lines?.first?.contains("remote=volume:45%,unmuted,absolute") == true, "\(up)")
+            let muted = try await ControlSocketTests.send(server, "session", "volume", "mute")
+            #expect(muted.lines?.first?.contains(",muted,absolute") == true, "\(muted)")
         }
     }
 
