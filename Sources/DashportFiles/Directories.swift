@@ -25,6 +25,19 @@ extension Files {
         return true
     }
 
+    /// Creates every missing ancestor of `path` (not `path` itself), outermost first, each with
+    /// exactly `mode`; `created` is told each one made. Only for a default location whose parents
+    /// are conventional (the XDG state home); an explicitly given path keeps the strict rule of
+    /// ``makeDirectory(_:mode:)``.
+    public static func makeParents(of path: String, mode: mode_t = 0o700, created: (String) -> Void = { _ in }) throws(FileError) {
+        let parts = trimmed(path).split(separator: "/", omittingEmptySubsequences: true).dropLast()
+        var current = path.hasPrefix("/") ? "" : "."
+        for part in parts {
+            current += "/" + part
+            if try makeDirectory(current, mode: mode) { created(current) }
+        }
+    }
+
     /// `path` without trailing slashes (but `/` stays `/`).
     private static func trimmed(_ path: String) -> String {
         var result = Substring(path)

@@ -17,7 +17,8 @@ extension TLSIdentity {
     /// Identity files are a few KiB; anything larger is not ours.
     static let maximumFileSize = 64 * 1024
 
-    /// First run: creates `stateDirectory` (0700, logged; its parent must exist) if missing, generates an RSA-2048 key and a
+    /// First run: creates `stateDirectory` (0700, logged; its parent must exist unless it is the
+    /// default location) if missing, generates an RSA-2048 key and a
     /// self-signed certificate, and writes ``keyFileName`` then ``certificateFileName`` (both 0600,
     /// atomically). Later runs load and check them. A key without a certificate (a crash between the
     /// two writes) gets a fresh certificate for the same key. Anything unreadable, corrupt or
@@ -27,6 +28,12 @@ extension TLSIdentity {
     public static func loadOrCreate(stateDirectory: String, logger: Logger = .silent) throws(TLSError) -> TLSIdentity {
         let log = logger.with("directory", stateDirectory)
         do {
+            // The default location (XDG: `~/.local/state/dashport`) may be the first thing ever put
+            // under `~/.local/state` on a fresh machine: its missing parents are made (0700, as the
+            // XDG base directory spec asks). A directory given with --state-dir must have its parent.
+            if stateDirectory == ServerConfiguration.defaultStateDirectory() {
+                try Files.makeParents(of: stateDirectory) { log.notice("created \($0) (mode 0700)") }
+            }
             if try Files.makeDirectory(stateDirectory) { log.notice("created the state directory (mode 0700)") }
         } catch {
             throw .identity(file: stateDirectory, reason: error.causeText)

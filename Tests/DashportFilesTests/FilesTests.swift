@@ -147,6 +147,26 @@ import Glibc
         #expect(notDirectory.cause == .notADirectory)
     }
 
+    /// The default state location's parents (the XDG state home on a fresh machine) are made,
+    /// each 0700, outermost first; the directory itself is left to ``Files/makeDirectory(_:mode:)``.
+    @Test func parentsOfADefaultLocationAreMadeWithExactModes() throws {
+        let scratch = try TemporaryDirectory()
+        defer { scratch.remove() }
+        var made: [String] = []
+        try Files.makeParents(of: scratch.file("home/.local/state/dashport")) { made.append($0) }
+        #expect(made == [scratch.file("home"), scratch.file("home/.local"), scratch.file("home/.local/state")])
+        #expect(Files.status(scratch.file("home/.local/state/dashport")) == nil)
+        for path in made {
+            var info = stat()
+            #expect(stat(path, &info) == 0 && info.st_mode & 0o777 == 0o700, "\(path)")
+        }
+        made = []
+        try Files.makeParents(of: scratch.file("home/.local/state/dashport")) { made.append($0) }
+        #expect(made.isEmpty, "existing parents are left as they are")
+        try Files.writeAtomically([1], to: scratch.file("plain"))
+        #expect(throws: FileError.self) { try Files.makeParents(of: scratch.file("plain/state/dashport")) }
+    }
+
     /// Issue 11 #8: directories followed the umask (0777 under umask 000). The umask is
     /// process-wide, so it is changed only inside this one test and put back before it returns;
     /// concurrent tests that create files meanwhile get at most laxer modes, and every state file
