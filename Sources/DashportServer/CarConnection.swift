@@ -4,8 +4,8 @@ import DashportLog
 import DashportTLS
 import DashportTransport
 
-/// Everything that can happen to one car connection, funnelled into one ordered stream so the
-/// sans-IO stack is only ever touched by the connection's own task.
+/// Everything that can happen to one car connection, funnelled into its bounded ``CarMailbox`` so
+/// the sans-IO stack is only ever touched by the connection's own task.
 enum CarInput: Sendable {
     /// Bytes arrived, or the transport closed.
     case transport(TransportEvent)
@@ -21,8 +21,9 @@ enum CarInput: Sendable {
 /// service traffic between the link and the core, timers from the link's deadlines.
 ///
 /// The link and the services are sans-IO values owned by this task alone; everything else reaches
-/// them as a ``CarInput`` through one `AsyncStream`, in order. One car's failure (bad bytes, a TLS
-/// error, a dead socket) ends only this task.
+/// them as a ``CarInput`` through the connection's ``CarMailbox``, which bounds what a car can make
+/// the server hold (see there). One car's failure (bad bytes, a TLS error, a dead socket) ends only
+/// this task.
 struct CarConnection {
     let stream: any ByteStream
     let context: ServerContext
@@ -35,8 +36,8 @@ struct CarConnection {
     }
 
     func run() async {
-        let (inputs, continuation) = AsyncStream.makeStream(of: CarInput.self)
-        guard let id = context.registry.add(peer: stream.peerDescription, shutdown: { continuation.yield(.shutdown) }) else {
+        let mailbox = CarMailbox(stream: stream)
+        guard let id = context.registry.add(peer: stream.peerDescription, mailbox: mailbox, shutdown: { mailbox.yield(.shutdown) }) else {
             logger.notice("refused: the server is shutting down")
             stream.abort()
             return
@@ -54,9 +55,9 @@ struct CarConnection {
         }
         let clock = ContinuousClock()
         let start = clock.now
-        var timer = DeadlineTimer(start: start, inputs: continuation)
-        var services = CarServices(context: context, logger: logger, inputs: continuation)
-        stream.start { event in continuation.yield(.transport(event)) }
+        var timer = DeadlineTimer(start: start, inputs: mailbox)
+        var services = CarServices(context: context, logger: logger, inputs: mailbox)
+        stream.start { event in mailbox.yield(.transport(event)) }
 
         var finished = false
         func perform(_ actions: [LinkAction]) {
@@ -77,11 +78,15 @@ struct CarConnection {
 
         perform(link.tick(now: clock.now - start))
         timer.arm(at: link.nextDeadline)
-        for await input in inputs {
+        while true {
+            let input = await mailbox.next()
             let now = clock.now - start
             switch input {
             case .transport(.received(let bytes)):
-                perform(link.receive(bytes, now: now))
+                // A deadline that passed while bytes queued is handled before them, so a flood
+                // cannot push its own handshake deadline back.
+                if let deadline = link.nextDeadline, deadline <= now { perform(link.tick(now: now)) }
+                if !finished { perform(link.receive(bytes, now: now)) }
             case .transport(.closed(let error)):
                 if let error {
                     logger.warning("connection lost during \(link.phase): \(error)")
@@ -99,11 +104,12 @@ struct CarConnection {
                 perform(sendAll(services.handle(serviceInput, now: now), on: link, now: now))
             }
             if finished { break }
+            if stream.outboundBufferedBytes > CarMailbox.outboundHighWater { mailbox.pauseForOutbound() }
             timer.arm(at: [link.nextDeadline, services.nextDeadline].compactMap { $0 }.min())
         }
         timer.cancel()
         services.stop()
-        continuation.finish()
+        mailbox.finish()
         if !finished { stream.abort() }
     }
 
@@ -137,11 +143,11 @@ struct CarConnection {
 /// deadline and then yields `.tick`. Re-arming with the same deadline keeps the current sleep.
 struct DeadlineTimer {
     let start: ContinuousClock.Instant
-    let inputs: AsyncStream<CarInput>.Continuation
+    let inputs: CarMailbox
     private var armedAt: Duration?
     private var task: Task<Void, Never>?
 
-    init(start: ContinuousClock.Instant, inputs: AsyncStream<CarInput>.Continuation) {
+    init(start: ContinuousClock.Instant, inputs: CarMailbox) {
         self.start = start
         self.inputs = inputs
     }

@@ -49,7 +49,7 @@ struct CarServices {
     var sessionStarted = false
     var mediaSubscribed = false
 
-    init(context: ServerContext, logger: Logger, inputs: AsyncStream<CarInput>.Continuation) {
+    init(context: ServerContext, logger: Logger, inputs: CarMailbox) {
         self.core = context.core
         self.logger = logger
         self.bridge = CoreBridge(inputs: inputs)

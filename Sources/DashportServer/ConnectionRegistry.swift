@@ -12,6 +12,7 @@ final class ConnectionRegistry: Sendable {
     struct Entry: Sendable {
         var peer: String
         var shutdown: @Sendable () -> Void
+        var mailbox: CarMailbox?
     }
 
     private let state = Mutex(State())
@@ -19,11 +20,11 @@ final class ConnectionRegistry: Sendable {
 
     /// Registers a car; `shutdown` is called (once) when the server stops. Returns nil when the
     /// server is already shutting down (the caller closes the connection at once).
-    func add(peer: String, shutdown: @escaping @Sendable () -> Void) -> UInt64? {
+    func add(peer: String, mailbox: CarMailbox? = nil, shutdown: @escaping @Sendable () -> Void) -> UInt64? {
         state.withLock { state -> UInt64? in
             guard !state.shuttingDown else { return nil }
             state.next += 1
-            state.entries[state.next] = Entry(peer: peer, shutdown: shutdown)
+            state.entries[state.next] = Entry(peer: peer, shutdown: shutdown, mailbox: mailbox)
             return state.next
         }
     }
@@ -38,6 +39,15 @@ final class ConnectionRegistry: Sendable {
 
     var count: Int { state.withLock { $0.entries.count } }
     var peers: [String] { state.withLock { $0.entries.values.map(\.peer) } }
+
+    /// Bytes received from all cars and not yet taken by their workers (a test seam for the
+    /// inbound bound).
+    var queuedInboundBytes: Int { mailboxes.reduce(0) { $0 + $1.queuedInboundBytes } }
+
+    /// How many cars the server has stopped reading from (inbound back-pressure; a test seam).
+    var readingPausedCount: Int { mailboxes.filter(\.isReadingPaused).count }
+
+    private var mailboxes: [CarMailbox] { state.withLock { $0.entries.values.compactMap(\.mailbox) } }
 
     /// Asks every car to end its session and returns once all are gone or `grace` has passed.
     /// Returns how many were still connected at the end.

@@ -66,6 +66,17 @@ public final class DashportServer: Sendable {
     /// How many cars are connected now.
     public var connectionCount: Int { context.registry.count }
 
+    /// Bytes received from cars and not yet taken by their connections (bounded per car by
+    /// ``CarMailbox``); for tests and benchmarks.
+    public var queuedInboundBytes: Int { context.registry.queuedInboundBytes }
+
+    /// How many cars the server has paused reading from right now (inbound back-pressure).
+    public var readingPausedCount: Int { context.registry.readingPausedCount }
+
+    /// Bytes queued for all cars together and not yet sent (bounded by the listener's
+    /// ``OutboundBudget``); for tests and benchmarks.
+    public var queuedOutboundBytes: Int { listener.outboundBudget.queuedBytes }
+
     /// Stops accepting, says BYEBYE to every connected car and waits (up to `grace`) for them to
     /// go; then saves the session.
     public func stop(grace: Duration = .seconds(3)) async {

@@ -68,6 +68,10 @@ public final class EventLoop: Sendable {
     /// Registration ids; 0 is the wakeup eventfd.
     private let nextID = Atomic<UInt64>(1)
     private let inbox = Mutex(Inbox())
+    /// `pthread_self()` of the reactor thread, 0 until it runs.
+    private let threadID = Atomic<UInt>(0)
+    /// Socket calls made by a connection off its reactor thread (see ``socketCallsOffReactor``).
+    private static let offReactorCalls = Atomic<Int>(0)
 
     private struct Inbox {
         var work: [@Sendable () -> Void] = []
@@ -147,6 +151,37 @@ public final class EventLoop: Sendable {
         inbox.withLock { $0.timers.removeAll { $0.id == id } }
     }
 
+    /// True on this loop's reactor thread.
+    public var isCurrentThread: Bool {
+        threadID.load(ordering: .relaxed) == UInt(pthread_self())
+    }
+
+    /// How many socket calls (recv, send, shutdown, close) any connection made off its reactor
+    /// thread since the process started. Always 0 unless the single-owner rule is broken: a test seam.
+    public static var socketCallsOffReactor: Int { offReactorCalls.load(ordering: .relaxed) }
+
+    /// Counts a socket call made off the reactor thread (the check costs one `pthread_self`).
+    @inline(__always)
+    func auditSocketCall() {
+        if !isCurrentThread { EventLoop.offReactorCalls.add(1, ordering: .relaxed) }
+    }
+
+    /// Closes the connections sharing `budget` with the most bytes queued until the total is
+    /// under its limit; at most one pass is queued at a time.
+    func shedOutbound(_ budget: OutboundBudget) {
+        guard !budget.shedPending.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        execute { [self] in
+            budget.shedPending.store(false, ordering: .releasing)
+            while budget.isOver {
+                let candidates = sources.withLock { $0.values.compactMap { $0 as? TCPConnection } }
+                    .filter { $0.budget === budget }
+                guard let largest = candidates.max(by: { $0.outboundBufferedBytes < $1.outboundBufferedBytes }),
+                      largest.outboundBufferedBytes > 0 else { return }
+                largest.closeOnLoop(.outboundBudgetExhausted(budget.limit), how: .reset)
+            }
+        }
+    }
+
     // MARK: Registration (any thread)
 
     func makeID() -> UInt64 {
@@ -194,6 +229,7 @@ public final class EventLoop: Sendable {
 
 extension EventLoop {
     private func run() {
+        threadID.store(UInt(pthread_self()), ordering: .relaxed)
         // Both buffers live as long as the thread, i.e. the process.
         let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: EventLoop.readChunkSize, alignment: 16)
         var events = [epoll_event](repeating: epoll_event(), count: 256)

@@ -1,0 +1,96 @@
+import Synchronization
+import Testing
+import DashportTransport
+@testable import DashportServer
+
+/// A byte stream that only records what its owner asks of it.
+final class FakeStream: ByteStream {
+    struct State {
+        var paused = false
+        var pauses = 0
+        var resumes = 0
+        var outbound = 0
+        var drainWaiters: [(Int, @Sendable () -> Void)] = []
+    }
+    let state = Mutex(State())
+    let peerDescription = "fake"
+    func start(_ handler: @escaping @Sendable (TransportEvent) -> Void) {}
+    func write(_ bytes: [UInt8]) { state.withLock { $0.outbound += bytes.count } }
+    func close() {}
+    func abort() {}
+    func pauseReading() { state.withLock { $0.paused = true; $0.pauses += 1 } }
+    func resumeReading() { state.withLock { $0.paused = false; $0.resumes += 1 } }
+    var outboundBufferedBytes: Int { state.withLock { $0.outbound } }
+    func whenOutboundAtMost(_ threshold: Int, _ callback: @escaping @Sendable () -> Void) {
+        state.withLock { $0.drainWaiters.append((threshold, callback)) }
+    }
+    /// The peer took bytes: runs the drain callbacks now satisfied.
+    func drain(to count: Int) {
+        let ready = state.withLock { state -> [@Sendable () -> Void] in
+            state.outbound = count
+            let ready = state.drainWaiters.filter { $0.0 >= count }.map(\.1)
+            state.drainWaiters.removeAll { $0.0 >= count }
+            return ready
+        }
+        ready.forEach { $0() }
+    }
+}
+
+@Suite("Car mailbox back-pressure")
+struct CarMailboxTests {
+    @Test func aFloodingCarIsPausedNotBuffered() async {
+        let stream = FakeStream()
+        let mailbox = CarMailbox(stream: stream)
+        let chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        // The reactor delivers until the mailbox says stop; a paused transport delivers nothing more.
+        var delivered = 0
+        while !stream.state.withLock({ $0.paused }) {
+            mailbox.yield(.transport(.received(chunk)))
+            delivered += chunk.count
+            #expect(delivered <= 1 << 20, "the mailbox never paused the transport")
+            if delivered > 1 << 20 { return }
+        }
+        #expect(mailbox.queuedInboundBytes == CarMailbox.inboundHighWater)
+        #expect(mailbox.isReadingPaused)
+        // The worker catches up: reading resumes once the backlog is down to the low-water mark.
+        var taken = 0
+        while stream.state.withLock({ $0.paused }) {
+            guard case .transport(.received(let bytes)) = await mailbox.next() else {
+                Issue.record("expected bytes")
+                return
+            }
+            taken += bytes.count
+        }
+        #expect(mailbox.queuedInboundBytes <= CarMailbox.inboundLowWater)
+        #expect(stream.state.withLock { ($0.pauses, $0.resumes) } == (1, 1))
+        #expect(taken + mailbox.queuedInboundBytes == delivered)
+    }
+
+    @Test func deadlinesAndShutdownOvertakeTheBacklog() async {
+        let mailbox = CarMailbox(stream: FakeStream())
+        for _ in 0..<8 { mailbox.yield(.transport(.received([1, 2, 3]))) }
+        mailbox.yield(.tick)
+        mailbox.yield(.shutdown)
+        guard case .shutdown = await mailbox.next() else { Issue.record("shutdown first"); return }
+        guard case .tick = await mailbox.next() else { Issue.record("then the tick"); return }
+        guard case .transport(.received) = await mailbox.next() else { Issue.record("then bytes"); return }
+    }
+
+    @Test func aCarThatDoesNotReadStopsItsOwnProducerUntilItsQueueDrains() async {
+        let stream = FakeStream()
+        let mailbox = CarMailbox(stream: stream)
+        stream.write([UInt8](repeating: 0, count: CarMailbox.outboundHighWater + 1))
+        mailbox.pauseForOutbound()
+        mailbox.yield(.transport(.received([1])))
+        mailbox.yield(.transport(.closed(nil)))
+        mailbox.yield(.tick)
+        // Only the tick is taken while output is paused: no request is read, so nothing more is produced.
+        guard case .tick = await mailbox.next() else { Issue.record("the tick still comes"); return }
+        #expect(mailbox.isPausedForOutbound)
+        #expect(mailbox.queuedInboundBytes == 1)
+        stream.drain(to: CarMailbox.outboundLowWater)
+        #expect(!mailbox.isPausedForOutbound)
+        guard case .transport(.received([1])) = await mailbox.next() else { Issue.record("bytes after the drain"); return }
+        guard case .transport(.closed(nil)) = await mailbox.next() else { Issue.record("the close last"); return }
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import Synchronization
+import Testing
+import DashportLog
+import DashportTransport
+@testable import DashportServer
+
+/// Issue 11 item 1: a peer that floods before the handshake costs a fixed amount and is still
+/// closed by its own handshake deadline. Bounds are asserted on queued bytes, not on RSS.
+@Suite("Flooding cars over TCP", .serialized)
+struct FloodOverTCPTests {
+    /// VERSION_REQUEST (1.6) in a plaintext control frame.
+    static let versionRequest: [UInt8] = [0, 0x03, 0, 6, 0x00, 0x01, 0x00, 0x01, 0x00, 0x06]
+    /// The FIRST fragment of a control message announcing 1,000,000 bytes, with 2 of them.
+    static let firstFragment: [UInt8] = [0, 0x01, 0, 2, 0x00, 0x0F, 0x42, 0x40, 0x00, 0x01]
+
+    @Test func aPeerFloodingEmptyMiddleFramesIsPausedAndClosedByItsHandshakeDeadline() async throws {
+        let server = try await TestServer.start { $0.handshakeTimeoutSeconds = 1 }
+        defer { Task { await server.stop() } }
+        let client = try await TCPClient.connect(to: server.server.address)
+        defer { client.abort() }
+        let closed = Mutex(false)
+        client.start { event in if case .closed = event { closed.withLock { $0 = true } } }
+        client.write(Self.versionRequest + Self.firstFragment)
+        let middles = [UInt8](repeating: 0, count: 64 * 1024)  // 16,384 empty MIDDLE frames
+        var sent = 0, maxQueued = 0, sawPaused = false
+        let clock = ContinuousClock()
+        let start = clock.now
+        while !closed.withLock({ $0 }) && clock.now - start < .seconds(60) {
+            if client.outboundBufferedBytes < 256 * 1024 {
+                client.write(middles)
+                sent += middles.count
+            } else {
+                try await Task.sleep(for: .milliseconds(1))
+            }
+            maxQueued = max(maxQueued, server.server.queuedInboundBytes)
+            sawPaused = sawPaused || server.server.readingPausedCount > 0
+        }
+        #expect(closed.withLock { $0 }, "the server closed the flooding peer")
+        #expect(server.log.contains(nil, "handshake deadline passed"), "closed by the handshake deadline")
+        // One car's inbox never holds more than its high-water mark plus one transport read.
+        #expect(maxQueued <= CarMailbox.inboundHighWater + 64 * 1024, "queued \(maxQueued) of \(sent) sent")
+        #expect(sawPaused, "the flooding peer was paused (read on demand), not buffered")
+    }
+}
