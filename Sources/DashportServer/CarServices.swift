@@ -40,6 +40,7 @@ struct CarServices {
     let core: ServerCore
     let logger: Logger
     let bridge: CoreBridge
+    let answers: AnswerMemo
     var carName = "car"
     var status: AAPPlaybackStatusService?
     var input: AAPInputService?
@@ -53,6 +54,7 @@ struct CarServices {
         self.core = context.core
         self.logger = logger
         self.bridge = CoreBridge(inputs: inputs)
+        self.answers = context.core.answers
     }
 
     // MARK: Link events

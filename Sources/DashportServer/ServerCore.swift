@@ -16,9 +16,13 @@ public struct ServerCore: Sendable {
     public let catalogPath: String
     /// Forwards browse reports and artwork failures into the session's error channel.
     let reporters: [Task<Void, Never>]
+    /// Memoised media-channel answers, dropped as the browse core reports changes.
+    let answers: AnswerMemo
 
     public init(browse: BrowseCore, artwork: ArtworkService, session: SessionCore, sessionClock: any SessionClock, catalogPath: String) {
-        self.reporters = ServerCore.forwardReports(browse: browse, artwork: artwork, to: session)
+        let answers = AnswerMemo()
+        self.answers = answers
+        self.reporters = ServerCore.forwardReports(browse: browse, artwork: artwork, to: session, answers: answers)
         self.browse = browse
         self.artwork = artwork
         self.session = session
@@ -71,9 +75,11 @@ public struct ServerCore: Sendable {
 extension ServerCore {
     /// Browse reports (a dropped tab, a cut branch, a discarded cache, a provider that is down) and
     /// artwork failures become session errors, so every car that takes them is told.
-    static func forwardReports(browse: BrowseCore, artwork: ArtworkService, to session: SessionCore) -> [Task<Void, Never>] {
+    static func forwardReports(browse: BrowseCore, artwork: ArtworkService, to session: SessionCore,
+                               answers: AnswerMemo) -> [Task<Void, Never>] {
         let fromBrowse = Task {
             for await notification in await browse.subscribe() {
+                if case .childrenChanged(let parentId) = notification { answers.invalidate(parentId) }
                 guard case .report(let report) = notification, let code = sessionCode(for: report.code) else { continue }
                 await session.report(SessionError(code: code, severity: .degraded, message: report.message))
             }
