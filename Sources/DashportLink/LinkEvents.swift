@@ -125,6 +125,10 @@ public enum LinkCloseReason: Error, Sendable, Hashable, CustomStringConvertible 
     /// The TLS engine failed: a bad handshake record, a record that does not decrypt, an encrypted
     /// frame before the handshake finished (`.notEstablished`), ...
     case tlsFailure(TLSError)
+    /// After TLS, a frame arrived in the clear that is not a whole AUTH_COMPLETE or ping on channel 0
+    /// (aap-protocol.md §2.8): refused, since anyone on the path could have injected it. `messageId`
+    /// is nil when the frame was a fragment or too short to carry one.
+    case plaintextAfterTLS(channel: UInt8, messageId: UInt16?)
     /// Setup (version, TLS, auth, discovery) did not finish within the handshake deadline.
     case handshakeTimeout(phase: LinkPhase)
     /// Nothing was received for the configured idle deadline (off by default).
@@ -153,6 +157,8 @@ public enum LinkCloseReason: Error, Sendable, Hashable, CustomStringConvertible 
         case .channelNotOpen(let channel, let id):
             "message \(hex(id)) on channel \(channel), which is not open"
         case .tlsFailure(let error): "\(error)"
+        case .plaintextAfterTLS(let channel, let id):
+            "plaintext \(id.map(hex) ?? "fragment") on channel \(channel) after TLS; only AUTH_COMPLETE and pings may be sent in the clear"
         case .handshakeTimeout(let phase): "handshake deadline passed during \(phase)"
         case .idleTimeout(let limit): "nothing received for \(limit)"
         case .undecodable(let id, let detail): "control message \(hex(id)) did not decode: \(detail)"

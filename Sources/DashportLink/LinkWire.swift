@@ -49,6 +49,7 @@ package struct LinkWire {
                 throw .badFrame(error)
             }
             guard let frame else { return nil }
+            try checkPlaintextAllowed(frame)
             let plaintext = try decryptIfNeeded(frame)
             let assembled: AssembledMessage?
             do {
@@ -65,16 +66,46 @@ package struct LinkWire {
         }
     }
 
+    /// Control messages a peer may still send in the clear once TLS is up: AUTH_COMPLETE and pings,
+    /// which aasdk and headunit send plaintext after the handshake (aap-protocol.md §2.8, §8.4).
+    package static let plaintextAfterTLS: Set<UInt16> = [ControlID.authComplete, ControlID.pingRequest, ControlID.pingResponse]
+
+    /// Once TLS is established, a plaintext frame must be one of ``plaintextAfterTLS`` sent whole
+    /// (BULK) on channel 0. Anything else in the clear could be injected by whoever sits on the
+    /// path without the keys, so it ends the link before it is reassembled or dispatched.
+    private func checkPlaintextAllowed(_ frame: Frame) throws(LinkCloseReason) {
+        guard tls.isHandshakeComplete, !frame.header.flags.contains(.encrypted) else { return }
+        let payload = frame.payload
+        let id: UInt16? = frame.header.flags.type == .bulk && payload.count >= 2
+            ? UInt16(payload[payload.startIndex]) << 8 | UInt16(payload[payload.startIndex + 1]) : nil
+        guard frame.header.channel == 0, let id, Self.plaintextAfterTLS.contains(id) else {
+            throw .plaintextAfterTLS(channel: frame.header.channel, messageId: id)
+        }
+    }
+
     private func decryptIfNeeded(_ frame: Frame) throws(LinkCloseReason) -> [UInt8] {
         guard frame.header.flags.contains(.encrypted) else { return frame.payload }
         // An empty LAST frame ends a message that is a multiple of 16384 bytes: no record (§8.2).
         if frame.payload.isEmpty { return [] }
         guard tls.isHandshakeComplete else { throw .tlsFailure(.notEstablished) }
+        // One TLS record per frame (design "The wire", aap-protocol.md §2.8): a frame whose payload
+        // is not exactly one record is refused before OpenSSL sees it, so two records are never
+        // joined into one plaintext.
+        guard let recordLength = Self.singleRecordLength(frame.payload), recordLength == frame.payload.count else {
+            throw .tlsFailure(.decryptFailed("frame payload of \(frame.payload.count) bytes is not exactly one TLS record"))
+        }
         do {
             return try tls.decrypt(frame.payload)
         } catch {
             throw .tlsFailure(error)
         }
+    }
+
+    /// The length (header included) the first TLS record in `payload` declares, or nil when the
+    /// payload is shorter than a record header.
+    static func singleRecordLength(_ payload: [UInt8]) -> Int? {
+        guard payload.count >= 5 else { return nil }
+        return 5 + (Int(payload[3]) << 8 | Int(payload[4]))
     }
 
     /// The wire bytes (one or more frames) of message `id` + `body` on `channel`. Each fragment

@@ -45,12 +45,13 @@ import Testing
         #expect(link.phoneClose == .badFrame(.payloadTooLarge(channel: 0, length: 65535, limit: 16384 + 1024)))
     }
 
-    /// MIDDLE without FIRST is a framing error.
+    /// MIDDLE without FIRST is a framing error (during setup; once TLS is up a clear MIDDLE is
+    /// refused even earlier, see `PlaintextAfterTLSTests`).
     @Test func middleWithoutFirst() throws {
-        let link = try runningLink()
-        link.perform(link.headUnit.injectRaw([13, 0x00, 0x00, 0x03, 1, 2, 3]))
-        link.pump()
-        #expect(link.phoneClose == .badFrame(.continuationWithoutFirst(channel: 13, type: .middle)))
+        let phone = PhoneLink(tls: try TestTLS.phoneSession())
+        _ = phone.receive(versionRequest, now: .zero)
+        let actions = phone.receive([13, 0x00, 0x00, 0x03, 1, 2, 3], now: .zero)
+        #expect(closeReason(actions) == .badFrame(.continuationWithoutFirst(channel: 13, type: .middle)))
     }
 
     /// A FIRST frame announcing more than the 1 MiB message cap is refused before buffering.
@@ -154,7 +155,7 @@ import Testing
         let focus = AAP.AudioFocusNotification(focusState: .gain).serializedBytes()
         link.perform(link.headUnit.sendUnchecked(channel: 0, messageId: 19, body: focus, encrypted: true))
         link.perform(link.headUnit.sendUnchecked(channel: 0, messageId: 0x00F0, body: [1, 2], encrypted: true))
-        link.perform(link.headUnit.sendUnchecked(channel: 0, messageId: 14, body: [0x08, 0x02], encrypted: false))
+        link.perform(link.headUnit.sendUnchecked(channel: 0, messageId: 14, body: [0x08, 0x02], encrypted: true))
         link.pump()
         #expect(link.phoneClose == nil)
         #expect(link.phone.phase == .running)

@@ -10,7 +10,7 @@ import DashportTransport
 @Suite("Malformed input over TCP", .serialized)
 struct MalformedInputTests {
     enum Misbehaviour: String, CaseIterable, CustomTestStringConvertible {
-        case garbageBeforeVersion, lengthField65535, frameOnUnlistedChannel, middleWithoutFirst
+        case garbageBeforeVersion, lengthField65535, frameOnUnlistedChannel, plaintextAfterTLS
         case messageOnUnopenedChannel, tlsGarbage, disconnectMidFrame
 
         var testDescription: String { rawValue }
@@ -21,7 +21,7 @@ struct MalformedInputTests {
             case .garbageBeforeVersion: "not an AAP head unit"
             case .lengthField65535: "bad frame"
             case .frameOnUnlistedChannel: "never listed"
-            case .middleWithoutFirst: "bad frame"
+            case .plaintextAfterTLS: "only AUTH_COMPLETE and pings may be sent in the clear"
             case .messageOnUnopenedChannel: "which is not open"
             case .tlsGarbage: "TLS handshake failed"
             case .disconnectMidFrame: "during running"
@@ -63,7 +63,8 @@ struct MalformedInputTests {
             await bad.writeRaw([0x00, 0x0B, 0xFF, 0xFF] + [UInt8](repeating: 0x41, count: 64))
         case .frameOnUnlistedChannel:
             await bad.sendUnchecked(channel: 42, messageId: 0x8001, body: [1, 2, 3])
-        case .middleWithoutFirst:
+        case .plaintextAfterTLS:
+            // A clear MIDDLE frame on a linked car's channel: injected, since it is not encrypted.
             await bad.writeRaw([13, 0x00, 0x00, 0x02, 0xAA, 0xBB])
         case .messageOnUnopenedChannel:
             await bad.sendUnchecked(channel: 1, messageId: 0x8003, body: [0x08, 0x01])

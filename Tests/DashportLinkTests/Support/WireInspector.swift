@@ -55,6 +55,7 @@ extension LinkCloseReason {
         case .unlistedChannel: "unlistedChannel"
         case .channelNotOpen: "channelNotOpen"
         case .tlsFailure: "tlsFailure"
+        case .plaintextAfterTLS: "plaintextAfterTLS"
         case .handshakeTimeout: "handshakeTimeout"
         case .idleTimeout: "idleTimeout"
         case .undecodable: "undecodable"
