@@ -60,6 +60,8 @@ struct CarConnection {
         stream.start { event in mailbox.yield(.transport(event)) }
 
         var finished = false
+        /// When the car's unread output first passed the high-water mark (nil: it reads).
+        var stalledSince: Duration?
         func perform(_ actions: [LinkAction]) {
             for action in actions where !finished {
                 switch action {
@@ -96,6 +98,13 @@ struct CarConnection {
                 finished = true
             case .tick:
                 timer.fired()
+                if let since = stalledSince, now - since >= context.writeStallLimit {
+                    logger.warning("closing connection: the car left \(stream.outboundBufferedBytes) bytes unread for \(context.writeStallLimit)",
+                                   ["phase": "\(link.phase)"])
+                    stream.abort()
+                    finished = true
+                    break
+                }
                 perform(link.tick(now: now))
                 perform(sendAll(services.tick(now: now), on: link, now: now))
             case .shutdown:
@@ -104,8 +113,15 @@ struct CarConnection {
                 perform(sendAll(services.handle(serviceInput, now: now), on: link, now: now))
             }
             if finished { break }
-            if stream.outboundBufferedBytes > CarMailbox.outboundHighWater { mailbox.pauseForOutbound() }
-            timer.arm(at: [link.nextDeadline, services.nextDeadline].compactMap { $0 }.min())
+            if stream.outboundBufferedBytes > CarMailbox.outboundHighWater {
+                // Stop serving this car until it reads; close it if it never does.
+                if stalledSince == nil { stalledSince = now }
+                mailbox.pauseForOutbound()
+            } else if !mailbox.isPausedForOutbound {
+                stalledSince = nil
+            }
+            let stallDeadline = stalledSince.map { $0 + context.writeStallLimit }
+            timer.arm(at: [link.nextDeadline, services.nextDeadline, stallDeadline].compactMap { $0 }.min())
         }
         timer.cancel()
         services.stop()

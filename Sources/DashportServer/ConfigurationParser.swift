@@ -17,6 +17,7 @@ public enum ConfigurationParser {
         ("device-name", "TEXT", "device name sent in service discovery"),
         ("max-connections", "N", "connections served at once (default 256)"),
         ("handshake-timeout", "SECONDS", "time a car has to finish the handshake (default 10)"),
+        ("write-stall-timeout", "SECONDS", "time a car may leave our answers unread before it is closed (default 15)"),
         ("idle-timeout", "SECONDS", "close a car silent this long once linked (default 0 = never)"),
     ]
 
@@ -44,6 +45,7 @@ public enum ConfigurationParser {
             config.maxConnections = n
         case "handshake-timeout": config.handshakeTimeoutSeconds = try number(value)
         case "idle-timeout": config.idleTimeoutSeconds = try number(value)
+        case "write-stall-timeout": config.writeStallTimeoutSeconds = try number(value)
         default:
             throw ConfigurationError("\(origin): unknown option '\(key)' (see dashport serve --help)")
         }

@@ -15,7 +15,7 @@ public final class DashportServer: Sendable {
     public let certificateFingerprint: String
     public let core: ServerCore
     private let listener: TCPListener
-    private let context: ServerContext
+    let context: ServerContext
 
     /// Binds and starts accepting cars. Throws a clear error when the configuration is refused,
     /// the catalog is invalid, the identity cannot be loaded or the address cannot be bound.
@@ -41,7 +41,9 @@ public final class DashportServer: Sendable {
             idleDeadline: configuration.idleTimeoutSeconds > 0
                 ? .milliseconds(Int64(configuration.idleTimeoutSeconds * 1000)) : nil)
         let listener = try TCPListener.bind(address, maxConnections: configuration.maxConnections, logger: logger.labelled("tcp"))
-        let context = ServerContext(tls: tls, link: link, core: core, logger: logger.labelled("car"), registry: ConnectionRegistry())
+        let context = ServerContext(
+            tls: tls, link: link, core: core, logger: logger.labelled("car"), registry: ConnectionRegistry(),
+            writeStallLimit: .milliseconds(Int64(configuration.writeStallTimeoutSeconds * 1000)))
         let server = DashportServer(
             address: listener.boundAddress, fingerprint: identity.fingerprintSHA256, core: core,
             listener: listener, context: context)

@@ -9,4 +9,6 @@ struct ServerContext: Sendable {
     let core: ServerCore
     let logger: Logger
     let registry: ConnectionRegistry
+    /// How long a car may leave more than the outbound high-water mark unread before it is closed.
+    var writeStallLimit: Duration = .seconds(15)
 }

@@ -11,13 +11,18 @@ final class FakeStream: ByteStream {
         var resumes = 0
         var outbound = 0
         var drainWaiters: [(Int, @Sendable () -> Void)] = []
+        var handler: (@Sendable (TransportEvent) -> Void)?
+        var aborted = false
+        var closed = false
     }
     let state = Mutex(State())
     let peerDescription = "fake"
-    func start(_ handler: @escaping @Sendable (TransportEvent) -> Void) {}
+    func start(_ handler: @escaping @Sendable (TransportEvent) -> Void) { state.withLock { $0.handler = handler } }
     func write(_ bytes: [UInt8]) { state.withLock { $0.outbound += bytes.count } }
-    func close() {}
-    func abort() {}
+    func close() { state.withLock { $0.closed = true } }
+    func abort() { state.withLock { $0.aborted = true } }
+    /// Delivers an event as the reactor would.
+    func deliver(_ event: TransportEvent) { state.withLock { $0.handler }?(event) }
     func pauseReading() { state.withLock { $0.paused = true; $0.pauses += 1 } }
     func resumeReading() { state.withLock { $0.paused = false; $0.resumes += 1 } }
     var outboundBufferedBytes: Int { state.withLock { $0.outbound } }
@@ -92,5 +97,23 @@ struct CarMailboxTests {
         #expect(!mailbox.isPausedForOutbound)
         guard case .transport(.received([1])) = await mailbox.next() else { Issue.record("bytes after the drain"); return }
         guard case .transport(.closed(nil)) = await mailbox.next() else { Issue.record("the close last"); return }
+    }
+
+    /// A car that never reads: once more than the high-water mark is queued for it, the server
+    /// stops serving it and closes it after the write-stall limit.
+    @Test func aCarThatNeverReadsIsClosedAfterTheStallLimit() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        var context = server.server.context
+        context.writeStallLimit = .milliseconds(200)
+        let stream = FakeStream()
+        stream.write([UInt8](repeating: 0, count: CarMailbox.outboundHighWater + 1))  // never drains
+        let connection = Task { await CarConnection(stream: stream, context: context).run() }
+        while stream.state.withLock({ $0.handler == nil }) { try await Task.sleep(for: .milliseconds(5)) }
+        stream.deliver(.received(FloodOverTCPTests.versionRequest))
+        await connection.value  // returns once the connection gave up on the car
+        #expect(stream.state.withLock { $0.aborted })
+        #expect(server.log.contains(.warning, "unread for"))
+        #expect(stream.state.withLock { $0.drainWaiters.count } == 1, "paused for output, waiting for a drain")
     }
 }
