@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import DashportLog
+import DashportMessages
 import DashportTransport
 @testable import DashportServer
 
@@ -41,5 +42,34 @@ struct FloodOverTCPTests {
         // One car's inbox never holds more than its high-water mark plus one transport read.
         #expect(maxQueued <= CarMailbox.inboundHighWater + 64 * 1024, "queued \(maxQueued) of \(sent) sent")
         #expect(sawPaused, "the flooding peer was paused (read on demand), not buffered")
+    }
+
+    /// A linked car that floods plain pings (allowed in the clear after TLS): the server's inbox
+    /// for it stays bounded however fast it sends, and a good car keeps being served.
+    @Test func aLinkedCarFloodingPlainPingsIsHeldToItsInboxBound() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let flooder = try await TestCar.connect(to: server.server.address)
+        defer { Task { await flooder.abort() } }
+        try await flooder.waitUntil("linked") { $0.openedChannels.count == 4 }
+        let body = AAP.PingRequest(timestamp: 1).serializedBytes()
+        let message: [UInt8] = [0x00, 0x0B] + body  // PING_REQUEST
+        let frame: [UInt8] = [0, 0x03, UInt8(message.count >> 8), UInt8(message.count & 0xFF)] + message
+        var burst: [UInt8] = []
+        while burst.count < 64 * 1024 { burst += frame }
+        var sent = 0, maxQueued = 0
+        while sent < 2 << 20 {  // about 200,000 pings
+            if flooder.connection.outboundBufferedBytes < 512 * 1024 {
+                await flooder.writeRaw(burst)
+                sent += burst.count
+            } else {
+                try await Task.sleep(for: .milliseconds(1))
+            }
+            maxQueued = max(maxQueued, server.server.queuedInboundBytes)
+        }
+        #expect(maxQueued <= CarMailbox.inboundHighWater + 64 * 1024, "queued \(maxQueued) of \(sent) sent")
+        let good = try await TestCar.connect(to: server.server.address)
+        defer { Task { await good.abort() } }
+        try await good.waitUntil("a good car links beside the flooder") { $0.openedChannels.count == 4 }
     }
 }
