@@ -15,6 +15,8 @@ enum CarInput: Sendable {
     case shutdown
     /// Something for the services: a core answer or a core push.
     case services(ServiceInput)
+    /// The car's mailbox overflowed (it is not keeping up with core pushes): close it.
+    case overflow
 }
 
 /// Runs one car: bytes from the transport into the link, the link's actions out to the transport,
@@ -109,6 +111,11 @@ struct CarConnection {
                 perform(sendAll(services.tick(now: now), on: link, now: now))
             case .shutdown:
                 perform(link.sayByeBye(now: now))
+            case .overflow:
+                logger.warning("closing connection: more than \(CarMailbox.maxPendingServiceInputs) core answers and pushes pending; the car is not keeping up",
+                               ["phase": "\(link.phase)"])
+                stream.abort()
+                finished = true
             case .services(let serviceInput):
                 perform(sendAll(services.handle(serviceInput, now: now), on: link, now: now))
             }

@@ -16,6 +16,8 @@ import Synchronization
 ///   output) until the transport has sent all but ``outboundLowWater``. Since it also stops taking
 ///   bytes, the reactor soon stops reading: a car that never reads is paused, not buffered, and
 ///   its link closes it when its pings go unanswered.
+/// - **Core inputs.** Answers are bounded by each service's requests in flight; pushes are not, so
+///   at most ``maxPendingServiceInputs`` are held and one more closes the car (`.overflow`).
 /// - **Deadlines first.** A pending tick and a shutdown are taken before any backlog, so a flood
 ///   cannot delay its own handshake deadline.
 final class CarMailbox: Sendable {
@@ -23,6 +25,9 @@ final class CarMailbox: Sendable {
     static let inboundLowWater = 16 * 1024
     static let outboundHighWater = 192 * 1024
     static let outboundLowWater = 64 * 1024
+    /// Core answers and pushes held at most; one more means the car cannot keep up (its worker is
+    /// paused for output while other cars' commands keep the session pushing): it is closed.
+    static let maxPendingServiceInputs = 4096
 
     private struct State {
         var received: [[UInt8]] = []
@@ -33,6 +38,7 @@ final class CarMailbox: Sendable {
         var shutdown = false
         var services: [ServiceInput] = []
         var servicesHead = 0
+        var overflowed = false
         var readingPaused = false
         var outboundPaused = false
         var waiter: CheckedContinuation<Void, Never>?
@@ -46,7 +52,7 @@ final class CarMailbox: Sendable {
         }
 
         var hasWork: Bool {
-            if tick || shutdown { return true }
+            if tick || shutdown || overflowed { return true }
             if outboundPaused { return head == received.count && closed != nil }
             return head < received.count || servicesHead < services.count || closed != nil
         }
@@ -86,7 +92,13 @@ final class CarMailbox: Sendable {
             case .shutdown:
                 state.shutdown = true
             case .services(let input):
-                state.services.append(input)
+                if state.services.count - state.servicesHead >= CarMailbox.maxPendingServiceInputs {
+                    state.overflowed = true
+                } else {
+                    state.services.append(input)
+                }
+            case .overflow:
+                state.overflowed = true
             }
             return state.takeWaiterIfReady()
         }
@@ -113,6 +125,11 @@ final class CarMailbox: Sendable {
             if state.shutdown {
                 state.shutdown = false
                 return .shutdown
+            }
+            if state.overflowed {
+                state.overflowed = false
+                state.finished = true
+                return .overflow
             }
             if state.tick {
                 state.tick = false

@@ -116,4 +116,16 @@ struct CarMailboxTests {
         #expect(server.log.contains(.warning, "unread for"))
         #expect(stream.state.withLock { $0.drainWaiters.count } == 1, "paused for output, waiting for a drain")
     }
+
+    @Test func pushesForACarThatDoesNotKeepUpAreBoundedAndCloseIt() async {
+        let stream = FakeStream()
+        let mailbox = CarMailbox(stream: stream)
+        stream.write([UInt8](repeating: 0, count: CarMailbox.outboundHighWater + 1))
+        mailbox.pauseForOutbound()
+        for _ in 0...CarMailbox.maxPendingServiceInputs {
+            mailbox.yield(.services(.browseNotification(.childrenChanged(parentId: nil))))
+        }
+        guard case .overflow = await mailbox.next() else { Issue.record("expected the overflow"); return }
+        mailbox.yield(.services(.browseNotification(.childrenChanged(parentId: nil))))  // after: dropped
+    }
 }
