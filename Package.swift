@@ -5,7 +5,7 @@
 // targets listed above it in its own layer or in the layers below:
 //
 //   C wrappers      CDashportSSL  CDashportLinux  CDashportVips  CAAPProto (protoc-c output)
-//   Support         DashportLog
+//   Support         DashportLog  DashportClock (the one time seam)
 //   Messages        DashportMessages   (generated Swift wrappers over CAAPProto)
 //   Frames          DashportFrames
 //   TLS             DashportTLS
@@ -16,6 +16,8 @@
 //   Server          DashportServer     (wires a transport connection to the sans-IO stack and the core)
 //                   DashportEmulator   (the same for the car role: HeadUnitClient, the emulator's shell)
 //   Executables     dashport (Sources/dashport), dashport-hu (tools/dashport-hu)
+//   Test support    DashportTestSupport (manual clock, TLS identities, loopback server fixture, polling),
+//                   DashportFuzzDrivers (tools/fuzz/Drivers: the fuzz drivers the tests replay)
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -55,6 +57,7 @@ let package = Package(
 
         // MARK: Support
         .target(name: "DashportLog", swiftSettings: strict),
+        .target(name: "DashportClock", swiftSettings: strict),
 
         // MARK: Sans-IO protocol stack
         .target(name: "DashportMessages", dependencies: ["CAAPProto"], swiftSettings: strict),
@@ -72,14 +75,14 @@ let package = Package(
         ),
 
         // MARK: Core (async Swift behind a narrow seam)
-        .target(name: "DashportBrowse", dependencies: ["DashportLog"], swiftSettings: strict),
-        .target(name: "DashportArtwork", dependencies: ["CDashportVips", "DashportLog"], swiftSettings: strict),
-        .target(name: "DashportSession", dependencies: ["DashportBrowse", "DashportLog"], swiftSettings: strict),
+        .target(name: "DashportBrowse", dependencies: ["DashportClock", "DashportLog"], swiftSettings: strict),
+        .target(name: "DashportArtwork", dependencies: ["CDashportVips", "DashportClock", "DashportLog"], swiftSettings: strict),
+        .target(name: "DashportSession", dependencies: ["DashportBrowse", "DashportClock", "DashportLog"], swiftSettings: strict),
 
         // MARK: Services (sans-IO, on top of the link, asking the core through events)
         .target(
             name: "DashportServices",
-            dependencies: ["DashportLink", "DashportMessages", "DashportBrowse", "DashportSession", "DashportLog"],
+            dependencies: ["DashportLink", "DashportMessages", "DashportBrowse", "DashportSession", "DashportClock", "DashportLog"],
             swiftSettings: strict
         ),
 
@@ -89,7 +92,7 @@ let package = Package(
             name: "DashportServer",
             dependencies: [
                 "DashportTransport", "DashportLink", "DashportServices", "DashportTLS",
-                "DashportBrowse", "DashportArtwork", "DashportSession", "DashportLog",
+                "DashportBrowse", "DashportArtwork", "DashportSession", "DashportClock", "DashportLog",
             ],
             swiftSettings: strict
         ),
@@ -138,16 +141,33 @@ let package = Package(
             path: "tools/fuzz/FuzzFrames",
             swiftSettings: strict
         ),
+        // The drivers the fuzz targets run and the replay tests replay: one copy, imported by both.
+        .target(
+            name: "DashportFuzzDrivers",
+            dependencies: [
+                "DashportLink", "DashportHeadUnit", "DashportTLS", "DashportFrames", "DashportMessages",
+                "DashportServices", "DashportSession", "DashportBrowse", "DashportClock",
+            ],
+            path: "tools/fuzz/Drivers",
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "FuzzLink",
-            dependencies: ["DashportLink", "DashportHeadUnit", "DashportTLS", "DashportFrames", "DashportMessages"],
+            dependencies: ["DashportFuzzDrivers"],
             path: "tools/fuzz/FuzzLink",
             swiftSettings: strict
         ),
         .executableTarget(
             name: "FuzzServices",
-            dependencies: ["DashportServices", "DashportMessages", "DashportSession", "DashportBrowse"],
+            dependencies: ["DashportFuzzDrivers"],
             path: "tools/fuzz/FuzzServices",
+            swiftSettings: strict
+        ),
+
+        // MARK: Test support (one target every test suite shares)
+        .target(
+            name: "DashportTestSupport",
+            dependencies: ["DashportFuzzDrivers", "DashportClock", "DashportTLS", "DashportServer", "DashportBrowse", "DashportArtwork", "DashportLog"],
             swiftSettings: strict
         ),
 
@@ -164,31 +184,31 @@ let package = Package(
             exclude: ["FuzzCrashes"],
             swiftSettings: strict
         ),
-        .testTarget(name: "DashportTLSTests", dependencies: ["DashportTLS", "DashportLog", "CDashportSSL"], swiftSettings: strict),
+        .testTarget(name: "DashportTLSTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportTLS", "DashportLog", "CDashportSSL"], swiftSettings: strict),
         .testTarget(
             name: "DashportLinkTests",
-            dependencies: ["DashportLink", "DashportHeadUnit", "DashportTLS", "DashportFrames", "DashportMessages"],
+            dependencies: ["DashportFuzzDrivers", "DashportTestSupport", "DashportClock", "DashportLink", "DashportHeadUnit", "DashportTLS", "DashportFrames", "DashportMessages"],
             exclude: ["FuzzCrashes"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "DashportHeadUnitTests",
-            dependencies: ["DashportHeadUnit", "DashportEmulator", "DashportTransport", "DashportMessages", "DashportTLS", "DashportLink", "DashportServer", "DashportLog"],
+            dependencies: ["DashportTestSupport", "DashportClock", "DashportHeadUnit", "DashportEmulator", "DashportTransport", "DashportMessages", "DashportTLS", "DashportLink", "DashportServer", "DashportLog"],
             swiftSettings: strict
         ),
-        .testTarget(name: "DashportBrowseTests", dependencies: ["DashportBrowse"], swiftSettings: strict),
-        .testTarget(name: "DashportArtworkTests", dependencies: ["DashportArtwork"], swiftSettings: strict),
-        .testTarget(name: "DashportSessionTests", dependencies: ["DashportSession", "DashportBrowse", "DashportLog"], swiftSettings: strict),
+        .testTarget(name: "DashportBrowseTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportBrowse"], swiftSettings: strict),
+        .testTarget(name: "DashportArtworkTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportArtwork"], swiftSettings: strict),
+        .testTarget(name: "DashportSessionTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportSession", "DashportBrowse", "DashportLog"], swiftSettings: strict),
         .testTarget(
             name: "DashportServicesTests",
-            dependencies: ["DashportServices", "DashportMessages", "DashportSession", "DashportBrowse", "DashportLog"],
+            dependencies: ["DashportFuzzDrivers", "DashportTestSupport", "DashportClock", "DashportServices", "DashportMessages", "DashportSession", "DashportBrowse", "DashportLog"],
             exclude: ["FuzzCrashes"],
             swiftSettings: strict
         ),
         .testTarget(name: "DashportTransportTests", dependencies: ["DashportTransport"], swiftSettings: strict),
         .testTarget(
             name: "DashportServerTests",
-            dependencies: ["DashportServer", "DashportHeadUnit", "DashportTransport", "DashportArtwork", "DashportMessages", "DashportLink", "DashportLog", "DashportTLS", "DashportFrames", "DashportBrowse"],
+            dependencies: ["DashportTestSupport", "DashportClock", "DashportServer", "DashportHeadUnit", "DashportTransport", "DashportArtwork", "DashportMessages", "DashportLink", "DashportLog", "DashportTLS", "DashportFrames", "DashportBrowse"],
             swiftSettings: strict
         ),
     ]

@@ -1,3 +1,4 @@
+import DashportClock
 import Foundation
 
 #if canImport(Glibc)
@@ -78,7 +79,7 @@ struct ArtworkRegistry {
 
     /// Registers `uri` (again) and returns its key, or why it cannot be served. `now` decides
     /// whether a remembered file is due for a check.
-    mutating func register(_ uri: String, at now: ContinuousClock.Instant) -> Result<ArtworkKey, ArtworkError> {
+    mutating func register(_ uri: String, at now: ClockInstant) -> Result<ArtworkKey, ArtworkError> {
         if let known = memo.touchedValue(uri), stillHolds(known, of: uri, at: now) {
             return settle(known.outcome.value, evaluated: false)
         }
@@ -102,7 +103,7 @@ struct ArtworkRegistry {
 
     /// The whole work of a registration: parse, check the scheme, for a file resolve it, compute
     /// the key. Also when the outcome must be checked again: nil when it depends on the URI alone.
-    private mutating func evaluate(_ uri: String, at now: ContinuousClock.Instant) -> (Outcome, checkedAt: ContinuousClock.Instant?) {
+    private mutating func evaluate(_ uri: String, at now: ClockInstant) -> (Outcome, checkedAt: ClockInstant?) {
         guard let url = URL(string: uri), let scheme = url.scheme?.lowercased() else {
             return (.refused(.unsupportedScheme(String(uri.prefix { $0 != "?" }))), nil)
         }
@@ -187,13 +188,13 @@ extension ArtworkRegistry {
         let outcome: SharedOutcome
         /// When the file system was last asked (a file's outcome, accepted or refused); nil when
         /// the outcome depends on the URI alone and never needs a check.
-        var checkedAt: ContinuousClock.Instant?
+        var checkedAt: ClockInstant?
     }
 
     /// Whether a remembered outcome still holds: one that depends on the URI alone always does;
     /// one about a file until ``recheckInterval`` is up, and then, for an accepted file, as long
     /// as one `stat` of its path finds the same file unchanged (the check starts a new interval).
-    private mutating func stillHolds(_ known: Memo, of uri: String, at now: ContinuousClock.Instant) -> Bool {
+    private mutating func stillHolds(_ known: Memo, of uri: String, at now: ClockInstant) -> Bool {
         guard let checkedAt = known.checkedAt, now >= checkedAt + recheckInterval else { return true }
         guard case .accepted(_, let registration, let file?) = known.outcome.value, case .file(let path) = registration.source else {
             return false  // a refusal is worked out again

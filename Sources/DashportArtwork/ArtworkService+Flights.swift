@@ -1,3 +1,4 @@
+import DashportClock
 import Foundation
 import Synchronization
 
@@ -87,7 +88,7 @@ extension ArtworkService {
     /// key failing together (one shared download, several boxes) count as one failure.
     func recordFailure(_ key: ArtworkKey, _ registration: ArtworkRegistry.Registration, _ error: ArtworkError) {
         guard error.isFailureOfSource else { return }
-        let now = clock.now()
+        let now = clock.now
         var backoff = backoffs[key] ?? Backoff(retryAt: now)
         guard backoff.failures == 0 || now >= backoff.retryAt else { return }
         backoff.failures += 1
@@ -108,14 +109,15 @@ extension ArtworkService {
     /// others who wait for it (and to fill the cache); only this caller stops waiting.
     static func value<Value: Sendable>(
         of flight: Task<Result<Value, ArtworkError>, Never>,
-        within timeout: Duration
+        within timeout: Duration,
+        on clock: any DashportClock
     ) async -> Result<Value, ArtworkError> {
         let gate = ResumeOnce<Result<Value, ArtworkError>>()
         return await withCheckedContinuation { continuation in
             gate.arm(continuation)
             let timer = Task {
                 do {
-                    try await Task.sleep(for: timeout)
+                    try await clock.sleep(for: timeout)
                     gate.resume(.failure(.timeout))
                 } catch {}  // cancelled: the flight answered first
             }

@@ -1,3 +1,4 @@
+import DashportClock
 import DashportLog
 import Foundation
 
@@ -14,7 +15,7 @@ public actor ArtworkService {
     let configuration: ArtworkConfiguration
     let logger: Logger
     let fetcher: any ArtworkFetcher
-    let clock: any ArtworkClock
+    let clock: any DashportClock
     let scaler: ArtworkScaler
     var registry: ArtworkRegistry
     var cache: ArtworkDiskCache
@@ -22,7 +23,7 @@ public actor ArtworkService {
 
     struct Backoff {
         var failures = 0
-        var retryAt: ContinuousClock.Instant
+        var retryAt: ClockInstant
         /// Whether `artworkFailed` went out for this URI since it last worked.
         var reported = false
     }
@@ -47,13 +48,13 @@ public actor ArtworkService {
         configuration: ArtworkConfiguration,
         logger: Logger = .silent,
         fetcher: (any ArtworkFetcher)? = nil,
-        clock: (any ArtworkClock)? = nil
+        clock: (any DashportClock)? = nil
     ) {
         let logger = logger.labelled("artwork")
         self.configuration = configuration
         self.logger = logger
         self.fetcher = fetcher ?? URLSessionArtworkFetcher()
-        self.clock = clock ?? SystemArtworkClock()
+        self.clock = clock ?? SystemClock()
         self.scaler = ArtworkScaler(
             maxPixels: configuration.maxPixels,
             jpegQuality: configuration.jpegQuality,
@@ -76,7 +77,7 @@ public actor ArtworkService {
     /// missing or lies outside the roots. Registering again is cheap (a lookup; for a file, one
     /// `stat` per ``ArtworkConfiguration/fileRecheckInterval``) and keeps the key alive.
     public func register(_ uri: String) -> ArtworkKey? {
-        switch registry.register(uri, at: clock.now()) {
+        switch registry.register(uri, at: clock.now) {
         case .success(let key):
             return key
         case .failure(let error):
@@ -143,7 +144,7 @@ public actor ArtworkService {
             stats.cacheHits += 1
             return .success(image)
         }
-        let now = clock.now()
+        let now = clock.now
         if let backoff = backoffs[key], now < backoff.retryAt {
             return .failure(.backingOff(retryAfter: now.duration(to: backoff.retryAt)))
         }
@@ -155,7 +156,7 @@ public actor ArtworkService {
             flight = Task { await self.makeThumbnail(flightKey, registration) }
             thumbnailFlights[flightKey] = flight
         }
-        return await Self.value(of: flight, within: configuration.requestTimeout)
+        return await Self.value(of: flight, within: configuration.requestTimeout, on: clock)
     }
 
     func notify(_ notification: ArtworkNotification) {

@@ -17,7 +17,7 @@ extension BrowseCore {
         if degraded, let cached { return .cached(cached) }
         let call = providerCall(for: parentId)
         let budget = cached == nil ? configuration.providerTimeout : configuration.answerBudget
-        switch await call.wait(timeout: budget, sleep: configuration.sleep) {
+        switch await call.wait(timeout: budget, clock: configuration.clock) {
         case .answered(let result):
             if inFlight[parentId] === call { inFlight[parentId] = nil }
             switch result {
@@ -89,7 +89,7 @@ extension BrowseCore {
         repeat {
             while !(await probeRoot()) {
                 do {
-                    try await configuration.sleep(configuration.retryInterval)
+                    try await configuration.clock.sleep(for: configuration.retryInterval)
                 } catch {
                     refreshTask = nil
                     return
@@ -109,7 +109,7 @@ extension BrowseCore {
         var changed = 0
         for node in served {
             let call = providerCall(for: node.parentId)
-            let outcome = await call.wait(timeout: configuration.providerTimeout, sleep: configuration.sleep)
+            let outcome = await call.wait(timeout: configuration.providerTimeout, clock: configuration.clock)
             guard case .answered(let result) = outcome else {
                 providerFailed("did not answer '\(node.parentId)' within \(configuration.providerTimeout)")
                 return
@@ -140,7 +140,7 @@ extension BrowseCore {
     /// Whether the provider answers the root now (a ``BrowseError`` is an answer too).
     private func probeRoot() async -> Bool {
         let call = providerCall(for: BrowseItem.rootId)
-        let outcome = await call.wait(timeout: configuration.providerTimeout, sleep: configuration.sleep)
+        let outcome = await call.wait(timeout: configuration.providerTimeout, clock: configuration.clock)
         guard case .answered(let result) = outcome else { return false }
         if inFlight[BrowseItem.rootId] === call { inFlight[BrowseItem.rootId] = nil }
         if case .failure(let error) = result, !(error is BrowseError) { return false }

@@ -89,7 +89,7 @@ public actor BrowseCore {
         } else {
             let provider = self.provider
             let call = ProviderCall { try await provider.item(id: id) }
-            switch await call.wait(timeout: configuration.providerTimeout, sleep: configuration.sleep) {
+            switch await call.wait(timeout: configuration.providerTimeout, clock: configuration.clock) {
             case .answered(.success(let item)): found = item
             case .answered(.failure(let error)) where error is BrowseError: return nil
             case .answered(.failure(let error)):
@@ -185,7 +185,7 @@ public actor BrowseCore {
         let provider = self.provider
         let size = configuration.maxChildrenPerNode
         let call = ProviderCall { try await provider.search(query: query, page: 0, pageSize: size) }
-        switch await call.wait(timeout: configuration.providerTimeout, sleep: configuration.sleep) {
+        switch await call.wait(timeout: configuration.providerTimeout, clock: configuration.clock) {
         case .answered(.success(let items)): return Array(items.prefix(size))
         case .answered(.failure(let error as BrowseError)): throw error
         case .answered(.failure(let error)):

@@ -1,5 +1,6 @@
 // Sources/DashportBrowse/ProviderCall.swift - one provider call that many requests wait on, each with a deadline.
 
+import DashportClock
 import Synchronization
 
 /// One call into a provider, shared by every request that needs its answer.
@@ -41,7 +42,7 @@ final class ProviderCall<Value: Sendable>: Sendable {
     var isFinished: Bool { state.withLock { $0.result != nil } }
 
     /// The provider's result, or `.timedOut` when `timeout` passes first (nil waits for the result).
-    func wait(timeout: Duration?, sleep: @escaping @Sendable (Duration) async throws -> Void) async -> Outcome {
+    func wait(timeout: Duration?, clock: any DashportClock) async -> Outcome {
         await withCheckedContinuation { continuation in
             let registered: Int? = state.withLock { state in
                 guard state.result == nil else { return nil }
@@ -59,7 +60,7 @@ final class ProviderCall<Value: Sendable>: Sendable {
             guard let timeout else { return }
             let timer = Task.detached { [self] in
                 do {
-                    try await sleep(timeout)
+                    try await clock.sleep(for: timeout)
                 } catch {
                     return  // cancelled: the answer came first
                 }

@@ -103,15 +103,15 @@ extension MediaChannelSession {
         noticeSink.finish()
     }
 
-    func expireRequest(_ requestId: UInt32) {
+    func expireRequest(_ requestId: UInt32, after limit: Duration) {
         guard let waiter = answerWaiters.removeValue(forKey: requestId) else { return }
         let request = media.cancel(requestId: requestId)
         let what = request.map { "answer to \(describe($0.kind)) (request \(requestId))" } ?? "answer to request \(requestId)"
-        waiter.resume(returning: .failure(.timedOut(what, timeout)))
+        waiter.resume(returning: .failure(.timedOut(what, limit)))
     }
 
-    func expireHello(_ id: Int) {
-        helloWaiters.removeValue(forKey: id)?.resume(returning: .failure(.timedOut("SERVER_HELLO", timeout)))
+    func expireHello(_ id: Int, after limit: Duration) {
+        helloWaiters.removeValue(forKey: id)?.resume(returning: .failure(.timedOut("SERVER_HELLO", limit)))
     }
 
     private func describe(_ kind: MediaChannelRequestKind) -> String {

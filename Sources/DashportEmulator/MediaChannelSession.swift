@@ -105,23 +105,24 @@ public actor MediaChannelSession {
     /// The media channel state: hello, latest pushes, requests in flight.
     public var state: MediaChannelClient { media }
 
-    /// The server's hello, waiting for it (it follows the channel open) if it has not come yet.
-    public func hello() async throws(MediaSessionError) -> DashportMedia.ServerHello {
+    /// The server's hello, waiting for it (it follows the channel open) if it has not come yet,
+    /// at most `limit` (default ``timeout``).
+    public func hello(within limit: Duration? = nil) async throws(MediaSessionError) -> DashportMedia.ServerHello {
         if let hello = media.serverHello { return hello }
         if let disconnect { throw .closed(disconnect) }
         let id = nextWaiterID
         nextWaiterID += 1
         let expiry = Task { [weak self, timeout] in
-            try? await Task.sleep(for: timeout)
-            await self?.expireHello(id)
+            try? await Task.sleep(for: limit ?? timeout)
+            await self?.expireHello(id, after: limit ?? timeout)
         }
         defer { expiry.cancel() }
         return try await withCheckedContinuation { helloWaiters[id] = $0 }.get()
     }
 
-    /// Sends one request and waits for its answer. A request unanswered within ``timeout`` is
-    /// cancelled in the client (a late answer becomes a ``MediaSessionNotice/problem(_:)``).
-    public func request(_ kind: MediaChannelRequestKind) async throws(MediaSessionError) -> MediaChannelAnswer {
+    /// Sends one request and waits for its answer. A request unanswered within `limit` (default
+    /// ``timeout``) is cancelled in the client (a late answer becomes a ``MediaSessionNotice/problem(_:)``).
+    public func request(_ kind: MediaChannelRequestKind, within limit: Duration? = nil) async throws(MediaSessionError) -> MediaChannelAnswer {
         if let disconnect { throw .closed(disconnect) }
         let request: MediaChannelRequest
         do {
@@ -140,8 +141,8 @@ public actor MediaChannelSession {
         if let early = earlyAnswers.removeValue(forKey: requestId) { return early }
         if let disconnect { throw .closed(disconnect) }
         let expiry = Task { [weak self, timeout] in
-            try? await Task.sleep(for: timeout)
-            await self?.expireRequest(requestId)
+            try? await Task.sleep(for: limit ?? timeout)
+            await self?.expireRequest(requestId, after: limit ?? timeout)
         }
         defer { expiry.cancel() }
         return try await withCheckedContinuation { answerWaiters[requestId] = $0 }.get()

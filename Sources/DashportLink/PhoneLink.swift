@@ -154,7 +154,7 @@ public final class PhoneLink {
         return out.actions
     }
 
-    // MARK: - Internals shared with PhoneLink+Control
+    // MARK: - Internals (the non-private ones are shared with PhoneLink+Setup and PhoneLink+Running)
 
     private func begin(_ now: Duration) {
         if startedAt == nil { startedAt = now }

@@ -1,3 +1,4 @@
+import DashportClock
 import DashportLink
 import DashportServices
 import DashportLog
@@ -55,9 +56,10 @@ struct CarConnection {
             stream.abort()
             return
         }
-        let clock = ContinuousClock()
-        let start = clock.now
-        var timer = DeadlineTimer(start: start, inputs: mailbox)
+        // The link and the services take `now` as time since the server clock's origin, the same
+        // time line the session's position anchors are on.
+        let clock = context.core.clock
+        var timer = DeadlineTimer(clock: clock, inputs: mailbox)
         var services = CarServices(context: context, logger: logger, inputs: mailbox)
         stream.start { event in mailbox.yield(.transport(event)) }
 
@@ -70,8 +72,8 @@ struct CarConnection {
                 case .send(let bytes):
                     stream.write(bytes)
                 case .event(let event):
-                    let outgoing = services.linkEvent(event, now: clock.now - start)
-                    perform(sendAll(outgoing, on: link, now: clock.now - start))
+                    let outgoing = services.linkEvent(event, now: clock.now.sinceOrigin)
+                    perform(sendAll(outgoing, on: link, now: clock.now.sinceOrigin))
                 case .close(let reason):
                     logClose(reason, phase: link.phase)
                     stream.close()
@@ -80,11 +82,11 @@ struct CarConnection {
             }
         }
 
-        perform(link.tick(now: clock.now - start))
+        perform(link.tick(now: clock.now.sinceOrigin))
         timer.arm(at: link.nextDeadline)
         while true {
             let input = await mailbox.next()
-            let now = clock.now - start
+            let now = clock.now.sinceOrigin
             switch input {
             case .transport(.received(let bytes)):
                 // A deadline that passed while bytes queued is handled before them, so a flood
@@ -160,46 +162,4 @@ struct CarConnection {
             logger.warning("closing connection: \(reason)", ["phase": "\(phase)"])
         }
     }
-}
-
-/// One pending wake-up for the connection task: a child task that sleeps until the earliest
-/// deadline and then yields `.tick`. Re-arming with the same deadline keeps the current sleep.
-struct DeadlineTimer {
-    let start: ContinuousClock.Instant
-    let inputs: CarMailbox
-    private var armedAt: Duration?
-    private var task: Task<Void, Never>?
-
-    init(start: ContinuousClock.Instant, inputs: CarMailbox) {
-        self.start = start
-        self.inputs = inputs
-    }
-
-    mutating func arm(at deadline: Duration?) {
-        guard deadline != armedAt else { return }
-        task?.cancel()
-        armedAt = deadline
-        guard let deadline else { task = nil; return }
-        let wake = start + deadline
-        task = Task { [inputs] in
-            do { try await Task.sleep(until: wake, clock: .continuous) } catch { return }
-            inputs.yield(.tick)
-        }
-    }
-
-    /// The sleep ended: the next `arm` starts a new one even for an unchanged deadline.
-    mutating func fired() {
-        armedAt = nil
-        task = nil
-    }
-
-    mutating func cancel() {
-        task?.cancel()
-        task = nil
-    }
-}
-
-func hex(_ id: UInt16) -> String {
-    let digits = String(id, radix: 16)
-    return "0x" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
 }

@@ -12,7 +12,7 @@ extension CarServices {
         var service = MediaChannelService(
             channel: channel, carId: carName, profileData: profileData, server: server,
             logger: logger.with("channel", "\(channel)"))
-        let actions = service.open(now: core.sessionClock.now())
+        let actions = service.open(now: core.clock.now)
         media = service
         subscribeMediaChannel()
         return perform(actions)
@@ -129,9 +129,4 @@ extension MediaChannelArtworkFailure {
         }
         self.init(code: code, message: "\(error)")
     }
-}
-
-/// The version Dashport reports to cars.
-public enum DashportVersion {
-    public static let current = "0.1.0"
 }

@@ -94,7 +94,7 @@ struct CarServices {
         case .mediaPlaybackStatus:
             var configuration = AAPPlaybackStatusService.Configuration()
             configuration.sessionClockOrigin = AAPPlaybackStatusService.Configuration.sessionClockOrigin(
-                linkNow: now, sessionNow: core.sessionClock.now())
+                linkNow: now, sessionNow: core.clock.now)
             status = AAPPlaybackStatusService(channel: service.channel, car: carName, configuration: configuration)
             subscribeStatusToSession()
             // The status service starts once the session's current state is in (`sessionStarted`).
@@ -137,7 +137,7 @@ struct CarServices {
             return perform(actions, now: now)
         }
         if var service = media, service.channel == channel {
-            let actions = service.receive(messageId: messageId, body: body, now: core.sessionClock.now())
+            let actions = service.receive(messageId: messageId, body: body, now: core.clock.now)
             media = service
             return perform(actions)
         }
@@ -161,7 +161,7 @@ struct CarServices {
             }
         case .session(let update, let keys, .mediaChannel):
             if var service = media {
-                let actions = service.sessionUpdated(update, artworkKeys: keys, now: core.sessionClock.now())
+                let actions = service.sessionUpdated(update, artworkKeys: keys, now: core.clock.now)
                 media = service
                 out += perform(actions)
             }

@@ -1,3 +1,4 @@
+import DashportClock
 import Foundation
 import DashportArtwork
 import DashportBrowse
@@ -21,7 +22,8 @@ public final class DashportServer: Sendable {
     /// the catalog is invalid, the identity cannot be loaded or the address cannot be bound.
     public static func start(
         configuration: ServerConfiguration, logger: Logger,
-        provider: (any BrowseProvider)? = nil, artworkFetcher: (any ArtworkFetcher)? = nil
+        provider: (any BrowseProvider)? = nil, artworkFetcher: (any ArtworkFetcher)? = nil,
+        clock: any DashportClock = SystemClock()
     ) async throws -> DashportServer {
         try configuration.validate()
         let address: ListenAddress
@@ -31,9 +33,9 @@ public final class DashportServer: Sendable {
             throw ConfigurationError("--listen \(configuration.listen): \(error)")
         }
         let identity = try TLSIdentity.loadOrCreate(stateDirectory: configuration.stateDirectory, logger: logger.labelled("tls"))
-        let tls = try TLSContext(.server(identity: identity, peerPolicy: peerPolicy(configuration)))
+        let tls = try TLSContext(.server(identity: identity, peerPolicy: try peerPolicy(configuration)))
         let core = try await ServerCore.make(
-            configuration: configuration, logger: logger, provider: provider, artworkFetcher: artworkFetcher)
+            configuration: configuration, logger: logger, provider: provider, artworkFetcher: artworkFetcher, clock: clock)
         let link = LinkConfiguration(
             labelText: configuration.label,
             deviceName: configuration.deviceName,
@@ -91,8 +93,16 @@ public final class DashportServer: Sendable {
         await core.session.close()
     }
 
-    static func peerPolicy(_ configuration: ServerConfiguration) -> PeerPolicy {
-        if let ca = configuration.caFile { return .certificateAuthority(path: ca) }
+    /// The head units this server accepts. The CA file is read here and handed to the TLS layer as
+    /// bytes (a file that cannot be read is a clear error naming it).
+    static func peerPolicy(_ configuration: ServerConfiguration) throws(TLSError) -> PeerPolicy {
+        if let ca = configuration.caFile {
+            do {
+                return .certificateAuthority(pem: try SecureFile.read(ca), source: ca)
+            } catch {
+                throw .configuration("cannot load CA file \(ca): \(error)")
+            }
+        }
         let pins = configuration.allowedFingerprints.compactMap(ServerConfiguration.normalizedFingerprint)
         return pins.isEmpty ? .acceptAny : .pinnedSHA256(Set(pins))
     }

@@ -2,7 +2,8 @@ import DashportLink
 import DashportLog
 import DashportTLS
 
-/// What every car connection shares: the TLS context, the link settings, the core and the log.
+/// What every car connection shares: the TLS context, the link settings, the core (and its clock)
+/// and the log.
 struct ServerContext: Sendable {
     let tls: TLSContext
     let link: LinkConfiguration

@@ -1,3 +1,4 @@
+import DashportClock
 import Foundation
 import DashportArtwork
 import DashportBrowse
@@ -10,8 +11,9 @@ public struct ServerCore: Sendable {
     public let browse: BrowseCore
     public let artwork: ArtworkService
     public let session: SessionCore
-    /// The clock the session's position anchors are read on.
-    public let sessionClock: any SessionClock
+    /// The server's one clock: browse budgets, artwork backoff, the session's position anchors and
+    /// every car connection's link deadlines are all read on it.
+    public let clock: any DashportClock
     /// Where the catalog came from (for logs and the artwork roots).
     public let catalogPath: String
     /// Forwards browse reports and artwork failures into the session's error channel.
@@ -19,14 +21,14 @@ public struct ServerCore: Sendable {
     /// Memoised media-channel answers, dropped as the browse core reports changes.
     let answers: AnswerMemo
 
-    public init(browse: BrowseCore, artwork: ArtworkService, session: SessionCore, sessionClock: any SessionClock, catalogPath: String) {
+    public init(browse: BrowseCore, artwork: ArtworkService, session: SessionCore, clock: any DashportClock, catalogPath: String) {
         let answers = AnswerMemo()
         self.answers = answers
         self.reporters = ServerCore.forwardReports(browse: browse, artwork: artwork, to: session, answers: answers)
         self.browse = browse
         self.artwork = artwork
         self.session = session
-        self.sessionClock = sessionClock
+        self.clock = clock
         self.catalogPath = catalogPath
     }
 
@@ -35,10 +37,11 @@ public struct ServerCore: Sendable {
     /// `stateDirectory`.
     /// `provider` replaces the catalog (a music server, or a test's slow or absent provider; file
     /// covers are then served from the catalog's folder still); `artworkFetcher` replaces the
-    /// URLSession downloader (tests serve https covers offline).
+    /// URLSession downloader (tests serve https covers offline); `clock` is the time every part reads.
     public static func make(
         configuration: ServerConfiguration, logger: Logger,
-        provider customProvider: (any BrowseProvider)? = nil, artworkFetcher: (any ArtworkFetcher)? = nil
+        provider customProvider: (any BrowseProvider)? = nil, artworkFetcher: (any ArtworkFetcher)? = nil,
+        clock: any DashportClock = SystemClock()
     ) async throws -> ServerCore {
         let catalogPath = try configuration.catalog ?? DemoLibrary.catalogPath()
         let provider: any BrowseProvider
@@ -53,14 +56,13 @@ public struct ServerCore: Sendable {
         }
         let state = configuration.stateDirectory
         let cache = BrowseCache(directory: state + "/browse-cache", logger: logger)
-        let browse = BrowseCore(provider: provider, cache: cache, logger: logger)
+        let browse = BrowseCore(provider: provider, cache: cache, configuration: BrowseConfiguration(clock: clock), logger: logger)
 
         let artworkConfiguration = ArtworkConfiguration(
             roots: [URL(fileURLWithPath: catalogPath).deletingLastPathComponent().path],
             cacheDirectory: state + "/artwork-cache")
-        let artwork = ArtworkService(configuration: artworkConfiguration, logger: logger, fetcher: artworkFetcher)
+        let artwork = ArtworkService(configuration: artworkConfiguration, logger: logger, fetcher: artworkFetcher, clock: clock)
 
-        let clock = ContinuousSessionClock()
         let handler = DemoPlaybackHandler(library: provider, clock: clock)
         let session = SessionCore(
             handler: handler, clock: clock,
@@ -68,7 +70,7 @@ public struct ServerCore: Sendable {
             logger: logger.labelled("session"))
         let restored = await session.restore()
         logger.labelled("session").info("session restore: \(restored)")
-        return ServerCore(browse: browse, artwork: artwork, session: session, sessionClock: clock, catalogPath: catalogPath)
+        return ServerCore(browse: browse, artwork: artwork, session: session, clock: clock, catalogPath: catalogPath)
     }
 }
 

@@ -1,3 +1,4 @@
+import DashportClock
 import DashportLog
 import DashportMessages
 import DashportSession
@@ -77,7 +78,7 @@ public struct AAPPlaybackStatusService: Sendable {
         /// The ``sessionClockOrigin`` for a link whose time reads `linkNow` while the session
         /// clock reads `sessionNow` (read both at about the same moment, e.g. when the channel
         /// opens; the result is good to the millisecond).
-        public static func sessionClockOrigin(linkNow: Duration, sessionNow: SessionInstant) -> Duration {
+        public static func sessionClockOrigin(linkNow: Duration, sessionNow: ClockInstant) -> Duration {
             linkNow - .milliseconds(sessionNow.milliseconds)
         }
     }
@@ -269,7 +270,7 @@ public struct AAPPlaybackStatusService: Sendable {
     }
 
     /// `now` on the session clock's time line.
-    func sessionInstant(_ now: Duration) -> SessionInstant {
-        SessionInstant(milliseconds: (now - configuration.sessionClockOrigin).aapMilliseconds)
+    func sessionInstant(_ now: Duration) -> ClockInstant {
+        ClockInstant(milliseconds: (now - configuration.sessionClockOrigin).aapMilliseconds)
     }
 }

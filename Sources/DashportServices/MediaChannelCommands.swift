@@ -1,6 +1,7 @@
 // Sources/DashportServices/MediaChannelCommands.swift - PLAYBACK_COMMAND to a session command, and
 // the session's answer to COMMAND_RESULT.
 
+import DashportClock
 import DashportMessages
 import DashportSession
 
@@ -12,14 +13,14 @@ extension MediaChannelService {
     /// A jump without an amount is the session's jump (its configured default, 15 s). A jump with
     /// an amount is resolved here into an absolute seek from the last pushed state projected to
     /// `now`, so it needs the `seekTo` capability, like any seek.
-    func examine(_ request: DashportMedia.PlaybackCommand, now: SessionInstant) -> Intake {
+    func examine(_ request: DashportMedia.PlaybackCommand, now: ClockInstant) -> Intake {
         switch sessionCommand(request.command, now: now) {
         case .success(let command): .perform(.command, .command(command))
         case .failure(let error): .refuse(error.refusal)
         }
     }
 
-    private func sessionCommand(_ command: DashportMedia.PlaybackCommand.Command?, now: SessionInstant)
+    private func sessionCommand(_ command: DashportMedia.PlaybackCommand.Command?, now: ClockInstant)
         -> Result<SessionCommand, RefusalError>
     {
         guard let command else {
@@ -56,7 +57,7 @@ extension MediaChannelService {
     }
 
     /// A jump of `ms` (0: the session's default) as a session command.
-    private func jump(by ms: Int64, forward: Bool, now: SessionInstant) -> SessionCommand {
+    private func jump(by ms: Int64, forward: Bool, now: ClockInstant) -> SessionCommand {
         guard ms > 0 else { return forward ? .jumpForward : .jumpBack }
         let position = session.projectedPositionMs(at: now)
         let (target, overflow) = forward ? position.addingReportingOverflow(ms) : position.subtractingReportingOverflow(ms)

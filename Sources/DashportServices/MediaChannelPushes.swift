@@ -1,6 +1,7 @@
 // Sources/DashportServices/MediaChannelPushes.swift - session updates and browse notifications pushed
 // to the car: PLAYBACK_STATE, MEDIA_ITEM_STATE, QUEUE_STATE, SESSION_ERROR, CHILDREN_CHANGED.
 
+import DashportClock
 import DashportBrowse
 import DashportMessages
 import DashportSession
@@ -19,7 +20,7 @@ struct SessionMirror: Sendable {
     var pushedQueue: DashportMedia.QueueState?
 
     /// The position at `now` by the last playback state (0 before any).
-    func projectedPositionMs(at now: SessionInstant) -> Int64 {
+    func projectedPositionMs(at now: ClockInstant) -> Int64 {
         playbackState?.projectedPositionMs(at: now, durationMs: durationMs) ?? 0
     }
 }
@@ -42,7 +43,7 @@ extension MediaChannelService {
     /// clock. The `sleepTimer` action is listed with the capabilities whenever `pause` is (the
     /// session arms a timer only then).
     public mutating func sessionUpdated(
-        _ update: SessionUpdate, artworkKeys: [String: String], now: SessionInstant
+        _ update: SessionUpdate, artworkKeys: [String: String], now: ClockInstant
     ) -> [MediaChannelAction] {
         switch update {
         case .playbackState(let state):
@@ -86,7 +87,7 @@ extension MediaChannelService {
 
     /// Pushes every channel whose latest wire form differs from what was last pushed: queue, item,
     /// state (stamped `sentAtMs` = `now`).
-    mutating func pushKnownState(now: SessionInstant) -> [MediaChannelAction] {
+    mutating func pushKnownState(now: ClockInstant) -> [MediaChannelAction] {
         var actions: [MediaChannelAction] = []
         if let queue = session.latestQueue, queue != session.pushedQueue {
             session.pushedQueue = queue

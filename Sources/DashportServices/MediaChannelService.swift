@@ -1,6 +1,7 @@
 // Sources/DashportServices/MediaChannelService.swift - the Dashport media channel (vendor extension
 // `dashport.media`) for one car: requests in, core work and messages out.
 
+import DashportClock
 import DashportBrowse
 import DashportLog
 import DashportMessages
@@ -21,7 +22,7 @@ import DashportSession
 /// 4. performs the ``MediaChannelAction``s it gets back, in order, and hands each answer back
 ///    with its ticket; answers may come back in any order.
 ///
-/// `now` is always the session clock's reading (`SessionClock.now()`): position anchors are on that
+/// `now` is always the session clock's reading (`DashportClock.now`): position anchors are on that
 /// clock, and PLAYBACK_STATE's `sentAtMs` must be too.
 ///
 /// Artwork never leaves as a URI. Everything that can carry covers (a browse answer, an item, a
@@ -80,7 +81,7 @@ public struct MediaChannelService: Sendable {
 
     /// SERVER_HELLO, then the session state known so far (queue, item, playback state). Call once,
     /// right after creating the service; a second call returns nothing.
-    public mutating func open(now: SessionInstant) -> [MediaChannelAction] {
+    public mutating func open(now: ClockInstant) -> [MediaChannelAction] {
         guard !isOpen else {
             logger.warning("open called twice: ignored")
             return []
@@ -99,7 +100,7 @@ public struct MediaChannelService: Sendable {
     }
 
     /// One message from the car on this channel.
-    public mutating func receive(messageId: UInt16, body: [UInt8], now: SessionInstant) -> [MediaChannelAction] {
+    public mutating func receive(messageId: UInt16, body: [UInt8], now: ClockInstant) -> [MediaChannelAction] {
         let id = DashportMedia.MessageId(rawValue: Int32(messageId))
         do throws(WireDecodingError) {
             switch id {

@@ -1,3 +1,4 @@
+import DashportClock
 import DashportBrowse
 
 /// The embedded default handler: "plays" a browse library on the clock, with no audio.
@@ -9,19 +10,19 @@ import DashportBrowse
 /// track-end timer and the shuffle order. Browse requests go straight to the library.
 public actor DemoPlaybackHandler: SessionHandler {
     public nonisolated let library: any BrowseProvider
-    nonisolated let clock: any SessionClock
+    nonisolated let clock: any DashportClock
     /// Previous restarts the current item instead when it has played longer than this. Default 3 s.
     public nonisolated let previousRestartsAfterMs: Int64
 
     private var generator: SplitMix64
     private var shuffleOrder: [Int] = []
-    private var trackEnd: SessionTimer?
+    private var trackEnd: ClockTimer?
     private var trackEndGeneration: UInt64 = 0
 
     /// - Parameter shuffleSeed: seeds the shuffle order (tests pass a fixed one).
     public init(
         library: any BrowseProvider,
-        clock: any SessionClock,
+        clock: any DashportClock,
         shuffleSeed: UInt64 = UInt64.random(in: .min ... .max),
         previousRestartsAfterMs: Int64 = 3000
     ) {
@@ -73,7 +74,7 @@ public actor DemoPlaybackHandler: SessionHandler {
             }
             return try await start(first, in: snapshot, status: .playing, session: session)
         }
-        let now = clock.now()
+        let now = clock.now
         var position = snapshot.playbackState.projectedPositionMs(at: now, durationMs: snapshot.durationMs)
         if let duration = snapshot.durationMs, position >= duration { position = 0 }
         snapshot.playbackState.status = .playing
@@ -83,7 +84,7 @@ public actor DemoPlaybackHandler: SessionHandler {
 
     public func pause(session: SessionBroadcaster) async throws {
         var snapshot = await session.snapshot()
-        snapshot.playbackState = snapshot.playbackState.reanchored(at: clock.now(), durationMs: snapshot.durationMs)
+        snapshot.playbackState = snapshot.playbackState.reanchored(at: clock.now, durationMs: snapshot.durationMs)
         snapshot.playbackState.status = .paused
         try await commit(snapshot, session: session)
     }
@@ -91,19 +92,19 @@ public actor DemoPlaybackHandler: SessionHandler {
     public func stop(session: SessionBroadcaster) async throws {
         var snapshot = await session.snapshot()
         snapshot.playbackState.status = .stopped
-        snapshot.playbackState.position = PositionAnchor(valueMs: 0, at: clock.now(), rate: snapshot.playbackState.position.rate)
+        snapshot.playbackState.position = PositionAnchor(valueMs: 0, at: clock.now, rate: snapshot.playbackState.position.rate)
         try await commit(snapshot, session: session)
     }
 
     public func seekTo(_ positionMs: Int64, session: SessionBroadcaster) async throws {
         var snapshot = await session.snapshot()
-        snapshot.playbackState.position = PositionAnchor(valueMs: positionMs, at: clock.now(), rate: snapshot.playbackState.position.rate)
+        snapshot.playbackState.position = PositionAnchor(valueMs: positionMs, at: clock.now, rate: snapshot.playbackState.position.rate)
         try await commit(snapshot, session: session)
     }
 
     public func setRate(_ rate: Double, session: SessionBroadcaster) async throws {
         var snapshot = await session.snapshot()
-        snapshot.playbackState = snapshot.playbackState.reanchored(at: clock.now(), durationMs: snapshot.durationMs)
+        snapshot.playbackState = snapshot.playbackState.reanchored(at: clock.now, durationMs: snapshot.durationMs)
         snapshot.playbackState.position.rate = rate
         try await commit(snapshot, session: session)
     }
@@ -120,7 +121,7 @@ public actor DemoPlaybackHandler: SessionHandler {
     public func skipToPrevious(session: SessionBroadcaster) async throws {
         let snapshot = await session.snapshot()
         let state = snapshot.playbackState
-        let played = state.projectedPositionMs(at: clock.now(), durationMs: snapshot.durationMs)
+        let played = state.projectedPositionMs(at: clock.now, durationMs: snapshot.durationMs)
         let previous = navigator(for: snapshot).previous(before: state.queueIndex, wrap: state.repeatMode == .all)
         guard played <= previousRestartsAfterMs, let previous else {
             return try await seekTo(0, session: session)
@@ -157,7 +158,7 @@ public actor DemoPlaybackHandler: SessionHandler {
         if let next = navigator(for: snapshot).afterTrackEnd(state.queueIndex, repeatMode: state.repeatMode) {
             return try await start(next, in: snapshot, status: .playing, session: session)
         }
-        let now = clock.now()
+        let now = clock.now
         snapshot.playbackState.status = .stopped
         snapshot.playbackState.position = PositionAnchor(
             valueMs: state.projectedPositionMs(at: now, durationMs: snapshot.durationMs), at: now, rate: state.position.rate)
@@ -174,7 +175,7 @@ public actor DemoPlaybackHandler: SessionHandler {
         let state = snapshot.playbackState
         let rate = state.position.rate
         guard state.status == .playing, let duration = snapshot.durationMs, rate > 0 else { return }
-        let now = clock.now()
+        let now = clock.now
         let remaining = max(0, duration - state.projectedPositionMs(at: now, durationMs: duration))
         let deadline = now.advanced(byMs: saturatingInt64((Double(remaining) / rate).rounded(.up)))
         trackEnd = clock.schedule(at: deadline) { [weak self] in
@@ -198,7 +199,7 @@ public actor DemoPlaybackHandler: SessionHandler {
         var snapshot = snapshot
         snapshot.playbackState.queueIndex = index
         snapshot.playbackState.status = status
-        snapshot.playbackState.position = PositionAnchor(valueMs: 0, at: clock.now(), rate: snapshot.playbackState.position.rate)
+        snapshot.playbackState.position = PositionAnchor(valueMs: 0, at: clock.now, rate: snapshot.playbackState.position.rate)
         try await commit(snapshot, newItem: true, queueChanged: queueChanged, session: session)
     }
 

@@ -1,3 +1,5 @@
+import DashportClock
+
 /// What the player is doing.
 public enum PlaybackStatus: String, Sendable, Hashable, Codable, CaseIterable {
     case playing, paused, buffering, stopped, error
@@ -38,11 +40,11 @@ public struct CustomAction: Sendable, Hashable, Codable {
 /// (seek, pause, play, rate change, new item), never as a ticking clock.
 public struct PositionAnchor: Sendable, Hashable, Codable {
     public var valueMs: Int64
-    public var at: SessionInstant
+    public var at: ClockInstant
     /// Playback speed (1 = normal). Kept while paused so playing resumes at the same speed.
     public var rate: Double
 
-    public init(valueMs: Int64, at: SessionInstant, rate: Double = 1) {
+    public init(valueMs: Int64, at: ClockInstant, rate: Double = 1) {
         self.valueMs = valueMs
         self.at = at
         self.rate = rate
@@ -50,7 +52,7 @@ public struct PositionAnchor: Sendable, Hashable, Codable {
 
     /// The position at `instant`: the anchor value moved on by `rate` if `advancing`, saturating at the
     /// bounds of `Int64` (instants before the anchor count as the anchor itself).
-    public func projectedMs(at instant: SessionInstant, advancing: Bool) -> Int64 {
+    public func projectedMs(at instant: ClockInstant, advancing: Bool) -> Int64 {
         guard advancing, rate > 0, rate.isFinite else { return valueMs }
         let elapsed = max(0, instant.milliseconds(since: at))
         return saturatingInt64(Double(valueMs) + Double(elapsed) * rate)
@@ -107,14 +109,14 @@ public struct PlaybackState: Sendable, Hashable, Codable {
     public var isAdvancing: Bool { status == .playing }
 
     /// The position at `instant`, clamped to 0…`durationMs` (0…∞ when the duration is unknown).
-    public func projectedPositionMs(at instant: SessionInstant, durationMs: Int64?) -> Int64 {
+    public func projectedPositionMs(at instant: ClockInstant, durationMs: Int64?) -> Int64 {
         let projected = max(0, position.projectedMs(at: instant, advancing: isAdvancing))
         guard let durationMs else { return projected }
         return min(projected, max(0, durationMs))
     }
 
     /// A copy re-anchored at `instant` on its own projected position (same status and rate).
-    public func reanchored(at instant: SessionInstant, durationMs: Int64?) -> PlaybackState {
+    public func reanchored(at instant: ClockInstant, durationMs: Int64?) -> PlaybackState {
         var copy = self
         copy.position = PositionAnchor(
             valueMs: projectedPositionMs(at: instant, durationMs: durationMs), at: instant, rate: position.rate)

@@ -37,10 +37,10 @@ extension SessionCore {
             guard ms >= 0 else { return .rejected(reason: "seek position \(ms) ms is negative") }
             return await seek(to: ms)
         case .jumpForward:
-            let (target, overflow) = projectedPositionMs(at: clock.now()).addingReportingOverflow(configuration.jumpForwardMs)
+            let (target, overflow) = projectedPositionMs(at: clock.now).addingReportingOverflow(configuration.jumpForwardMs)
             return await seek(to: overflow ? .max : target)
         case .jumpBack:
-            return await seek(to: max(0, projectedPositionMs(at: clock.now()) - configuration.jumpBackMs))
+            return await seek(to: max(0, projectedPositionMs(at: clock.now) - configuration.jumpBackMs))
         case .skipToNext:
             return await deliver { try await self.handler.skipToNext(session: session) }
         case .skipToPrevious:

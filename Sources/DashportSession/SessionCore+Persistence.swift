@@ -1,3 +1,4 @@
+import DashportClock
 import DashportLog
 
 /// What ``SessionCore/restore()`` found.
@@ -41,7 +42,7 @@ extension SessionCore {
             var position = max(0, state.position.valueMs)
             if let duration { position = min(position, max(0, duration)) }
             state.status = .paused
-            state.position = PositionAnchor(valueMs: position, at: clock.now(), rate: state.position.rate)
+            state.position = PositionAnchor(valueMs: position, at: clock.now, rate: state.position.rate)
             state.bufferedPositionMs = nil
             state.errorMessage = nil
             do throws(SessionStateError) {
@@ -63,7 +64,7 @@ extension SessionCore {
     /// Writes the channels (position projected to now) and re-arms the checkpoint timer.
     func persist() {
         guard let store else { return }
-        let now = clock.now()
+        let now = clock.now
         let snapshot = SessionSnapshot(
             playbackState: playbackState.reanchored(at: now, durationMs: mediaItem.item?.durationMs),
             mediaItem: mediaItem, queue: queue)
@@ -85,7 +86,7 @@ extension SessionCore {
     }
 
     /// While playing, the next checkpoint is one interval after the last write.
-    private func rearmCheckpoint(now: SessionInstant) {
+    private func rearmCheckpoint(now: ClockInstant) {
         checkpointTimer?.cancel()
         checkpointTimer = nil
         guard store != nil, playbackState.status == .playing, !closed else { return }

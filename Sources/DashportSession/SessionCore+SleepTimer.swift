@@ -1,3 +1,4 @@
+import DashportClock
 import DashportLog
 
 /// The sleep timer as armed: what it waits for and the clock timer behind it.
@@ -7,15 +8,15 @@ struct ArmedSleepTimer {
     /// For `endOfTrack`: the item that was playing when it was armed.
     var itemId: String?
     /// When it fires; nil while an end-of-track timer waits (paused, or no duration).
-    var deadline: SessionInstant?
-    var handle: SessionTimer?
+    var deadline: ClockInstant?
+    var handle: ClockTimer?
 }
 
 /// The sleep timer: arming (re-arming replaces), following broadcasts, and firing (pause first,
 /// then report `sleepTimerFired`).
 extension SessionCore {
     func armSleepTimer(_ timer: SleepTimer) -> CommandResult {
-        let now = clock.now()
+        let now = clock.now
         var armed = ArmedSleepTimer(timer: timer, generation: 0)
         switch timer {
         case .duration(let ms):
@@ -50,7 +51,7 @@ extension SessionCore {
     /// timer due; otherwise an end-of-track deadline is computed again from the new anchor.
     func sleepTimerAfterBroadcast() {
         guard let armed = sleepTimer else { return }
-        let now = clock.now()
+        let now = clock.now
         if let deadline = armed.deadline, deadline <= now {
             sleepTimerDue = true
             return
@@ -66,7 +67,7 @@ extension SessionCore {
 
     /// `now + (duration − projected position) / rate` while playing an item of known duration at a
     /// rate above 0; nil otherwise (the timer then waits for the item to change).
-    func endOfTrackDeadline(now: SessionInstant) -> SessionInstant? {
+    func endOfTrackDeadline(now: ClockInstant) -> ClockInstant? {
         let rate = playbackState.position.rate
         guard playbackState.status == .playing, let duration = mediaItem.item?.durationMs, rate > 0 else { return nil }
         let remaining = max(0, duration - projectedPositionMs(at: now))
@@ -74,7 +75,7 @@ extension SessionCore {
     }
 
     /// Arms the clock for the current deadline (a deadline already reached makes the timer due).
-    private func scheduleSleepTimer(now: SessionInstant) {
+    private func scheduleSleepTimer(now: ClockInstant) {
         guard var armed = sleepTimer else { return }
         armed.handle?.cancel()
         armed.handle = nil

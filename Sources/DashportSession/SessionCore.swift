@@ -1,3 +1,4 @@
+import DashportClock
 import DashportLog
 
 /// One update on the session's broadcast channels.
@@ -66,7 +67,7 @@ public struct SessionError: Error, Sendable, Hashable, Codable, CustomStringConv
 /// injected clock.
 ///
 /// ```swift
-/// let clock = ContinuousSessionClock()
+/// let clock = SystemClock()
 /// let core = SessionCore(
 ///     handler: DemoPlaybackHandler(library: catalog, clock: clock), clock: clock,
 ///     persistence: SessionStore(directory: stateDirectory), logger: Logger(label: "session"))
@@ -76,7 +77,7 @@ public struct SessionError: Error, Sendable, Hashable, Codable, CustomStringConv
 /// ```
 public actor SessionCore {
     let handler: any SessionHandler
-    let clock: any SessionClock
+    let clock: any DashportClock
     let store: SessionStore?
     let configuration: SessionConfiguration
     let logger: Logger
@@ -100,7 +101,7 @@ public actor SessionCore {
     var sleepTimer: ArmedSleepTimer?
     var sleepGeneration: UInt64 = 0
     var sleepTimerDue = false
-    var checkpointTimer: SessionTimer?
+    var checkpointTimer: ClockTimer?
     var checkpointGeneration: UInt64 = 0
     var persistenceFailing = false
 
@@ -108,7 +109,7 @@ public actor SessionCore {
     /// Call ``restore()`` to bring back the persisted session.
     public init(
         handler: any SessionHandler,
-        clock: any SessionClock,
+        clock: any DashportClock,
         persistence: SessionStore? = nil,
         configuration: SessionConfiguration = SessionConfiguration(),
         logger: Logger = .silent
@@ -120,7 +121,7 @@ public actor SessionCore {
         self.logger = logger
         self.validator = StateValidator(configuration: configuration)
         self.playbackState = PlaybackState(
-            position: PositionAnchor(valueMs: 0, at: clock.now()), capabilities: handler.initialCapabilities)
+            position: PositionAnchor(valueMs: 0, at: clock.now), capabilities: handler.initialCapabilities)
         self.mediaItem = .none
         self.queue = .empty
     }
@@ -134,12 +135,12 @@ public actor SessionCore {
     public nonisolated var broadcaster: SessionBroadcaster { SessionBroadcaster(core: self) }
 
     /// The position at `instant`, projected from the anchor and clamped to the item's duration.
-    public func projectedPositionMs(at instant: SessionInstant) -> Int64 {
+    public func projectedPositionMs(at instant: ClockInstant) -> Int64 {
         playbackState.projectedPositionMs(at: instant, durationMs: mediaItem.item?.durationMs)
     }
 
     /// The armed sleep timer, if any, and its current deadline (nil while an end-of-track timer waits).
-    public var activeSleepTimer: (timer: SleepTimer, deadline: SessionInstant?)? {
+    public var activeSleepTimer: (timer: SleepTimer, deadline: ClockInstant?)? {
         sleepTimer.map { ($0.timer, $0.deadline) }
     }
 

@@ -9,9 +9,11 @@ public enum PeerPolicy: Sendable, Hashable {
     /// Only certificates whose SHA-256 over the raw DER bytes is in the set. Entries are hex,
     /// upper or lower case, with or without `:` separators. A missing certificate is rejected.
     case pinnedSHA256(Set<String>)
-    /// Only certificates that chain to a CA in this PEM file, by OpenSSL's verification
-    /// (signatures, validity dates, CA constraints). A missing certificate is rejected.
-    case certificateAuthority(path: String)
+    /// Only certificates that chain to one of the CA certificates in `pem` (one or more PEM
+    /// certificates), by OpenSSL's verification (signatures, validity dates, CA constraints). A
+    /// missing certificate is rejected. `source` names where the bytes came from (the server's CA
+    /// file) in errors and rejections; the TLS layer never reads files.
+    case certificateAuthority(pem: [UInt8], source: String)
 }
 
 /// How a ``TLSContext`` behaves: the phone (server) role with Dashport's fixed security policy, or

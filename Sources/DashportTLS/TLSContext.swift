@@ -67,10 +67,29 @@ public final class TLSContext: @unchecked Sendable {
         // Ask for a client certificate, let any (or none) through; the PeerPolicy decides later.
         dashport_ssl_ctx_request_any_client_certificate(context)
 
-        if case .certificateAuthority(let path) = configuration.peerPolicy {
-            guard SSL_CTX_load_verify_file(context, path) == 1 else {
-                throw .configuration("cannot load CA file \(path): \(OpenSSLErrorQueue.describe(or: "no certificate found"))")
+        if case .certificateAuthority(let pem, let source) = configuration.peerPolicy {
+            try trust(pem, from: source, in: context)
+        }
+    }
+
+    /// Adds every PEM certificate in `pem` to the context's trust store; none at all is an error.
+    private static func trust(_ pem: [UInt8], from source: String, in context: OpaquePointer) throws(TLSError) {
+        guard let store = SSL_CTX_get_cert_store(context), let bio = MemoryBIO.reading(pem) else {
+            throw .library("cannot set up the CA store: \(OpenSSLErrorQueue.drain())")
+        }
+        defer { BIO_free(bio) }
+        var added = 0
+        while let certificate = dashport_pem_read_x509(bio) {
+            defer { X509_free(certificate) }
+            guard X509_STORE_add_cert(store, certificate) == 1 else {
+                throw .configuration("cannot trust a CA certificate from \(source): \(OpenSSLErrorQueue.drain())")
             }
+            added += 1
+        }
+        // Reading stops at the end of the input with a "no start line" error: expected, not kept.
+        OpenSSLErrorQueue.drain()
+        guard added > 0 else {
+            throw .configuration("cannot load CA certificates from \(source): no PEM certificate found")
         }
     }
 

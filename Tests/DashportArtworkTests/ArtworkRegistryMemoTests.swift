@@ -1,3 +1,5 @@
+import DashportTestSupport
+import DashportClock
 import DashportLog
 import Foundation
 import Testing
@@ -11,7 +13,7 @@ import Glibc
 @Suite struct ArtworkRegistryMemoTests {
     let root = TemporaryDirectory()
     let outside = TemporaryDirectory()
-    let start = ContinuousClock.now
+    let start = ClockInstant(milliseconds: 1_000_000)
 
     init() {
         root.write("cover.jpg", Fixture.small)
@@ -22,7 +24,7 @@ import Glibc
         ArtworkRegistry(roots: [root.path], allowPlainHTTP: false, capacity: capacity, recheckInterval: recheck)
     }
 
-    private func at(_ milliseconds: Int) -> ContinuousClock.Instant { start + .milliseconds(milliseconds) }
+    private func at(_ milliseconds: Int) -> ClockInstant { start + .milliseconds(milliseconds) }
 
     private var coverURI: String { "file://\(root.file("cover.jpg"))" }
 
@@ -152,9 +154,9 @@ import Glibc
         await #expect(throws: ArtworkError.outsideRoots(resolved)) {
             try await artwork.image(for: key, width: 64, height: 64)
         }
-        clock.advance(by: .seconds(1))
+        await clock.advance(by: .seconds(1))
         #expect(await artwork.register(coverURI) == nil)
-        clock.advance(by: .seconds(1))
+        await clock.advance(by: .seconds(1))
         #expect(await artwork.register(coverURI) == nil)
         #expect(sink.records.filter { $0.message.contains("refused") }.count == 1)  // logged once
     }

@@ -24,10 +24,10 @@ import Glibc
     @Test func httpsURIsBecomeStableOpaqueKeys() throws {
         var registry = registry()
         let uri = "https://covers.example/a/b.jpg?token=secret"
-        let key = try registry.register(uri, at: .now).get()
+        let key = try registry.register(uri, at: .zero).get()
         #expect(key == ArtworkKey.digest(of: uri))
-        #expect(try registry.register(uri, at: .now).get() == key)
-        #expect(try registry.register(uri + "&v=2", at: .now).get() != key)
+        #expect(try registry.register(uri, at: .zero).get() == key)
+        #expect(try registry.register(uri + "&v=2", at: .zero).get() != key)
         let registration = try #require(registry.registration(for: key))
         #expect(registration.source == .remote(try #require(URL(string: uri))))
         #expect(registration.displayURI == "https://covers.example/a/b.jpg")
@@ -37,7 +37,7 @@ import Glibc
                       "javascript:alert(1)", "content://media/1", "https:///no-host.jpg", "not a uri"])
     func unsupportedSchemesAreRefused(uri: String) {
         var registry = registry()
-        guard case .failure(.unsupportedScheme) = registry.register(uri, at: .now) else {
+        guard case .failure(.unsupportedScheme) = registry.register(uri, at: .zero) else {
             Issue.record("\(uri) was not refused as an unsupported scheme")
             return
         }
@@ -46,22 +46,22 @@ import Glibc
 
     @Test func plainHTTPOnlyWhenAllowed() {
         var registry = registry(allowPlainHTTP: true)
-        #expect((try? registry.register("http://127.0.0.1:8080/a.jpg", at: .now).get()) != nil)
+        #expect((try? registry.register("http://127.0.0.1:8080/a.jpg", at: .zero).get()) != nil)
     }
 
     @Test func filesInsideTheRootAreServed() throws {
         var registry = registry()
-        let key = try registry.register("file://\(root.file("cover.jpg"))", at: .now).get()
+        let key = try registry.register("file://\(root.file("cover.jpg"))", at: .zero).get()
         #expect(registry.registration(for: key)?.source == .file(root.file("cover.jpg")))
-        #expect((try? registry.register("file://localhost\(root.file("cover.jpg"))", at: .now).get()) == key)
+        #expect((try? registry.register("file://localhost\(root.file("cover.jpg"))", at: .zero).get()) == key)
     }
 
     @Test func pathTraversalIsRefused() {
         var registry = registry()
-        let result = registry.register("file://\(root.path)/../../../../../../etc/passwd", at: .now)
+        let result = registry.register("file://\(root.path)/../../../../../../etc/passwd", at: .zero)
         #expect(result == .failure(.outsideRoots("/etc/passwd")))
         // Refused either way: outside the roots, or (as a user who cannot enter /root) unresolvable.
-        #expect((try? registry.register("file:///root/../etc/passwd", at: .now).get()) == nil)
+        #expect((try? registry.register("file:///root/../etc/passwd", at: .zero).get()) == nil)
         #expect(registry.count == 0)
     }
 
@@ -70,24 +70,24 @@ import Glibc
         symlink(outside.path, root.file("linked-dir"))
         var registry = registry()
         let resolved = ArtworkRegistry.realPath(outside.file("secret.jpg")) ?? ""
-        #expect(registry.register("file://\(root.file("link.jpg"))", at: .now) == .failure(.outsideRoots(resolved)))
-        #expect(registry.register("file://\(root.file("linked-dir/secret.jpg"))", at: .now) == .failure(.outsideRoots(resolved)))
+        #expect(registry.register("file://\(root.file("link.jpg"))", at: .zero) == .failure(.outsideRoots(resolved)))
+        #expect(registry.register("file://\(root.file("linked-dir/secret.jpg"))", at: .zero) == .failure(.outsideRoots(resolved)))
     }
 
     @Test func symlinksWithinTheRootAreFine() {
         symlink(root.file("cover.jpg"), root.file("alias.jpg"))
         var registry = registry()
-        #expect((try? registry.register("file://\(root.file("alias.jpg"))", at: .now).get()) != nil)
+        #expect((try? registry.register("file://\(root.file("alias.jpg"))", at: .zero).get()) != nil)
     }
 
     @Test func missingFilesAndDirectoriesAreRefused() {
         mkdir(root.file("folder"), 0o700)
         var registry = registry()
-        guard case .failure(.io) = registry.register("file://\(root.file("missing.jpg"))", at: .now) else {
+        guard case .failure(.io) = registry.register("file://\(root.file("missing.jpg"))", at: .zero) else {
             Issue.record("a missing file was registered")
             return
         }
-        guard case .failure(.io) = registry.register("file://\(root.file("folder"))", at: .now) else {
+        guard case .failure(.io) = registry.register("file://\(root.file("folder"))", at: .zero) else {
             Issue.record("a directory was registered")
             return
         }
@@ -96,22 +96,22 @@ import Glibc
     @Test func anEditedFileGetsANewKey() throws {
         var registry = registry()
         let uri = "file://\(root.file("cover.jpg"))"
-        let before = try registry.register(uri, at: .now).get()
+        let before = try registry.register(uri, at: .zero).get()
         root.write("cover.jpg", Fixture.landscape)
-        #expect(try registry.register(uri, at: .now).get() != before)
+        #expect(try registry.register(uri, at: .zero).get() != before)
     }
 
     @Test func theLeastRecentlyRegisteredIsForgottenFirst() throws {
         var registry = registry(capacity: 3)
-        let keys = try (0..<3).map { try registry.register("https://covers.example/\($0).jpg", at: .now).get() }
-        _ = try registry.register("https://covers.example/0.jpg", at: .now).get()  // 0 is fresh again
-        let fourth = try registry.register("https://covers.example/3.jpg", at: .now).get()
+        let keys = try (0..<3).map { try registry.register("https://covers.example/\($0).jpg", at: .zero).get() }
+        _ = try registry.register("https://covers.example/0.jpg", at: .zero).get()  // 0 is fresh again
+        let fourth = try registry.register("https://covers.example/3.jpg", at: .zero).get()
         #expect(registry.count == 3)
         #expect(registry.registration(for: keys[0]) != nil)
         #expect(registry.registration(for: keys[1]) == nil)
         #expect(registry.registration(for: keys[2]) != nil)
         #expect(registry.registration(for: fourth) != nil)
-        for round in 0..<50 { _ = registry.register("https://covers.example/\(round % 2).jpg", at: .now) }
+        for round in 0..<50 { _ = registry.register("https://covers.example/\(round % 2).jpg", at: .zero) }
         #expect(registry.count == 3)
     }
 }

@@ -1,3 +1,5 @@
+import DashportTestSupport
+import DashportClock
 import DashportLog
 import Foundation
 import Testing

@@ -1,5 +1,7 @@
 // Tests/DashportBrowseTests/BrowseCoreCacheTests.swift - reconnecting while the provider is slow or down.
 
+import DashportTestSupport
+import DashportClock
 import Foundation
 import Testing
 @testable import DashportBrowse
@@ -56,7 +58,7 @@ import Testing
 
         async let root = core.children(of: BrowseItem.rootId, page: 0, pageSize: 10, for: .full)
         await clock.waitForSleeper(dueAt: .milliseconds(150))  // the car is waiting on the answer budget
-        clock.advance(by: .milliseconds(150))
+        await clock.advance(by: .milliseconds(150))
         let tabs = await root
         #expect(tabs == .items(Self.before[BrowseItem.rootId] ?? [], total: 4, fromCache: true))
         // Known slow now: the other cached nodes come at once, without waiting on the budget again.
@@ -98,7 +100,7 @@ import Testing
         // The provider comes up; the core notices at its next retry.
         provider.setDown(false)
         await clock.waitForSleeper(dueAt: .seconds(1))  // the core's next retry
-        clock.advance(by: .seconds(1))
+        await clock.advance(by: .seconds(1))
         let (changed, _) = await Self.untilRefreshed(notifications)
         #expect(Set(changed.compactMap { $0 }) == ["recent", "podcasts"])
         #expect(await core.children(of: "recent", page: 0, pageSize: 10, for: .full).isFromCache == false)

@@ -1,95 +1,10 @@
-// Tests/DashportBrowseTests/TestSupport.swift - a manual clock, a controllable provider, temp folders.
+// Tests/DashportBrowseTests/TestSupport.swift - a controllable provider, temp folders.
 
+import DashportTestSupport
+import DashportClock
 import Foundation
 import Synchronization
 @testable import DashportBrowse
-
-/// A clock that only moves when a test says so. Sleepers wake when ``advance(by:)`` passes their
-/// deadline; ``waitForSleeper(dueAt:)`` lets a test wait (without time) until the code under test
-/// is actually waiting on the clock for that deadline.
-final class ManualClock: Clock {
-    struct Instant: InstantProtocol {
-        var offset: Duration
-        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-        func duration(to other: Instant) -> Duration { other.offset - offset }
-        static func < (a: Instant, b: Instant) -> Bool { a.offset < b.offset }
-    }
-
-    private struct Sleeper {
-        var deadline: Instant
-        var continuation: CheckedContinuation<Void, any Error>
-    }
-
-    private struct State {
-        var now = Instant(offset: .zero)
-        var sleepers: [Int: Sleeper] = [:]
-        var nextKey = 0
-        var watchers: [(deadline: Instant, continuation: CheckedContinuation<Void, Never>)] = []
-
-        func hasSleeper(due deadline: Instant) -> Bool {
-            sleepers.values.contains { $0.deadline == deadline }
-        }
-
-        mutating func readyWatchers() -> [CheckedContinuation<Void, Never>] {
-            let deadlines = Set(sleepers.values.map(\.deadline.offset))
-            let ready = watchers.filter { deadlines.contains($0.deadline.offset) }.map(\.continuation)
-            watchers.removeAll { deadlines.contains($0.deadline.offset) }
-            return ready
-        }
-    }
-
-    private let state = Mutex(State())
-
-    var now: Instant { state.withLock { $0.now } }
-    var minimumResolution: Duration { .zero }
-
-    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
-        let key = state.withLock { state in
-            defer { state.nextKey += 1 }
-            return state.nextKey
-        }
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let (immediate, ready): (Result<Void, any Error>?, [CheckedContinuation<Void, Never>]) = state.withLock { state in
-                    if Task.isCancelled { return (.failure(CancellationError()), []) }
-                    if deadline <= state.now { return (.success(()), []) }
-                    state.sleepers[key] = Sleeper(deadline: deadline, continuation: continuation)
-                    return (nil, state.readyWatchers())
-                }
-                ready.forEach { $0.resume() }
-                if let immediate { continuation.resume(with: immediate) }
-            }
-        } onCancel: {
-            let sleeper = state.withLock { $0.sleepers.removeValue(forKey: key) }
-            sleeper?.continuation.resume(throwing: CancellationError())
-        }
-    }
-
-    /// Moves time forward and wakes every sleeper whose deadline has come.
-    func advance(by duration: Duration) {
-        let due = state.withLock { state in
-            state.now = state.now.advanced(by: duration)
-            let now = state.now
-            let due = state.sleepers.filter { $0.value.deadline <= now }
-            for key in due.keys { state.sleepers[key] = nil }
-            return due.values.map(\.continuation)
-        }
-        due.forEach { $0.resume() }
-    }
-
-    /// Returns once something sleeps until `offset` on this clock (time 0 is the clock's start).
-    func waitForSleeper(dueAt offset: Duration) async {
-        let deadline = Instant(offset: offset)
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { state in
-                if state.hasSleeper(due: deadline) { return true }
-                state.watchers.append((deadline, continuation))
-                return false
-            }
-            if ready { continuation.resume() }
-        }
-    }
-}
 
 /// The error a provider that is not up yet throws.
 struct ProviderNotUp: Error {}

@@ -1,3 +1,4 @@
+import DashportTestSupport
 import DashportEmulator
 import DashportHeadUnit
 import DashportLink

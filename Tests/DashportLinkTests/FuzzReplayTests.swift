@@ -1,11 +1,13 @@
-import Synchronization
 import Foundation
+@testable import DashportFuzzDrivers
+import DashportTestSupport
 import Testing
 
 /// Replays every input kept in `FuzzCrashes/` (inputs that ever crashed `tools/fuzz/FuzzLink`, and
-/// hand-made `seed-*.bin` ones) through the fuzzer's own driver: `FuzzDriver/` links to the files
-/// in `tools/fuzz/FuzzLink/`, so an input takes exactly the path it took under libFuzzer. A broken
-/// invariant is an issue here instead of a trap; a crash of the link itself still crashes the test.
+/// hand-made `seed-*.bin` ones) through the fuzzer's own driver: the DashportFuzzDrivers library
+/// (tools/fuzz/Drivers) is what the fuzz target runs, so an input takes exactly the path it took
+/// under libFuzzer. A broken invariant is an issue here instead of a trap; a crash of the link
+/// itself still crashes the test.
 @Suite struct FuzzReplayTests {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("FuzzCrashes")
@@ -27,7 +29,7 @@ import Testing
         let inputs = try Self.inputs()
         try #require(!inputs.isEmpty, "FuzzCrashes/ must hold at least one input to replay")
         for (name, bytes) in inputs {
-            FuzzReplay.$input.withValue(name) { LinkFuzz.run(bytes) }
+            FuzzReplay.run(name) { LinkFuzz.run(bytes) }
         }
     }
 
@@ -66,37 +68,4 @@ import Testing
         #expect(script.phone.car?.services.map(\.channel) == [13, 15, 16, 42, 8])
         #expect(script.watch.setupStep == 4)
     }
-}
-
-/// The input being replayed, named in every issue.
-enum FuzzReplay {
-    @TaskLocal static var input = "?"
-    /// When set, violations are collected here instead of recorded as issues (to test the checks).
-    @TaskLocal static var collector: ViolationCollector?
-
-    /// Runs `body` and returns the violations the shared driver reported during it.
-    static func violations(during body: () -> Void) -> [String] {
-        let collector = ViolationCollector()
-        $collector.withValue(collector) { body() }
-        return collector.messages
-    }
-}
-
-final class ViolationCollector: Sendable {
-    private let storage = Mutex<[String]>([])
-    func append(_ message: String) { storage.withLock { $0.append(message) } }
-    var messages: [String] { storage.withLock { $0 } }
-}
-
-/// What the shared driver calls on a broken invariant (the fuzz target traps instead).
-func fuzzViolation(_ message: String) {
-    if let collector = FuzzReplay.collector {
-        collector.append(message)
-    } else {
-        Issue.record("\(FuzzReplay.input): \(message)")
-    }
-}
-
-func fuzzCheck(_ condition: Bool, _ message: @autoclosure () -> String) {
-    if !condition { fuzzViolation(message()) }
 }

@@ -1,3 +1,4 @@
+import DashportTestSupport
 import DashportFrames
 import DashportHeadUnit
 import DashportLink

@@ -1,3 +1,4 @@
+import DashportTestSupport
 import Foundation
 import Testing
 import DashportBrowse
@@ -40,28 +41,21 @@ struct AnswerMemoTests {
     /// content is not seen), an invalidation drops it and the next request sees the change.
     @Test func overTCPTheMemoServesUntilTheNodeIsInvalidated() async throws {
         let provider = SwitchableProvider(SwitchableProvider.library(tabATracks: ["1", "2"]))
-        let server = try await TestServer.start(provider: provider)
-        defer { Task { await server.stop() } }
-        let car = try await TestCar.connect(to: server.server.address, configuration: MediaChannelOverTCPTests.dashportCar())
-        defer { Task { await car.abort() } }
-        try await car.waitUntil("server hello") { $0.messages(on: 16).contains { $0.id == 0x8001 } }
-        let walker = MediaChannelOverTCPTests()
-        #expect(try await walker.children(car, of: "tab-A", requestId: 1).map(\.id) == ["track-1", "track-2"])
-        let memo = server.server.core.answers
-        #expect(memo.count >= 1)
+        try await TestServer.with(provider: provider) { server in
+            let car = try await TestCar.connect(to: server.server.address, configuration: MediaChannelOverTCPTests.dashportCar())
+            try await car.waitUntil("server hello") { $0.messages(on: 16).contains { $0.id == 0x8001 } }
+            let walker = MediaChannelOverTCPTests()
+            #expect(try await walker.children(car, of: "tab-A", requestId: 1).map(\.id) == ["track-1", "track-2"])
+            let memo = server.server.core.answers
+            #expect(memo.count >= 1)
 
-        provider.set(SwitchableProvider.library(tabATracks: ["1", "2", "3"]))
-        #expect(try await walker.children(car, of: "tab-A", requestId: 2).map(\.id) == ["track-1", "track-2"])
+            provider.set(SwitchableProvider.library(tabATracks: ["1", "2", "3"]))
+            #expect(try await walker.children(car, of: "tab-A", requestId: 2).map(\.id) == ["track-1", "track-2"])
 
-        await server.server.core.browse.invalidate("tab-A")
-        for _ in 0..<1000 where memo.lookup(AnswerMemoTests.memoKey(memo, parent: "tab-A")) != nil {
-            try await Task.sleep(for: .milliseconds(10))
+            await server.server.core.browse.invalidate("tab-A")
+            try await eventually("the memo to drop tab-A") { !memo.keys.contains { $0.parentId == "tab-A" } }
+            #expect(try await walker.children(car, of: "tab-A", requestId: 3).map(\.id) == ["track-1", "track-2", "track-3"])
+            await car.abort()
         }
-        #expect(try await walker.children(car, of: "tab-A", requestId: 3).map(\.id) == ["track-1", "track-2", "track-3"])
-    }
-
-    /// Whether any entry for `parent` is kept (the car profile is the server's to decide).
-    static func memoKey(_ memo: AnswerMemo, parent: String) -> AnswerMemo.Key {
-        memo.keys.first { $0.parentId == parent } ?? key(parent)
     }
 }

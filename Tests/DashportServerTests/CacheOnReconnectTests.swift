@@ -1,3 +1,4 @@
+import DashportTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -52,24 +53,24 @@ struct CacheOnReconnectTests {
 
         // The server restarts while the provider is down.
         provider.set(nil)
-        let second = try await TestServer.start(stateDirectory: first.stateDirectory, provider: provider)
-        defer { Task { await second.stop() } }
-        let again = try await TestCar.connect(to: second.server.address, configuration: MediaChannelOverTCPTests.dashportCar())
-        try await again.waitUntil("server hello") { $0.messages(on: 16).contains { $0.id == 0x8001 } }
-        #expect(try await walker.children(again, of: BrowseItem.rootId, requestId: 1).map(\.id) == ["tab-A", "tab-B", "tab-C", "tab-D"])
-        #expect(try await walker.children(again, of: "tab-A", requestId: 2).map(\.id) == ["track-1", "track-2"])
+        try await TestServer.with(stateDirectory: first.stateDirectory, provider: provider) { second in
+            let again = try await TestCar.connect(to: second.server.address, configuration: MediaChannelOverTCPTests.dashportCar())
+            try await again.waitUntil("server hello") { $0.messages(on: 16).contains { $0.id == 0x8001 } }
+            #expect(try await walker.children(again, of: BrowseItem.rootId, requestId: 1).map(\.id) == ["tab-A", "tab-B", "tab-C", "tab-D"])
+            #expect(try await walker.children(again, of: "tab-A", requestId: 2).map(\.id) == ["track-1", "track-2"])
 
-        // The provider comes back with tab A changed: the car is told, and a fresh browse shows it.
-        provider.set(SwitchableProvider.library(tabATracks: ["1", "2", "3"]))
-        try await again.waitUntil("children changed for tab A", timeout: .seconds(30)) { car in
-            car.messages(on: 16).contains {
-                $0.id == 0x8007 && (try? DashportMedia.ChildrenChanged(serializedBytes: $0.body))?.parentId == "tab-A"
+            // The provider comes back with tab A changed: the car is told, and a fresh browse shows it.
+            provider.set(SwitchableProvider.library(tabATracks: ["1", "2", "3"]))
+            try await again.waitUntil("children changed for tab A", timeout: .seconds(30)) { car in
+                car.messages(on: 16).contains {
+                    $0.id == 0x8007 && (try? DashportMedia.ChildrenChanged(serializedBytes: $0.body))?.parentId == "tab-A"
+                }
             }
+            #expect(try await walker.children(again, of: "tab-A", requestId: 3).map(\.id) == ["track-1", "track-2", "track-3"])
+            let changed = await again.messages(on: 16).filter { $0.id == 0x8007 }
+                .compactMap { try? DashportMedia.ChildrenChanged(serializedBytes: $0.body).parentId }
+            #expect(!changed.contains("tab-B"), "tab B did not change, so it is not pushed")
+            await again.abort()
         }
-        #expect(try await walker.children(again, of: "tab-A", requestId: 3).map(\.id) == ["track-1", "track-2", "track-3"])
-        let changed = await again.messages(on: 16).filter { $0.id == 0x8007 }
-            .compactMap { try? DashportMedia.ChildrenChanged(serializedBytes: $0.body).parentId }
-        #expect(!changed.contains("tab-B"), "tab B did not change, so it is not pushed")
-        await again.abort()
     }
 }

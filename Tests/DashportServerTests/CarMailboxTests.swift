@@ -1,3 +1,4 @@
+import DashportTestSupport
 import Synchronization
 import Testing
 import DashportTransport
@@ -102,19 +103,19 @@ struct CarMailboxTests {
     /// A car that never reads: once more than the high-water mark is queued for it, the server
     /// stops serving it and closes it after the write-stall limit.
     @Test func aCarThatNeverReadsIsClosedAfterTheStallLimit() async throws {
-        let server = try await TestServer.start()
-        defer { Task { await server.stop() } }
-        var context = server.server.context
-        context.writeStallLimit = .milliseconds(200)
-        let stream = FakeStream()
-        stream.write([UInt8](repeating: 0, count: CarMailbox.outboundHighWater + 1))  // never drains
-        let connection = Task { await CarConnection(stream: stream, context: context).run() }
-        while stream.state.withLock({ $0.handler == nil }) { try await Task.sleep(for: .milliseconds(5)) }
-        stream.deliver(.received(FloodOverTCPTests.versionRequest))
-        await connection.value  // returns once the connection gave up on the car
-        #expect(stream.state.withLock { $0.aborted })
-        #expect(server.log.contains(.warning, "unread for"))
-        #expect(stream.state.withLock { $0.drainWaiters.count } == 1, "paused for output, waiting for a drain")
+        try await TestServer.with { server in
+            var context = server.server.context
+            context.writeStallLimit = .milliseconds(200)
+            let stream = FakeStream()
+            stream.write([UInt8](repeating: 0, count: CarMailbox.outboundHighWater + 1))  // never drains
+            let connection = Task { [context] in await CarConnection(stream: stream, context: context).run() }
+            try await eventually("the connection to start its stream") { stream.state.withLock { $0.handler != nil } }
+            stream.deliver(.received(FloodOverTCPTests.versionRequest))
+            await connection.value  // returns once the connection gave up on the car
+            #expect(stream.state.withLock { $0.aborted })
+            #expect(server.log.contains(.warning, "unread for"))
+            #expect(stream.state.withLock { $0.drainWaiters.count } == 1, "paused for output, waiting for a drain")
+        }
     }
 
     @Test func pushesForACarThatDoesNotKeepUpAreBoundedAndCloseIt() async {

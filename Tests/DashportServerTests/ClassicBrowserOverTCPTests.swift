@@ -1,3 +1,4 @@
+import DashportTestSupport
 import Foundation
 import Testing
 import DashportMessages
@@ -20,28 +21,28 @@ struct ClassicBrowserOverTCPTests {
     }
 
     @Test func aHeadUnitWalksRootSourceListAndSong() async throws {
-        let server = try await TestServer.start()
-        defer { Task { await server.stop() } }
-        let car = try await TestCar.connect(to: server.server.address)
-        try await car.waitUntil("channels open") { $0.openedChannels.contains(Self.browserChannel) }
+        try await TestServer.with { server in
+            let car = try await TestCar.connect(to: server.server.address)
+            try await car.waitUntil("channels open") { $0.openedChannels.contains(Self.browserChannel) }
 
-        let root = try await node(AAP.MediaRootNode.self, id: 0x8001, path: "/", car: car)
-        #expect(root.mediaSources.count == 4)
-        #expect(root.mediaSources.allSatisfy { !$0.name.isEmpty && !$0.path.isEmpty })
+            let root = try await node(AAP.MediaRootNode.self, id: 0x8001, path: "/", car: car)
+            #expect(root.mediaSources.count == 4)
+            #expect(root.mediaSources.allSatisfy { !$0.name.isEmpty && !$0.path.isEmpty })
 
-        let albums = try #require(root.mediaSources.first { $0.name.lowercased().contains("album") })
-        let source = try await node(AAP.MediaSourceNode.self, id: 0x8002, path: albums.path, car: car)
-        #expect((source.total ?? 0) > 0)
-        let list = try #require(source.lists.first)
-        #expect(list.albumArt.map { !$0.isEmpty } == true)
+            let albums = try #require(root.mediaSources.first { $0.name.lowercased().contains("album") })
+            let source = try await node(AAP.MediaSourceNode.self, id: 0x8002, path: albums.path, car: car)
+            #expect((source.total ?? 0) > 0)
+            let list = try #require(source.lists.first)
+            #expect(list.albumArt.map { !$0.isEmpty } == true)
 
-        let listNode = try await node(AAP.MediaListNode.self, id: 0x8003, path: list.path, art: false, car: car)
-        let song = try #require(listNode.songs.first)
-        #expect(!song.name.isEmpty)
+            let listNode = try await node(AAP.MediaListNode.self, id: 0x8003, path: list.path, art: false, car: car)
+            let song = try #require(listNode.songs.first)
+            #expect(!song.name.isEmpty)
 
-        let songNode = try await node(AAP.MediaSongNode.self, id: 0x8004, path: song.path, art: false, car: car)
-        #expect(songNode.song.name == song.name)
-        #expect((songNode.durationSeconds ?? 0) > 0)
-        #expect(songNode.albumArt == nil)
+            let songNode = try await node(AAP.MediaSongNode.self, id: 0x8004, path: song.path, art: false, car: car)
+            #expect(songNode.song.name == song.name)
+            #expect((songNode.durationSeconds ?? 0) > 0)
+            #expect(songNode.albumArt == nil)
+        }
     }
 }

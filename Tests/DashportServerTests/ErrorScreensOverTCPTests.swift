@@ -1,3 +1,4 @@
+import DashportTestSupport
 import Foundation
 import Testing
 import DashportHeadUnit
@@ -77,45 +78,45 @@ struct ErrorScreensOverTCPTests {
     }
 
     @Test func aFullCarSeesEveryLockedShowsScreen() async throws {
-        let server = try await TestServer.start()
-        defer { Task { await server.stop() } }
-        let (car, podcasts) = try await connectAndOpenPodcasts(server, drawing: .full)
-        let lockedRows = podcasts.filter { $0.group == "Locked" }
-        #expect(lockedRows.map(\.id) == Self.locked.map(\.id))
-        #expect(lockedRows.allSatisfy { $0.browsable })
+        try await TestServer.with { server in
+            let (car, podcasts) = try await connectAndOpenPodcasts(server, drawing: .full)
+            let lockedRows = podcasts.filter { $0.group == "Locked" }
+            #expect(lockedRows.map(\.id) == Self.locked.map(\.id))
+            #expect(lockedRows.allSatisfy { $0.browsable })
 
-        for (index, (id, expected)) in Self.locked.enumerated() {
-            let outcome = try await browse(car, of: id, requestId: UInt32(10 + index))
-            guard case .errorScreen(let screen) = outcome else {
-                Issue.record("\(id): expected an error screen, got \(String(describing: outcome))")
-                continue
+            for (index, (id, expected)) in Self.locked.enumerated() {
+                let outcome = try await browse(car, of: id, requestId: UInt32(10 + index))
+                guard case .errorScreen(let screen) = outcome else {
+                    Issue.record("\(id): expected an error screen, got \(String(describing: outcome))")
+                    continue
+                }
+                #expect(screen.code == expected.code, "\(id)")
+                #expect(screen.message == expected.message, "\(id)")
+                #expect(screen.resolution?.label == expected.resolution?.label, "\(id)")
+                #expect(screen.resolution?.url == expected.resolution?.url, "\(id)")
             }
-            #expect(screen.code == expected.code, "\(id)")
-            #expect(screen.message == expected.message, "\(id)")
-            #expect(screen.resolution?.label == expected.resolution?.label, "\(id)")
-            #expect(screen.resolution?.url == expected.resolution?.url, "\(id)")
         }
     }
 
     @Test func aLegacyCarSeesTheTwoScreensItDrawsAndEmptyListsForTheRest() async throws {
-        let server = try await TestServer.start()
-        defer { Task { await server.stop() } }
-        let (car, podcasts) = try await connectAndOpenPodcasts(server, drawing: .legacy)
-        #expect(podcasts.filter { $0.group == "Locked" }.map(\.id) == Self.locked.map(\.id))
+        try await TestServer.with { server in
+            let (car, podcasts) = try await connectAndOpenPodcasts(server, drawing: .legacy)
+            #expect(podcasts.filter { $0.group == "Locked" }.map(\.id) == Self.locked.map(\.id))
 
-        let drawn: Set<DashportMedia.BrowseErrorCode> = [.authenticationExpired, .parentalControlRestricted]
-        for (index, (id, expected)) in Self.locked.enumerated() {
-            let outcome = try await browse(car, of: id, requestId: UInt32(10 + index))
-            switch outcome {
-            case .errorScreen(let screen):
-                #expect(drawn.contains(expected.code), "\(id): a legacy car cannot draw \(expected.code)")
-                #expect(screen == expected, "\(id)")
-            case .items(let page):
-                #expect(!drawn.contains(expected.code), "\(id): a legacy car draws \(expected.code), yet got a list")
-                #expect(page.items.isEmpty, "\(id)")
-                #expect((page.total ?? 0) == 0, "\(id)")
-            default:
-                Issue.record("\(id): expected a screen or an empty list, got \(String(describing: outcome))")
+            let drawn: Set<DashportMedia.BrowseErrorCode> = [.authenticationExpired, .parentalControlRestricted]
+            for (index, (id, expected)) in Self.locked.enumerated() {
+                let outcome = try await browse(car, of: id, requestId: UInt32(10 + index))
+                switch outcome {
+                case .errorScreen(let screen):
+                    #expect(drawn.contains(expected.code), "\(id): a legacy car cannot draw \(expected.code)")
+                    #expect(screen == expected, "\(id)")
+                case .items(let page):
+                    #expect(!drawn.contains(expected.code), "\(id): a legacy car draws \(expected.code), yet got a list")
+                    #expect(page.items.isEmpty, "\(id)")
+                    #expect((page.total ?? 0) == 0, "\(id)")
+                default:
+                    Issue.record("\(id): expected a screen or an empty list, got \(String(describing: outcome))")
+                }
             }
         }
     }

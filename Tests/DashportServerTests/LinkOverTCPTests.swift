@@ -1,3 +1,4 @@
+import DashportTestSupport
 import Foundation
 import Testing
 import DashportFrames
@@ -11,22 +12,22 @@ import DashportTransport
 @Suite("Link over TCP", .serialized)
 struct LinkOverTCPTests {
     @Test func aCarCompletesTheLinkSeesPingsAndItsByeByeIsAnswered() async throws {
-        let server = try await TestServer.start()
-        defer { Task { await server.stop() } }
-        let car = try await TestCar.connect(to: server.server.address)
-        try await car.waitUntil("channels open and two pings") { $0.openedChannels.count == 4 && $0.pingsReceived >= 2 }
+        try await TestServer.with { server in
+            let car = try await TestCar.connect(to: server.server.address)
+            try await car.waitUntil("channels open and two pings") { $0.openedChannels.count == 4 && $0.pingsReceived >= 2 }
 
-        #expect(await car.version == AAPVersion(major: 1, minor: 6))
-        let tls = try #require(await car.tls)
-        #expect(tls.version == "TLSv1.2")
-        #expect(tls.cipher.contains("AES") && tls.cipher.contains("GCM"))
-        #expect(tls.peerFingerprint == server.server.certificateFingerprint)
-        #expect(await car.openedChannels == [8, 13, 15, 16])
+            #expect(await car.version == AAPVersion(major: 1, minor: 6))
+            let tls = try #require(await car.tls)
+            #expect(tls.version == "TLSv1.2")
+            #expect(tls.cipher.contains("AES") && tls.cipher.contains("GCM"))
+            #expect(tls.peerFingerprint == server.server.certificateFingerprint)
+            #expect(await car.openedChannels == [8, 13, 15, 16])
 
-        await car.sayByeBye()
-        try await car.waitUntil("bye-bye answered") { $0.closeReason != nil }
-        #expect(await car.closeReason == .byeBye(answered: true))
-        try await waitForLog(server, "link closed")
+            await car.sayByeBye()
+            try await car.waitUntil("bye-bye answered") { $0.closeReason != nil }
+            #expect(await car.closeReason == .byeBye(answered: true))
+            try await server.waitForLog("link closed")
+        }
     }
 
     @Test func shutdownSaysByeByeToEveryConnectedCar() async throws {
@@ -43,39 +44,26 @@ struct LinkOverTCPTests {
     }
 
     @Test func twoHundredCarsCompleteTheLinkAtOnce() async throws {
-        let server = try await TestServer.start { $0.maxConnections = 256 }
-        defer { Task { await server.stop() } }
-        let cars = try await withThrowingTaskGroup(of: TestCar.self) { group in
-            for _ in 0..<200 {
-                group.addTask { try await TestCar.connect(to: server.server.address) }
+        try await TestServer.with(configure: { $0.maxConnections = 256 }) { server in
+            let cars = try await withThrowingTaskGroup(of: TestCar.self) { group in
+                for _ in 0..<200 {
+                    group.addTask { try await TestCar.connect(to: server.server.address) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
             }
-            return try await group.reduce(into: []) { $0.append($1) }
+            for car in cars {
+                try await car.waitUntil("channels open", timeout: .seconds(120)) { $0.openedChannels.count == 4 }
+            }
+            #expect(server.server.connectionCount == 200)
+            for car in cars { await car.abort() }
         }
-        for car in cars {
-            try await car.waitUntil("channels open", timeout: .seconds(120)) { $0.openedChannels.count == 4 }
-        }
-        #expect(server.server.connectionCount == 200)
-        for car in cars { await car.abort() }
     }
 
     @Test func aCarThatStaysSilentIsClosedAfterTheHandshakeDeadline() async throws {
-        let server = try await TestServer.start { $0.handshakeTimeoutSeconds = 0.3 }
-        defer { Task { await server.stop() } }
-        let silent = try await TestCar.connect(to: server.server.address, startLink: false)
-        try await silent.waitUntil("server closes the silent car") { $0.transportClosed }
-        try await waitForLog(server, "handshake deadline passed")
-    }
-}
-
-/// Waits until the server logged a line containing `fragment`.
-func waitForLog(_ server: TestServer, _ fragment: String, timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation) async throws {
-    let clock = ContinuousClock()
-    let deadline = clock.now + timeout
-    while !server.log.records.contains(where: { $0.message.contains(fragment) }) {
-        if clock.now > deadline {
-            Issue.record("no log line containing '\(fragment)'; last: \(server.log.records.suffix(5).map(\.message))", sourceLocation: sourceLocation)
-            throw TestTimeout(what: fragment)
+        try await TestServer.with(configure: { $0.handshakeTimeoutSeconds = 0.3 }) { server in
+            let silent = try await TestCar.connect(to: server.server.address, startLink: false)
+            try await silent.waitUntil("server closes the silent car") { $0.transportClosed }
+            try await server.waitForLog("handshake deadline passed")
         }
-        try await Task.sleep(for: .milliseconds(20))
     }
 }

@@ -1,3 +1,4 @@
+import DashportTestSupport
 import Foundation
 import Testing
 import DashportHeadUnit
@@ -46,47 +47,47 @@ struct MalformedInputTests {
 
     @Test(arguments: Misbehaviour.allCases)
     func badInputClosesOnlyThatConnection(_ misbehaviour: Misbehaviour) async throws {
-        let server = try await TestServer.start()
-        defer { Task { await server.stop() } }
-        let good = try await TestCar.connect(to: server.server.address)
-        try await good.waitUntil("good car linked") { $0.openedChannels.count == 4 }
+        try await TestServer.with { server in
+            let good = try await TestCar.connect(to: server.server.address)
+            try await good.waitUntil("good car linked") { $0.openedChannels.count == 4 }
 
-        let bad = try await TestCar.connect(
-            to: server.server.address, configuration: Self.carWithSensor, startLink: misbehaviour.linksFirst)
-        if misbehaviour.linksFirst {
-            try await bad.waitUntil("bad car linked") { $0.openedChannels.count == 4 }
-        }
-        switch misbehaviour {
-        case .garbageBeforeVersion:
-            await bad.writeRaw(Array("GET / HTTP/1.1\r\nHost: dashport\r\n\r\n".utf8))
-        case .lengthField65535:
-            await bad.writeRaw([0x00, 0x0B, 0xFF, 0xFF] + [UInt8](repeating: 0x41, count: 64))
-        case .frameOnUnlistedChannel:
-            await bad.sendUnchecked(channel: 42, messageId: 0x8001, body: [1, 2, 3])
-        case .plaintextAfterTLS:
-            // A clear MIDDLE frame on a linked car's channel: injected, since it is not encrypted.
-            await bad.writeRaw([13, 0x00, 0x00, 0x02, 0xAA, 0xBB])
-        case .messageOnUnopenedChannel:
-            await bad.sendUnchecked(channel: 1, messageId: 0x8003, body: [0x08, 0x01])
-        case .tlsGarbage:
-            // VERSION_REQUEST 1.6, then an ENCAPSULATED_SSL that is not TLS at all.
-            await bad.writeRaw([0x00, 0x03, 0x00, 0x06, 0x00, 0x01, 0x00, 0x01, 0x00, 0x06])
-            await bad.writeRaw([0x00, 0x03, 0x00, 0x0A, 0x00, 0x03] + Array("NOT-TLS!".utf8))
-        case .disconnectMidFrame:
-            await bad.writeRaw([13, 0x0B, 0x00])
-            try await Task.sleep(for: .milliseconds(50))
-            await bad.abort()
-        }
+            let bad = try await TestCar.connect(
+                to: server.server.address, configuration: Self.carWithSensor, startLink: misbehaviour.linksFirst)
+            if misbehaviour.linksFirst {
+                try await bad.waitUntil("bad car linked") { $0.openedChannels.count == 4 }
+            }
+            switch misbehaviour {
+            case .garbageBeforeVersion:
+                await bad.writeRaw(Array("GET / HTTP/1.1\r\nHost: dashport\r\n\r\n".utf8))
+            case .lengthField65535:
+                await bad.writeRaw([0x00, 0x0B, 0xFF, 0xFF] + [UInt8](repeating: 0x41, count: 64))
+            case .frameOnUnlistedChannel:
+                await bad.sendUnchecked(channel: 42, messageId: 0x8001, body: [1, 2, 3])
+            case .plaintextAfterTLS:
+                // A clear MIDDLE frame on a linked car's channel: injected, since it is not encrypted.
+                await bad.writeRaw([13, 0x00, 0x00, 0x02, 0xAA, 0xBB])
+            case .messageOnUnopenedChannel:
+                await bad.sendUnchecked(channel: 1, messageId: 0x8003, body: [0x08, 0x01])
+            case .tlsGarbage:
+                // VERSION_REQUEST 1.6, then an ENCAPSULATED_SSL that is not TLS at all.
+                await bad.writeRaw([0x00, 0x03, 0x00, 0x06, 0x00, 0x01, 0x00, 0x01, 0x00, 0x06])
+                await bad.writeRaw([0x00, 0x03, 0x00, 0x0A, 0x00, 0x03] + Array("NOT-TLS!".utf8))
+            case .disconnectMidFrame:
+                await bad.writeRaw([13, 0x0B, 0x00])
+                try await Task.sleep(for: .milliseconds(50))
+                await bad.abort()
+            }
 
-        try await waitForLog(server, misbehaviour.logged)
-        if misbehaviour != .disconnectMidFrame {
-            try await bad.waitUntil("server closes the bad car") { $0.transportClosed }
+            try await server.waitForLog(misbehaviour.logged)
+            if misbehaviour != .disconnectMidFrame {
+                try await bad.waitUntil("server closes the bad car") { $0.transportClosed }
+            }
+            let pingsBefore = await good.pingsReceived
+            try await good.waitUntil("good car still pinged") { $0.pingsReceived >= pingsBefore + 2 }
+            #expect(await good.closeReason == nil)
+            #expect(await !good.transportClosed)
+            #expect(server.server.connectionCount == 1)
+            await good.abort()
         }
-        let pingsBefore = await good.pingsReceived
-        try await good.waitUntil("good car still pinged") { $0.pingsReceived >= pingsBefore + 2 }
-        #expect(await good.closeReason == nil)
-        #expect(await !good.transportClosed)
-        #expect(server.server.connectionCount == 1)
-        await good.abort()
     }
 }

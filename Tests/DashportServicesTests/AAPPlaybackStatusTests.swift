@@ -1,3 +1,4 @@
+import DashportClock
 import DashportMessages
 import DashportSession
 import Testing
@@ -174,7 +175,7 @@ struct AAPPlaybackStatusTests {
     /// the projection uses it.
     @Test func sessionClockOriginFromTwoReadings() throws {
         let origin = AAPPlaybackStatusService.Configuration.sessionClockOrigin(
-            linkNow: .milliseconds(500), sessionNow: SessionInstant(milliseconds: 60_500))
+            linkNow: .milliseconds(500), sessionNow: ClockInstant(milliseconds: 60_500))
         #expect(origin == .seconds(-60))
         let configuration = AAPPlaybackStatusService.Configuration(sessionClockOrigin: origin)
         let state = playbackState(.playing, valueMs: 0, atMs: 58_000)

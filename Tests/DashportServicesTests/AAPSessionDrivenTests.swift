@@ -1,3 +1,5 @@
+import DashportTestSupport
+import DashportClock
 import DashportBrowse
 import DashportMessages
 import DashportSession
@@ -16,7 +18,7 @@ struct AAPSessionDrivenTests {
     }
 
     /// Link time on the session clock's time line (origin zero).
-    var now: Duration { .milliseconds(clock.now().milliseconds) }
+    var now: Duration { .milliseconds(clock.now.milliseconds) }
 
     /// Feeds every pending update to the service and returns what it did.
     func feed(_ reader: UpdateReader, _ service: inout AAPPlaybackStatusService) async -> [AAPPlaybackStatusService.Action] {

@@ -1,3 +1,4 @@
+import DashportClock
 import DashportBrowse
 import DashportMessages
 import DashportSession
@@ -80,7 +81,7 @@ func playbackState(
     repeatMode: RepeatMode = .none, shuffle: Bool = false
 ) -> PlaybackState {
     PlaybackState(
-        status: status, position: PositionAnchor(valueMs: valueMs, at: SessionInstant(milliseconds: atMs), rate: rate),
+        status: status, position: PositionAnchor(valueMs: valueMs, at: ClockInstant(milliseconds: atMs), rate: rate),
         capabilities: [.play, .pause], repeatMode: repeatMode, shuffle: shuffle)
 }
 

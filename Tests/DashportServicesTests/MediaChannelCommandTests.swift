@@ -1,6 +1,8 @@
 // Play on the media channel: PLAY_FROM_MEDIA_ID, PLAY_FROM_SEARCH and PLAYBACK_COMMAND to session
 // commands, and the session's answers (fake and from a real SessionCore) to COMMAND_RESULT.
 
+import DashportTestSupport
+import DashportClock
 import DashportBrowse
 import DashportMessages
 import DashportSession
@@ -51,7 +53,7 @@ struct MediaChannelCommandTests {
 
     @Test func jumpsWithAnAmountBecomeSeeksFromTheLastState() throws {
         var car = MediaChannelFakeCar()
-        let state = PlaybackState(status: .playing, position: PositionAnchor(valueMs: 10_000, at: SessionInstant(milliseconds: 1000)))
+        let state = PlaybackState(status: .playing, position: PositionAnchor(valueMs: 10_000, at: ClockInstant(milliseconds: 1000)))
         _ = car.update(.mediaItem(MediaItemState(item: MediaItem(id: "t", durationMs: 100_000))), now: .zero)
         _ = car.update(.playbackState(state), now: .zero)
         let forward = car.send(.playbackCommand, DashportMedia.PlaybackCommand(requestId: 1, command: .jumpForward(DashportMedia.Jump(ms: 5000))), now: 3000)

@@ -1,6 +1,7 @@
 // Error screens end to end: the car's request, the real browse core's answer for the car's profile,
 // and the BROWSE_RESULT the car decodes. Full and legacy answers pass through unchanged.
 
+import DashportTestSupport
 import DashportBrowse
 import DashportMessages
 import DashportSession
@@ -23,20 +24,6 @@ struct MediaChannelLockedProvider: BrowseProvider {
     func item(id: String) async throws -> BrowseItem? { nil }
 }
 
-/// A clock whose sleeps end only when cancelled: provider timeouts never fire in these tests.
-struct MediaChannelStillClock: Clock {
-    typealias Instant = ContinuousClock.Instant
-    var now: Instant { ContinuousClock.now }
-    var minimumResolution: Duration { .zero }
-
-    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
-        let (stream, continuation) = AsyncStream<Never>.makeStream()
-        for await _ in stream {}
-        continuation.finish()
-        throw CancellationError()
-    }
-}
-
 @Suite("Media channel: error screens")
 struct MediaChannelErrorScreenTests {
     /// Asks the real browse core what the fake car asked for, and hands the answer back.
@@ -44,7 +31,8 @@ struct MediaChannelErrorScreenTests {
         _ code: BrowseError.Code, support: DashportMedia.ErrorScreenSupport, listed: [DashportMedia.BrowseErrorCode] = []
     ) async throws -> (answer: BrowseAnswer, result: DashportMedia.BrowseResult) {
         var car = MediaChannelFakeCar(profile: DashportMedia.CarProfile(errorScreenSupport: support, drawableErrorScreens: listed))
-        let core = BrowseCore(provider: MediaChannelLockedProvider(), configuration: BrowseConfiguration(clock: MediaChannelStillClock()))
+        // A manual clock never advanced: only the provider ends a wait.
+        let core = BrowseCore(provider: MediaChannelLockedProvider(), configuration: BrowseConfiguration(clock: ManualClock()))
         let actions = car.send(.getChildren, DashportMedia.GetChildren(requestId: 77, parentId: "locked-\(code.rawValue)"))
         guard case .browse(let ticket, .children(let parent, let page, let size, let profile)) = try #require(actions.first) else {
             throw MediaChannelTestFailure.wrongMessage

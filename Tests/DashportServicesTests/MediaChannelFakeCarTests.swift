@@ -1,5 +1,6 @@
 // The fake car every media channel test talks through, its helpers, and the SERVER_HELLO tests.
 
+import DashportClock
 import DashportBrowse
 import DashportLog
 import DashportMessages
@@ -73,7 +74,7 @@ struct MediaChannelFakeCar {
     }
 
     mutating func sendRaw(_ id: UInt16, _ body: [UInt8], now: Int64 = 0) -> [MediaChannelAction] {
-        service.receive(messageId: id, body: body, now: SessionInstant(milliseconds: now))
+        service.receive(messageId: id, body: body, now: ClockInstant(milliseconds: now))
     }
 
     /// The browse core's answer handed back as the driver does: its URIs registered first.
@@ -86,7 +87,7 @@ struct MediaChannelFakeCar {
     }
 
     /// A session update handed in as the driver does: its URIs registered first.
-    mutating func update(_ update: SessionUpdate, now: SessionInstant) -> [MediaChannelAction] {
+    mutating func update(_ update: SessionUpdate, now: ClockInstant) -> [MediaChannelAction] {
         service.sessionUpdated(update, artworkKeys: registry.keys(for: MediaChannelService.artworkURIs(in: update)), now: now)
     }
 
@@ -166,7 +167,7 @@ enum MediaChannelTestFailure: Error {
 struct MediaChannelHelloTests {
     @Test func helloSaysWhoAnswersAndTheLimits() throws {
         var car = MediaChannelFakeCar(configuration: MediaChannelConfiguration(maxInFlightRequests: 7, maxPageSize: 50))
-        let actions = car.service.open(now: SessionInstant(milliseconds: 5))
+        let actions = car.service.open(now: ClockInstant(milliseconds: 5))
         guard case .hello(let hello) = try MediaChannelFakeCar.only(actions) else {
             Issue.record("the first message is not SERVER_HELLO")
             return

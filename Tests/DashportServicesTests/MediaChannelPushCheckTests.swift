@@ -1,6 +1,7 @@
 // The field-by-field check of a push against the session update it came from, with the schema's
 // numbers written out independently of the service's mapping.
 
+import DashportClock
 import DashportMessages
 import DashportSession
 import Testing
@@ -74,10 +75,10 @@ extension MediaChannelPushTests {
         var car = MediaChannelFakeCar()
         _ = car.service.open(now: .zero)
         let paused = PlaybackState(
-            status: .paused, position: PositionAnchor(valueMs: 4000, at: SessionInstant(milliseconds: 9000), rate: 1.5),
+            status: .paused, position: PositionAnchor(valueMs: 4000, at: ClockInstant(milliseconds: 9000), rate: 1.5),
             bufferedPositionMs: 8000, controls: [.play], capabilities: [.play, .seekTo], queueIndex: 2, repeatMode: .one,
             shuffle: true)
-        let actions = car.update(.playbackState(paused), now: SessionInstant(milliseconds: 12_345))
+        let actions = car.update(.playbackState(paused), now: ClockInstant(milliseconds: 12_345))
         guard case .playbackState(let wire) = try? MediaChannelFakeCar.only(actions) else {
             Issue.record("no state push")
             return
@@ -92,7 +93,7 @@ extension MediaChannelPushTests {
         var playing = paused
         playing.status = .playing
         playing.capabilities.insert(.pause)
-        let next = car.update(.playbackState(playing), now: SessionInstant(milliseconds: 12_400))
+        let next = car.update(.playbackState(playing), now: ClockInstant(milliseconds: 12_400))
         guard case .playbackState(let moving) = try? MediaChannelFakeCar.only(next) else {
             Issue.record("no state push")
             return
@@ -102,6 +103,6 @@ extension MediaChannelPushTests {
         // The car's projection: value + (sentAt − at + carElapsed) × rate.
         let carElapsed: Int64 = 600
         let projected = Double(4000) + Double(12_400 - 9000 + carElapsed) * 1.5
-        #expect(projected == Double(playing.position.projectedMs(at: SessionInstant(milliseconds: 13_000), advancing: true)))
+        #expect(projected == Double(playing.position.projectedMs(at: ClockInstant(milliseconds: 13_000), advancing: true)))
     }
 }

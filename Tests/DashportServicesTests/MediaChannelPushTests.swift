@@ -1,6 +1,8 @@
 // State pushes: a real SessionCore with the demo handler on a manual clock, its updates fed through
 // the service, and every push the car decodes compared with the update field by field.
 
+import DashportTestSupport
+import DashportClock
 import DashportBrowse
 import DashportMessages
 import DashportSession
@@ -41,7 +43,7 @@ struct MediaChannelPush {
 
 /// A session core, its subscription and a fake car whose service gets every update.
 struct MediaChannelSessionHarness {
-    let clock = ManualClock(start: SessionInstant(milliseconds: 1000))
+    let clock = ManualClock(start: ClockInstant(milliseconds: 1000))
     let core: SessionCore
     var updates: AsyncStream<SessionUpdate>.Iterator
     var car = MediaChannelFakeCar()
@@ -60,7 +62,7 @@ struct MediaChannelSessionHarness {
         await core.report(sentinel)
         var pushed: [MediaChannelPush] = []
         while let update = await updates.next(), update != .error(sentinel) {
-            let now = clock.now()
+            let now = clock.now
             let received = try MediaChannelFakeCar.received(car.update(update, now: now))
             pushed.append(MediaChannelPush(update: update, received: received, atMs: now.milliseconds))
         }
@@ -69,7 +71,7 @@ struct MediaChannelSessionHarness {
 
     /// A request from the car performed on the core; the car gets the result.
     mutating func command(_ id: DashportMedia.MessageId, _ message: some WireMessage) async throws -> DashportMedia.CommandResult {
-        let actions = car.send(id, message, now: clock.now().milliseconds)
+        let actions = car.send(id, message, now: clock.now.milliseconds)
         guard case .command(let ticket, let command, let source) = try #require(actions.first) else {
             throw MediaChannelTestFailure.wrongMessage
         }
@@ -99,7 +101,7 @@ struct MediaChannelPushTests {
         // Before the hello nothing goes out; the replayed state follows the hello.
         let replay = try await harness.pump()
         #expect(replay.count == 3 && replay.allSatisfy(\.received.isEmpty))
-        let openedAt = harness.clock.now()
+        let openedAt = harness.clock.now
         let opened = try MediaChannelFakeCar.received(harness.car.service.open(now: openedAt))
         #expect(opened.count == 4)
         guard case .hello = try #require(opened.first) else {
@@ -162,19 +164,19 @@ struct MediaChannelPushTests {
 
     @Test func stateAlreadyPushedIsNotPushedAgain() async throws {
         var harness = await MediaChannelSessionHarness()
-        let hello = harness.car.service.open(now: harness.clock.now())
+        let hello = harness.car.service.open(now: harness.clock.now)
         #expect(hello.count == 1)
         let first = try await harness.pump()
         #expect(first.map(\.received.count) == [1, 1, 1])
         let snapshot = await harness.core.snapshot
         for update in [SessionUpdate.queue(snapshot.queue), .mediaItem(snapshot.mediaItem), .playbackState(snapshot.playbackState)] {
-            #expect(harness.car.update(update, now: harness.clock.now()).isEmpty)
+            #expect(harness.car.update(update, now: harness.clock.now).isEmpty)
         }
     }
 
     @Test func coverURIsNeverLeaveOnlyKeys() async throws {
         var harness = await MediaChannelSessionHarness()
-        _ = harness.car.service.open(now: harness.clock.now())
+        _ = harness.car.service.open(now: harness.clock.now)
         _ = try await harness.pump()
         _ = try await harness.command(.playFromMediaId, DashportMedia.PlayFromMediaId(requestId: 1, mediaId: "t1"))
         var bodies: [[UInt8]] = []
@@ -182,7 +184,7 @@ struct MediaChannelPushTests {
         var car = harness.car
         car.service.session = SessionMirror()
         for update in [SessionUpdate.queue(snapshot.queue), .mediaItem(snapshot.mediaItem)] {
-            for case .send(let message) in car.update(update, now: harness.clock.now()) { bodies.append(message.body) }
+            for case .send(let message) in car.update(update, now: harness.clock.now) { bodies.append(message.body) }
         }
         #expect(bodies.count == 2)
         for body in bodies {

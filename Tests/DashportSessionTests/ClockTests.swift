@@ -1,3 +1,5 @@
+import DashportTestSupport
+import DashportClock
 import Synchronization
 import Testing
 @testable import DashportSession
@@ -12,23 +14,23 @@ import Testing
     @Test func manualTimersRunInDeadlineOrderAtTheirOwnInstant() async {
         let clock = ManualClock()
         let log = Log()
-        _ = clock.schedule(at: SessionInstant(milliseconds: 300)) { log.add("c@\(clock.now().milliseconds)") }
-        _ = clock.schedule(at: SessionInstant(milliseconds: 100)) { log.add("a@\(clock.now().milliseconds)") }
-        _ = clock.schedule(at: SessionInstant(milliseconds: 100)) { log.add("b@\(clock.now().milliseconds)") }
-        _ = clock.schedule(at: SessionInstant(milliseconds: 900)) { log.add("late") }
+        _ = clock.schedule(at: ClockInstant(milliseconds: 300)) { log.add("c@\(clock.now.milliseconds)") }
+        _ = clock.schedule(at: ClockInstant(milliseconds: 100)) { log.add("a@\(clock.now.milliseconds)") }
+        _ = clock.schedule(at: ClockInstant(milliseconds: 100)) { log.add("b@\(clock.now.milliseconds)") }
+        _ = clock.schedule(at: ClockInstant(milliseconds: 900)) { log.add("late") }
         await clock.advance(by: .milliseconds(500))
         #expect(log.all == ["a@100", "b@100", "c@300"])
-        #expect(clock.now() == SessionInstant(milliseconds: 500))
+        #expect(clock.now == ClockInstant(milliseconds: 500))
         #expect(clock.pendingTimerCount == 1)
-        #expect(clock.nextDeadline == SessionInstant(milliseconds: 900))
+        #expect(clock.nextDeadline == ClockInstant(milliseconds: 900))
     }
 
     @Test func aTimerArmedByATimerRunsInTheSameAdvanceWhenDue() async {
         let clock = ManualClock()
         let log = Log()
-        _ = clock.schedule(at: SessionInstant(milliseconds: 100)) {
+        _ = clock.schedule(at: ClockInstant(milliseconds: 100)) {
             log.add("first")
-            _ = clock.schedule(at: clock.now().advanced(byMs: 100)) { log.add("second@\(clock.now().milliseconds)") }
+            _ = clock.schedule(at: clock.now.advanced(byMs: 100)) { log.add("second@\(clock.now.milliseconds)") }
         }
         await clock.advance(by: .milliseconds(250))
         #expect(log.all == ["first", "second@200"])
@@ -37,7 +39,7 @@ import Testing
     @Test func aCancelledTimerNeverRuns() async {
         let clock = ManualClock()
         let log = Log()
-        let timer = clock.schedule(at: SessionInstant(milliseconds: 10)) { log.add("ran") }
+        let timer = clock.schedule(at: ClockInstant(milliseconds: 10)) { log.add("ran") }
         timer.cancel()
         timer.cancel()
         await clock.advance(by: .seconds(1))
@@ -47,16 +49,16 @@ import Testing
 
     @Test func manualSleepersWakeWhenTimePasses() async throws {
         let clock = ManualClock()
-        async let woke: Void = clock.sleep(until: SessionInstant(milliseconds: 1000))
+        async let woke: Void = clock.sleep(until: ClockInstant(milliseconds: 1000))
         await clock.advance(by: .seconds(1))
         try await woke
-        #expect(clock.now() == SessionInstant(milliseconds: 1000))
-        try await clock.sleep(until: SessionInstant(milliseconds: 5))  // already past: returns at once
+        #expect(clock.now == ClockInstant(milliseconds: 1000))
+        try await clock.sleep(until: ClockInstant(milliseconds: 5))  // already past: returns at once
     }
 
     @Test func aCancelledSleeperThrows() async {
         let clock = ManualClock()
-        let sleeper = Task { try await clock.sleep(until: SessionInstant(milliseconds: 1_000_000)) }
+        let sleeper = Task { try await clock.sleep(until: ClockInstant(milliseconds: 1_000_000)) }
         sleeper.cancel()
         await #expect(throws: CancellationError.self) { try await sleeper.value }
     }
@@ -69,9 +71,9 @@ import Testing
     }
 
     @Test func theContinuousClockIsMonotonicAndSchedules() async {
-        let clock = ContinuousSessionClock()
-        let first = clock.now()
-        let second = clock.now()
+        let clock = SystemClock()
+        let first = clock.now
+        let second = clock.now
         #expect(second >= first)
         try? await clock.sleep(until: first)  // a deadline already reached returns
         // A deadline already reached: the action runs without waiting (this would hang otherwise).
@@ -81,12 +83,12 @@ import Testing
     }
 
     @Test func instantArithmeticSaturates() {
-        #expect(SessionInstant(milliseconds: .max - 1).advanced(byMs: 10) == SessionInstant(milliseconds: .max))
-        #expect(SessionInstant(milliseconds: .min + 1).advanced(byMs: -10) == SessionInstant(milliseconds: .min))
-        #expect(SessionInstant(milliseconds: .max).milliseconds(since: SessionInstant(milliseconds: -10)) == .max)
-        #expect(SessionInstant(milliseconds: 30).milliseconds(since: SessionInstant(milliseconds: 10)) == 20)
+        #expect(ClockInstant(milliseconds: .max - 1).advanced(byMs: 10) == ClockInstant(milliseconds: .max))
+        #expect(ClockInstant(milliseconds: .min + 1).advanced(byMs: -10) == ClockInstant(milliseconds: .min))
+        #expect(ClockInstant(milliseconds: .max).milliseconds(since: ClockInstant(milliseconds: -10)) == .max)
+        #expect(ClockInstant(milliseconds: 30).milliseconds(since: ClockInstant(milliseconds: 10)) == 20)
         #expect(saturatingInt64(.nan) == 0)
         #expect(saturatingInt64(1e300) == .max)
-        #expect(PositionAnchor(valueMs: .max - 5, at: .zero, rate: 16).projectedMs(at: SessionInstant(milliseconds: .max), advancing: true) == .max)
+        #expect(PositionAnchor(valueMs: .max - 5, at: .zero, rate: 16).projectedMs(at: ClockInstant(milliseconds: .max), advancing: true) == .max)
     }
 }

@@ -1,3 +1,5 @@
+import DashportTestSupport
+import DashportClock
 import Testing
 @testable import DashportSession
 

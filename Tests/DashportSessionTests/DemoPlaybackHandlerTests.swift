@@ -1,3 +1,5 @@
+import DashportTestSupport
+import DashportClock
 import DashportBrowse
 import Testing
 @testable import DashportSession
@@ -12,7 +14,7 @@ import Testing
     }
 
     static func position(_ core: SessionCore, _ clock: ManualClock) async -> Int64 {
-        await core.projectedPositionMs(at: clock.now())
+        await core.projectedPositionMs(at: clock.now)
     }
 
     @Test func playPauseSeekAndRateMoveThePosition() async {
@@ -44,7 +46,7 @@ import Testing
         let state = await core.playbackState
         #expect(state.queueIndex == 1)
         #expect(state.status == .playing)
-        #expect(state.position == PositionAnchor(valueMs: 0, at: SessionInstant(milliseconds: 100_000)))
+        #expect(state.position == PositionAnchor(valueMs: 0, at: ClockInstant(milliseconds: 100_000)))
         #expect(await core.mediaItem.item?.id == "a2")
     }
 
@@ -76,7 +78,7 @@ import Testing
             let state = await core.playbackState
             #expect(state.queueIndex == 0)
             #expect(state.status == .playing)
-            #expect(state.position == PositionAnchor(valueMs: 0, at: SessionInstant(milliseconds: Int64(lap) * 100_000)))
+            #expect(state.position == PositionAnchor(valueMs: 0, at: ClockInstant(milliseconds: Int64(lap) * 100_000)))
         }
     }
 

@@ -1,3 +1,5 @@
+import DashportTestSupport
+import DashportClock
 import Foundation
 import Testing
 @testable import DashportSession
@@ -15,7 +17,7 @@ import Testing
 
     /// A new core on `directory` (a restart), restored.
     static func restart(_ directory: URL) async -> (SessionCore, RestoreResult, [SessionError]) {
-        let core = makeDemoCore(clock: ManualClock(start: SessionInstant(milliseconds: 777)), store: SessionStore(directory: directory))
+        let core = makeDemoCore(clock: ManualClock(start: ClockInstant(milliseconds: 777)), store: SessionStore(directory: directory))
         let updates = await core.subscribe()
         let result = await core.restore()
         await core.close()
@@ -45,7 +47,7 @@ import Testing
         #expect(errors.isEmpty)
         let snapshot = await core.snapshot
         #expect(snapshot.playbackState.status == .paused)
-        #expect(snapshot.playbackState.position == PositionAnchor(valueMs: 45_000, at: SessionInstant(milliseconds: 777)))
+        #expect(snapshot.playbackState.position == PositionAnchor(valueMs: 45_000, at: ClockInstant(milliseconds: 777)))
         #expect(snapshot.playbackState.queueIndex == 1)
         #expect(snapshot.queue.items.map(\.id) == ["a1", "a2", "a3"])
         #expect(snapshot.queue.title == "Album A")

@@ -1,3 +1,5 @@
+import DashportTestSupport
+import DashportClock
 import DashportBrowse
 import Testing
 @testable import DashportSession
@@ -135,6 +137,6 @@ import Testing
         let snapshot = await second.snapshot
         #expect(snapshot.mediaItem.item?.id == "b1")
         #expect(snapshot.playbackState.status == .playing)
-        #expect(await second.projectedPositionMs(at: restartClock.now()) == 20_000)
+        #expect(await second.projectedPositionMs(at: restartClock.now) == 20_000)
     }
 }

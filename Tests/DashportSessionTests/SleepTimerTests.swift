@@ -1,3 +1,5 @@
+import DashportTestSupport
+import DashportClock
 import DashportBrowse
 import Testing
 @testable import DashportSession
@@ -32,11 +34,11 @@ import Testing
         _ = await core.perform(.setRate(2), from: .local)
         await clock.advance(by: .milliseconds(49_999))
         #expect(await Self.status(core) == .playing)
-        #expect(await core.activeSleepTimer?.deadline == SessionInstant(milliseconds: 60_000))
+        #expect(await core.activeSleepTimer?.deadline == ClockInstant(milliseconds: 60_000))
         await clock.advance(by: .milliseconds(1))
         #expect(await Self.status(core) == .paused)
         #expect(await core.activeSleepTimer == nil)
-        #expect(await core.projectedPositionMs(at: clock.now()) == 200_000)
+        #expect(await core.projectedPositionMs(at: clock.now) == 200_000)
         await core.close()
         Self.expectPausedThenReported(await drain(updates))
     }
@@ -44,19 +46,19 @@ import Testing
     @Test func endOfTrackFollowsSeekRatePauseAndPlay() async {
         let (core, clock, updates) = await Self.playing("a3")  // 300 s
         #expect(await core.perform(.setSleepTimer(.endOfTrack), from: .local) == .accepted)
-        #expect(await core.activeSleepTimer?.deadline == SessionInstant(milliseconds: 300_000))
+        #expect(await core.activeSleepTimer?.deadline == ClockInstant(milliseconds: 300_000))
         await clock.advance(by: .seconds(10))
         _ = await core.perform(.seekTo(ms: 250_000), from: .local)
-        #expect(await core.activeSleepTimer?.deadline == SessionInstant(milliseconds: 60_000))
+        #expect(await core.activeSleepTimer?.deadline == ClockInstant(milliseconds: 60_000))
         _ = await core.perform(.setRate(2), from: .local)
-        #expect(await core.activeSleepTimer?.deadline == SessionInstant(milliseconds: 35_000))
+        #expect(await core.activeSleepTimer?.deadline == ClockInstant(milliseconds: 35_000))
         await clock.advance(by: .seconds(5))
         _ = await core.perform(.pause, from: .local)  // at 260 s of 300
         #expect(await core.activeSleepTimer?.deadline == nil)
         await clock.advance(by: .seconds(100))
         #expect(await core.activeSleepTimer != nil)
         _ = await core.perform(.play, from: .local)  // t = 115 s; 40 s left at 2x
-        #expect(await core.activeSleepTimer?.deadline == SessionInstant(milliseconds: 135_000))
+        #expect(await core.activeSleepTimer?.deadline == ClockInstant(milliseconds: 135_000))
         await clock.advance(by: .milliseconds(19_999))
         #expect(await Self.status(core) == .playing)
         await clock.advance(by: .milliseconds(1))

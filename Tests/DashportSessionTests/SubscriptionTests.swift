@@ -1,3 +1,5 @@
+import DashportTestSupport
+import DashportClock
 import DashportLog
 import Testing
 @testable import DashportSession
@@ -45,7 +47,7 @@ import Testing
         let seen = await first(4, of: updates)
         // Ten seconds of playing broadcast nothing; the pause is the next state, anchored at 10 s.
         #expect(seen.dropFirst(3).first?.playbackState?.status == .paused)
-        #expect(seen.dropFirst(3).first?.playbackState?.position == PositionAnchor(valueMs: 10_000, at: clock.now()))
+        #expect(seen.dropFirst(3).first?.playbackState?.position == PositionAnchor(valueMs: 10_000, at: clock.now))
     }
 
     @Test func closingEndsStreamsAndLaterSubscriptionsAreEmpty() async {

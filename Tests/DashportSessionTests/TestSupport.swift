@@ -1,3 +1,5 @@
+import DashportTestSupport
+import DashportClock
 import DashportBrowse
 import Foundation
 @testable import DashportSession

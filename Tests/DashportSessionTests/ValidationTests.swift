@@ -1,3 +1,5 @@
+import DashportTestSupport
+import DashportClock
 import Testing
 @testable import DashportSession
 
@@ -160,14 +162,14 @@ import Testing
         let updates = await core.subscribe()
         await clock.advance(by: .seconds(5))
         var same = state
-        same.position = PositionAnchor(valueMs: 5000, at: clock.now())
+        same.position = PositionAnchor(valueMs: 5000, at: clock.now)
         try await core.broadcaster.setPlaybackState(same)  // continuous: not broadcast
         #expect(await core.playbackState == state)
         var seek = state
-        seek.position = PositionAnchor(valueMs: 9000, at: clock.now())
+        seek.position = PositionAnchor(valueMs: 9000, at: clock.now)
         try await core.broadcaster.setPlaybackState(seek)  // a seek: broadcast
         let seen = await first(4, of: updates)
         #expect(seen.dropFirst(3).first == .playbackState(seek))
-        #expect(await core.projectedPositionMs(at: clock.now().advanced(byMs: 1000)) == 10_000)
+        #expect(await core.projectedPositionMs(at: clock.now.advanced(byMs: 1000)) == 10_000)
     }
 }

@@ -36,129 +36,13 @@ import Testing
         #expect(identity.description == "TLSIdentity(sha256: \(identity.fingerprintSHA256))")
         #expect(!"\(identity)".contains("PRIVATE KEY"))
     }
-
-    @Test func loadOrCreateCreatesPrivateFilesAndReusesThem() throws {
-        let temporary = try TemporaryDirectory()
-        defer { temporary.remove() }
-        let directory = temporary.file("state/tls")
-        let sink = CollectingSink()
-        let logger = Logger(label: "tls", level: .info, sink: sink)
-
-        let first = try TLSIdentity.loadOrCreate(stateDirectory: directory, logger: logger)
-        let keyPath = directory + "/" + TLSIdentity.keyFileName
-        let certificatePath = directory + "/" + TLSIdentity.certificateFileName
-        #expect(SecureFile.mode(directory) == 0o700)
-        #expect(SecureFile.mode(keyPath) == 0o600)
-        #expect(SecureFile.mode(certificatePath) == 0o600)
-        #expect(try SecureFile.read(keyPath) == first.privateKeyPEM)
-        #expect(sink.contains(.notice, "generated server identity"))
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.contains(".tmp-") }
-        #expect(leftovers.isEmpty)
-
-        let second = try TLSIdentity.loadOrCreate(stateDirectory: directory, logger: logger)
-        #expect(second.fingerprintSHA256 == first.fingerprintSHA256)
-        #expect(second.privateKeyPEM == first.privateKeyPEM)
-        #expect(sink.contains(.info, "loaded server identity"))
-
-        // The stored identity serves a real handshake with the same fingerprint.
-        let server = try TLSSession(context: TLSContext(.server(identity: second, peerPolicy: .acceptAny)))
-        let client = try TLSSession(context: TLSContext(.client(identity: nil)))
-        let flight1 = try server.handshake(received: client.startHandshake())
-        let flight3 = try server.handshake(received: client.handshake(received: flight1))
-        _ = try client.handshake(received: flight3)
-        #expect(client.peerFingerprintSHA256 == first.fingerprintSHA256)
-    }
-
-    @Test(arguments: [TLSIdentity.keyFileName, TLSIdentity.certificateFileName])
-    func aCorruptFileIsReportedByNameAndLeftAlone(corrupted: String) throws {
-        let temporary = try TemporaryDirectory()
-        defer { temporary.remove() }
-        _ = try TLSIdentity.loadOrCreate(stateDirectory: temporary.path)
-        let path = temporary.file(corrupted)
-        let garbage = Array("-----BEGIN PRIVATE KEY-----\nnot base64 at all\n".utf8)
-        try Data(garbage).write(to: URL(fileURLWithPath: path))
-
-        let error = try #require(throws: TLSError.self) { try TLSIdentity.loadOrCreate(stateDirectory: temporary.path) }
-        guard case .identity(let file, let reason) = error else {
-            Issue.record("expected an identity error, got \(error)")
-            return
-        }
-        #expect(file == path)
-        #expect(!reason.isEmpty)
-        #expect(error.description.contains(path))
-        #expect(try SecureFile.read(path) == garbage)
-    }
-
-    @Test func aCertificateOfAnotherKeyIsReportedByName() throws {
-        let temporary = try TemporaryDirectory()
-        defer { temporary.remove() }
-        _ = try TLSIdentity.loadOrCreate(stateDirectory: temporary.path)
-        let path = temporary.file(TLSIdentity.certificateFileName)
-        try Data(try Fixtures.client().certificatePEM.utf8).write(to: URL(fileURLWithPath: path))
-        let error = try #require(throws: TLSError.self) { try TLSIdentity.loadOrCreate(stateDirectory: temporary.path) }
-        guard case .identity(let file, _) = error else {
-            Issue.record("expected an identity error, got \(error)")
-            return
-        }
-        #expect(file == path)
-    }
-
-    @Test func aMissingCertificateIsReissuedForTheSameKey() throws {
-        let temporary = try TemporaryDirectory()
-        defer { temporary.remove() }
-        let first = try TLSIdentity.loadOrCreate(stateDirectory: temporary.path)
-        try FileManager.default.removeItem(atPath: temporary.file(TLSIdentity.certificateFileName))
-        let second = try TLSIdentity.loadOrCreate(stateDirectory: temporary.path)
-        #expect(second.privateKeyPEM == first.privateKeyPEM)
-        #expect(second.fingerprintSHA256 != first.fingerprintSHA256)
-        #expect(SecureFile.mode(temporary.file(TLSIdentity.certificateFileName)) == 0o600)
-        #expect(try TLSIdentity.loadOrCreate(stateDirectory: temporary.path).fingerprintSHA256 == second.fingerprintSHA256)
-    }
-
-    @Test func aMissingKeyNextToACertificateIsAnErrorNamingTheKey() throws {
-        let temporary = try TemporaryDirectory()
-        defer { temporary.remove() }
-        _ = try TLSIdentity.loadOrCreate(stateDirectory: temporary.path)
-        let keyPath = temporary.file(TLSIdentity.keyFileName)
-        try FileManager.default.removeItem(atPath: keyPath)
-        let error = try #require(throws: TLSError.self) { try TLSIdentity.loadOrCreate(stateDirectory: temporary.path) }
-        guard case .identity(let file, _) = error else {
-            Issue.record("expected an identity error, got \(error)")
-            return
-        }
-        #expect(file == keyPath)
-        #expect(!FileManager.default.fileExists(atPath: keyPath))
-    }
-
-    @Test func aFileWhereTheDirectoryShouldBeIsAnError() throws {
-        let temporary = try TemporaryDirectory()
-        defer { temporary.remove() }
-        let path = temporary.file("not-a-directory")
-        try Data([1]).write(to: URL(fileURLWithPath: path))
-        #expect(throws: TLSError.identity(file: path, reason: "exists but is not a directory")) {
-            try TLSIdentity.loadOrCreate(stateDirectory: path)
-        }
-    }
-
-    @Test func aLooselyPermittedKeyIsUsedWithAWarning() throws {
-        let temporary = try TemporaryDirectory()
-        defer { temporary.remove() }
-        _ = try TLSIdentity.loadOrCreate(stateDirectory: temporary.path)
-        chmod(temporary.file(TLSIdentity.keyFileName), 0o644)
-        let sink = CollectingSink()
-        _ = try TLSIdentity.loadOrCreate(stateDirectory: temporary.path, logger: Logger(label: "tls", sink: sink))
-        #expect(sink.contains(.warning, "readable by other users"))
-    }
 }
 
 @Suite struct EncryptedKeyTests {
     /// An encrypted key must fail at once; OpenSSL's default would prompt on the terminal.
-    @Test func anEncryptedKeyFileIsRefusedWithoutPrompting() throws {
-        let temporary = try TemporaryDirectory()
-        defer { temporary.remove() }
-        _ = try TLSIdentity.loadOrCreate(stateDirectory: temporary.path)
-        let keyPath = temporary.file(TLSIdentity.keyFileName)
-        let key = try #require(PrivateKey(pem: SecureFile.read(keyPath)))
+    @Test func anEncryptedKeyIsRefusedWithoutPrompting() throws {
+        let identity = try Fixtures.server()
+        let key = try #require(PrivateKey(pem: identity.privateKeyPEM))
         let bio = try #require(BIO_new(BIO_s_mem()))
         defer { BIO_free(bio) }
         let password = Array("secret".utf8)
@@ -168,10 +52,11 @@ import Testing
         try #require(written == 1)
         let encrypted = MemoryBIO.drain(bio)
         #expect(String(decoding: encrypted, as: UTF8.self).contains("ENCRYPTED PRIVATE KEY"))
-        try Data(encrypted).write(to: URL(fileURLWithPath: keyPath))
 
-        #expect(throws: TLSError.identity(file: keyPath, reason: "not an unencrypted PEM private key")) {
-            try TLSIdentity.loadOrCreate(stateDirectory: temporary.path)
+        #expect(!TLSIdentity.isPrivateKeyPEM(encrypted))
+        #expect(TLSIdentity.isPrivateKeyPEM(identity.privateKeyPEM))
+        #expect(throws: TLSError.self) {
+            try TLSIdentity.selfSigned(privateKeyPEM: encrypted, commonName: "never")
         }
     }
 }

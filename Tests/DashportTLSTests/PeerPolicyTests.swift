@@ -49,11 +49,8 @@ import Testing
     }
 
     @Test func certificateAuthorityAcceptsASignedCertificateAndNothingElse() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let caFile = directory.file("ca.pem")
-        try Data(try Fixtures.ca().certificatePEM.utf8).write(to: URL(fileURLWithPath: caFile))
-        let policy = PeerPolicy.certificateAuthority(path: caFile)
+        let caFile = "the test's CA"
+        let policy = PeerPolicy.certificateAuthority(pem: Array(try Fixtures.ca().certificatePEM.utf8), source: caFile)
 
         let signed = try Pair(policy: policy, clientIdentity: Fixtures.caSignedClient())
         try signed.handshake()
@@ -77,9 +74,10 @@ import Testing
         #expect(!anonymous.server.isHandshakeComplete)
     }
 
-    @Test func anUnreadableCAFileIsAConfigurationErrorNamingIt() throws {
-        let path = "/nonexistent/dashport/ca.pem"
-        let configuration = TLSConfiguration.server(identity: try Fixtures.server(), peerPolicy: .certificateAuthority(path: path))
+    @Test func caBytesWithoutACertificateAreAConfigurationErrorNamingTheirSource() throws {
+        let path = "/etc/dashport/ca.pem"
+        let configuration = TLSConfiguration.server(
+            identity: try Fixtures.server(), peerPolicy: .certificateAuthority(pem: Array("not a certificate\n".utf8), source: path))
         let error = try #require(throws: TLSError.self) { try TLSContext(configuration) }
         guard case .configuration(let reason) = error else {
             Issue.record("expected a configuration error, got \(error)")

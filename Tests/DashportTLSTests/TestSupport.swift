@@ -99,19 +99,5 @@ struct Record: Equatable {
     }
 }
 
-/// A directory under the system temporary directory, removed by `remove()`.
-struct TemporaryDirectory {
-    let path: String
-
-    init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("dashport-tls-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    func remove() { try? FileManager.default.removeItem(atPath: path) }
-
-    func file(_ name: String) -> String { path + "/" + name }
-}
-
 /// Bytes 0, 1, 2, ... wrapping at 251 (a prime, so records never look periodic).
 func pattern(_ count: Int) -> [UInt8] { (0..<count).map { UInt8($0 % 251) } }

@@ -1,3 +1,4 @@
+import DashportClock
 import DashportLog
 import Foundation
 import Synchronization
@@ -63,20 +64,11 @@ final class TemporaryDirectory: Sendable {
     deinit { try? FileManager.default.removeItem(atPath: path) }
 }
 
-/// A clock that only moves when told to.
-final class ManualClock: ArtworkClock {
-    private let start = ContinuousClock.now
-    private let offset = Mutex<Duration>(.zero)
-
-    func now() -> ContinuousClock.Instant { start + offset.withLock { $0 } }
-    func advance(by duration: Duration) { offset.withLock { $0 += duration } }
-}
-
-/// A fetcher that takes its time and then fails: for the outer request deadline.
+/// A fetcher that takes a minute unless cancelled: for the outer request deadline.
 struct SlowFetcher: ArtworkFetcher {
     func fetch(_ url: URL, into destination: String, limits: ArtworkFetchLimits) async throws(ArtworkError) -> Int {
-        try? await Task.sleep(for: .seconds(5))
-        throw .io("slow fetcher gave up")
+        for _ in 0..<60 where !Task.isCancelled { try? await Task.sleep(for: .seconds(1)) }
+        throw .io("slow fetcher cancelled")
     }
 }
 

@@ -1,3 +1,4 @@
+import DashportTestSupport
 import DashportLink
 import DashportMessages
 import DashportTLS

@@ -1,13 +1,5 @@
-import DashportTLS
 import Synchronization
 import Testing
-
-/// Certificates, generated once per test process (RSA key generation is slow).
-enum TestTLS {
-    static let phoneIdentity = Result { try TLSIdentity.generate(commonName: "Dashport test phone") }
-    static let carIdentity = Result { try TLSIdentity.generate(commonName: "Dashport test car") }
-    static let phoneContext = Result { try TLSContext(.server(identity: phoneIdentity.get(), peerPolicy: .acceptAny)) }
-}
 
 /// Collects what a stream delivers and lets a test wait until what it has satisfies a condition.
 /// Waits are bounded; nothing here measures time.

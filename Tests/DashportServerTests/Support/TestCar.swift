@@ -1,3 +1,4 @@
+import DashportTestSupport
 import Foundation
 import Testing
 import DashportHeadUnit
@@ -98,7 +99,7 @@ actor TestCar {
 
     /// Waits until `condition` holds for this car's state, up to `timeout`.
     func waitUntil(
-        _ what: String, timeout: Duration = .seconds(20), sourceLocation: SourceLocation = #_sourceLocation,
+        _ what: String, timeout: Duration = .seconds(60), sourceLocation: SourceLocation = #_sourceLocation,
         _ condition: @Sendable (isolated TestCar) -> Bool
     ) async throws {
         let deadline = clock.now + timeout
@@ -129,9 +130,4 @@ actor TestCar {
     func messages(on channel: UInt8) -> [(id: UInt16, body: [UInt8])] {
         events.compactMap { if case .message(channel, let id, let body) = $0 { (id, body) } else { nil } }
     }
-}
-
-struct TestTimeout: Error, CustomStringConvertible {
-    var what: String
-    var description: String { "timed out waiting for \(what)" }
 }

@@ -1,19 +1,11 @@
 // libFuzzer target for the sans-IO services: `tools/fuzz/run FuzzServices 180` (see tools/fuzz/README.md).
-// The driver and its invariants are ServicesFuzz*.swift; main.swift (empty) keeps a plain
-// `swift build` a program that does nothing.
+// The driver and its invariants live in the DashportFuzzDrivers library (tools/fuzz/Drivers), shared
+// with the replay tests; main.swift (empty) keeps a plain `swift build` a program that does nothing.
+import DashportFuzzDrivers
 
 /// libFuzzer's entry point: one input through `ServicesFuzz.run`, which traps on a broken invariant.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzServices(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     ServicesFuzz.run(size > 0 ? Array(UnsafeBufferPointer(start: data, count: size)) : [])
     return 0
-}
-
-/// A broken invariant: libFuzzer saves the input as a crash.
-func fuzzViolation(_ message: String) {
-    fatalError("FuzzServices invariant: \(message)")
-}
-
-func fuzzCheck(_ condition: Bool, _ message: @autoclosure () -> String) {
-    if !condition { fuzzViolation(message()) }
 }

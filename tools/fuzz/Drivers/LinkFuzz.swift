@@ -1,6 +1,8 @@
-// The FuzzLink driver: how an input becomes calls on a PhoneLink, and what must hold. Shared with
-// Tests/DashportLinkTests (symlinked there as FuzzDriver/), so a kept input replays exactly as the
-// fuzzer ran it; each side defines `fuzzCheck` and `fuzzViolation` (trap, or record an issue).
+// The FuzzLink driver: how an input becomes calls on a PhoneLink, and what must hold. It lives in
+// the DashportFuzzDrivers library, which both the FuzzLink fuzz target and
+// Tests/DashportLinkTests/FuzzReplayTests.swift import, so a kept input replays exactly as the
+// fuzzer ran it. A broken invariant goes to `fuzzViolation` (FuzzInvariant.swift): a trap under
+// libFuzzer, an issue in the tests.
 import DashportFrames
 import DashportHeadUnit
 import DashportLink
@@ -22,8 +24,8 @@ import DashportTLS
 /// opened, which match `openServices`; after a tick `nextDeadline` is later than the tick. In the
 /// running mode also: the head unit can always read what the phone sends, a clean service message
 /// arrives intact, and a bye-bye always ends the link within the grace.
-enum LinkFuzz {
-    static func run(_ input: [UInt8]) {
+public enum LinkFuzz {
+    public static func run(_ input: [UInt8]) {
         guard let mode = input.first else { return }
         if mode & 1 == 0 {
             runRaw(input)

@@ -1,3 +1,4 @@
+import DashportTLS
 import Foundation
 
 /// The few file operations an identity needs, on POSIX calls so every failure names its file and

@@ -1,6 +1,8 @@
 import DashportLog
+import DashportTLS
 import Foundation
 
+/// The server keeps its TLS identity in the state directory; the TLS layer only ever sees the bytes.
 extension TLSIdentity {
     /// File name of the server's private key inside the state directory (mode 0600).
     public static let keyFileName = "server-key.pem"
@@ -27,13 +29,12 @@ extension TLSIdentity {
         case (true, true):
             let key = try loadKey(keyPath, logger: log)
             let certificateBytes = try SecureFile.read(certificatePath)
-            guard let certificate = X509Certificate(pem: certificateBytes) else {
-                OpenSSLErrorQueue.drain()
+            guard TLSIdentity.isCertificatePEM(certificateBytes) else {
                 throw .identity(file: certificatePath, reason: "not a PEM certificate")
             }
             let identity: TLSIdentity
             do {
-                identity = try TLSIdentity(certificate: certificate, key: key)
+                identity = try TLSIdentity(certificatePEM: certificateBytes, privateKeyPEM: key)
             } catch {
                 throw .identity(file: certificatePath, reason: "does not belong to the key in \(keyPath)")
             }
@@ -41,8 +42,7 @@ extension TLSIdentity {
             return identity
 
         case (false, false):
-            let key = try PrivateKey.generateRSA()
-            let identity = try issue(for: key)
+            let identity = try TLSIdentity.generate(commonName: generatedCommonName)
             try SecureFile.writeAtomically(identity.privateKeyPEM, to: keyPath, mode: 0o600)
             try SecureFile.writeAtomically(Array(identity.certificatePEM.utf8), to: certificatePath, mode: 0o600)
             log.notice("generated server identity", ["sha256": identity.fingerprintSHA256])
@@ -50,7 +50,7 @@ extension TLSIdentity {
 
         case (true, false):
             let key = try loadKey(keyPath, logger: log)
-            let identity = try issue(for: key)
+            let identity = try TLSIdentity.selfSigned(privateKeyPEM: key, commonName: generatedCommonName)
             try SecureFile.writeAtomically(Array(identity.certificatePEM.utf8), to: certificatePath, mode: 0o600)
             log.notice("certificate was missing: issued a new one for the existing key",
                        ["file": certificatePath, "sha256": identity.fingerprintSHA256])
@@ -62,22 +62,17 @@ extension TLSIdentity {
         }
     }
 
-    private static func loadKey(_ path: String, logger: Logger) throws(TLSError) -> PrivateKey {
+    /// The key file's bytes, checked to be an unencrypted PEM private key.
+    private static func loadKey(_ path: String, logger: Logger) throws(TLSError) -> [UInt8] {
         let bytes = try SecureFile.read(path)
-        guard let key = PrivateKey(pem: bytes) else {
-            OpenSSLErrorQueue.drain()
+        guard TLSIdentity.isPrivateKeyPEM(bytes) else {
             throw .identity(file: path, reason: "not an unencrypted PEM private key")
         }
         if let mode = SecureFile.mode(path), mode & 0o077 != 0 {
             logger.warning("private key is readable by other users; chmod 600 it",
                            ["file": path, "mode": String(mode, radix: 8)])
         }
-        return key
-    }
-
-    private static func issue(for key: PrivateKey) throws(TLSError) -> TLSIdentity {
-        let certificate = try CertificateFactory.make(CertificateSpec(commonName: generatedCommonName), key: key)
-        return try TLSIdentity(certificate: certificate, key: key)
+        return bytes
     }
 
     private static func join(_ directory: String, _ name: String) -> String {

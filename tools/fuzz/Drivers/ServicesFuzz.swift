@@ -1,6 +1,9 @@
-// The FuzzServices driver: how an input becomes calls on one service, and what must hold. Shared with
-// Tests/DashportServicesTests (symlinked there as FuzzDriver/), so a kept input replays exactly as
-// the fuzzer ran it; each side defines `fuzzCheck` and `fuzzViolation` (trap, or record an issue).
+// The FuzzServices driver: how an input becomes calls on one service, and what must hold. It lives
+// in the DashportFuzzDrivers library, which both the FuzzServices fuzz target and
+// Tests/DashportServicesTests/FuzzReplayTests.swift import, so a kept input replays exactly as the
+// fuzzer ran it. A broken invariant goes to `fuzzViolation` (FuzzInvariant.swift): a trap under
+// libFuzzer, an issue in the tests.
+import DashportClock
 import DashportBrowse
 import DashportMessages
 import DashportServices
@@ -19,8 +22,8 @@ import DashportSession
 /// cap; commands name the right source; after a tick `nextDeadline` is later than the tick (a
 /// driver never spins); in-flight counts never exceed their caps; and the checks per service in
 /// the `run…` functions.
-enum ServicesFuzz {
-    static func run(_ input: [UInt8]) {
+public enum ServicesFuzz {
+    public static func run(_ input: [UInt8]) {
         guard let selector = input.first else { return }
         var reader = Reader(bytes: input, index: 1)
         switch selector & 3 {
@@ -171,7 +174,7 @@ enum ServicesFuzz {
             ? [CustomAction(name: "like", label: "Like", iconUri: r.uri()), CustomAction(name: "skip", label: "Skip")] : []
         return PlaybackState(
             status: r.pick(PlaybackStatus.allCases),
-            position: PositionAnchor(valueMs: r.millis(), at: SessionInstant(milliseconds: r.int64()),
+            position: PositionAnchor(valueMs: r.millis(), at: ClockInstant(milliseconds: r.int64()),
                                      rate: r.pick([1, 0, 0.5, 2, PlaybackState.maxRate])),
             bufferedPositionMs: flags & 0x01 != 0 ? r.millis() : nil,
             controls: Set(SessionCapability.allCases.filter { capabilities.contains($0) && r.bool() }),

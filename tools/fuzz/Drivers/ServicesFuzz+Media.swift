@@ -1,4 +1,5 @@
 // FuzzServices: the Dashport media channel. Shared with the services tests.
+import DashportClock
 import DashportBrowse
 import DashportMessages
 import DashportServices
@@ -21,7 +22,7 @@ extension ServicesFuzz {
 
         var service: MediaChannelService
         var reader: Reader
-        var now = SessionInstant(milliseconds: 5_000)
+        var now = ClockInstant(milliseconds: 5_000)
         var issued: [MediaChannelTicket] = []
         /// Pending tickets: their kind and the car's request id when the driver knows it.
         var pending: [MediaChannelTicket: (kind: Kind, requestId: UInt32?)] = [:]

@@ -1,0 +1,67 @@
+import DashportArtwork
+import DashportBrowse
+import DashportLog
+import DashportServer
+import Foundation
+import Testing
+
+/// A real server on 127.0.0.1:0 with its own state directory and a log the test can read.
+///
+/// Prefer ``with(stateDirectory:provider:artworkFetcher:configure:_:)``: it stops the server, awaited,
+/// before it returns, whether the body passed or threw, so no server outlives its test.
+public struct TestServer: Sendable {
+    public let server: DashportServer
+    public let log: CollectingSink
+    public let stateDirectory: String
+
+    public static func start(
+        stateDirectory: String? = nil, provider: (any BrowseProvider)? = nil,
+        artworkFetcher: (any ArtworkFetcher)? = nil, configure: (inout ServerConfiguration) -> Void = { _ in }
+    ) async throws -> TestServer {
+        let directory = stateDirectory ?? FileManager.default.temporaryDirectory
+            .appendingPathComponent("dashport-server-test-\(UUID().uuidString)").path
+        var configuration = ServerConfiguration()
+        configuration.listen = "127.0.0.1:0"
+        configuration.stateDirectory = directory
+        configure(&configuration)
+        let sink = CollectingSink()
+        let logger = Logger(label: "test", level: .debug, sink: sink)
+        let server = try await DashportServer.start(configuration: configuration, logger: logger, provider: provider, artworkFetcher: artworkFetcher)
+        return TestServer(server: server, log: sink, stateDirectory: directory)
+    }
+
+    /// Starts a server, runs `body` with it, then stops it (awaited) and removes its state directory.
+    public static func with<T>(
+        stateDirectory: String? = nil, provider: (any BrowseProvider)? = nil,
+        artworkFetcher: (any ArtworkFetcher)? = nil, configure: (inout ServerConfiguration) -> Void = { _ in },
+        _ body: (TestServer) async throws -> T
+    ) async throws -> T {
+        let server = try await start(stateDirectory: stateDirectory, provider: provider, artworkFetcher: artworkFetcher, configure: configure)
+        do {
+            let result = try await body(server)
+            await server.stop()
+            return result
+        } catch {
+            await server.stop()
+            throw error
+        }
+    }
+
+    /// Stops the server (awaited: every car is said bye-bye to and every connection task ended).
+    public func stop(keepingState: Bool = false) async {
+        await server.stop(grace: .seconds(2))
+        if !keepingState { try? FileManager.default.removeItem(atPath: stateDirectory) }
+    }
+
+    /// Waits until the server logged a line containing `fragment`.
+    public func waitForLog(_ fragment: String, timeout: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        do {
+            try await eventually("a log line containing '\(fragment)'", timeout: timeout, sourceLocation: sourceLocation) {
+                log.records.contains { $0.message.contains(fragment) }
+            }
+        } catch {
+            Issue.record("last log lines: \(log.records.suffix(5).map(\.message))", sourceLocation: sourceLocation)
+            throw error
+        }
+    }
+}

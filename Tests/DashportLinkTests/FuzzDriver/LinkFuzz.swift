@@ -1,1 +1,0 @@
-../../../tools/fuzz/FuzzLink/LinkFuzz.swift

@@ -1,1 +1,0 @@
-../../../tools/fuzz/FuzzServices/ServicesFuzz+Media.swift

@@ -1,0 +1,22 @@
+// Where the fuzz drivers report a broken invariant: the one switch between the fuzz targets (trap,
+// so libFuzzer keeps the input as a crash) and the replay tests (record an issue naming the input).
+
+/// How a broken invariant is reported while a driver runs.
+public enum FuzzInvariant {
+    /// When set (task-local, by a replay test), a violation is handed to it; when `nil` (the fuzz
+    /// targets), the process traps and libFuzzer saves the input.
+    @TaskLocal public static var handler: (@Sendable (String) -> Void)?
+}
+
+/// A broken invariant.
+func fuzzViolation(_ message: String) {
+    if let handler = FuzzInvariant.handler {
+        handler(message)
+    } else {
+        fatalError("fuzz invariant: \(message)")
+    }
+}
+
+func fuzzCheck(_ condition: Bool, _ message: @autoclosure () -> String) {
+    if !condition { fuzzViolation(message()) }
+}
