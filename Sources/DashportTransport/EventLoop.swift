@@ -4,15 +4,16 @@
 // - Dashport serves hundreds of cars at once on a 2-core machine (a Pi Zero 2 in the car). Swift's
 //   cooperative pool has one thread per core, i.e. 2 here: one blocking `recv` on it would stall
 //   every task in the process. So no socket call ever runs on a Swift concurrency thread; they all
-//   run here (or are non-blocking sends made by a writer, which return at once).
+//   run here. A writer on another thread only queues its bytes and asks the loop to flush them
+//   (one eventfd wake per batch); ``socketCallsOffReactor`` lets tests check the rule holds.
 // - Thread-per-connection is the simplest and, for a handful of peers, the fastest structure
 //   (swift-linux-recipes.md §6: 73k vs 64k loopback round trips/s for one epoll thread), but
 //   hundreds of threads with their stacks do not fit the memory budget. One epoll thread serves
 //   any number of sockets in constant threads, at a measured ~12% cost on one connection.
 // - DispatchSource per connection measured slowest (39k/s) and forces `@unchecked Sendable`.
 //
-// Shape: sockets are registered edge-triggered (EPOLLET) for input and output once, so writers on
-// other threads never need epoll_ctl. A source that still has input after its read budget is polled
+// Shape: sockets are registered edge-triggered (EPOLLET) for input and output once, so pausing a
+// connection's reading (read on demand) is just not reading it, and resuming is a poll. A source that still has input after its read budget is polled
 // again on the next turn without waiting, so one busy peer cannot starve the others. Other threads
 // hand the loop work (closures, timers, polls) through a mutex-protected inbox and an eventfd.
 import CDashportLinux
