@@ -4,8 +4,11 @@
 // The target list is the layer diagram (see README "How bytes flow"). A target imports only
 // targets listed above it in its own layer or in the layers below:
 //
-//   C wrappers      CDashportSSL  CDashportLinux  CDashportVips  CAAPProto (protoc-c output)
+//   C wrappers      CDashportSSL  CDashportZlib  CDashportLinux  CDashportVips  CAAPProto (protoc-c output)
 //   Support         DashportLog  DashportClock (the one time seam)
+//                   DashportFiles (atomic writes, non-blocking state-file reads, 0700 directories)
+//                   DashportDigest (SHA-256 from libcrypto, CRC-32 from zlib, hex renderings)
+//                   DashportCommandLine (the option table behind every command line, --help and config file)
 //   Messages        DashportMessages   (generated Swift wrappers over CAAPProto)
 //   Frames          DashportFrames
 //   TLS             DashportTLS
@@ -34,6 +37,7 @@ let package = Package(
     targets: [
         // MARK: C libraries from Debian, each behind one Swift wrapper target.
         .systemLibrary(name: "CDashportSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CDashportZlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CDashportLinux"),
         // libvips through a C target of Dashport's own wrappers, not `.systemLibrary(pkgConfig: "vips")`:
         // vips' pkg-config flags carry `-pthread`, which SwiftPM rejects with a warning. Only the .c file
@@ -58,31 +62,34 @@ let package = Package(
         // MARK: Support
         .target(name: "DashportLog", swiftSettings: strict),
         .target(name: "DashportClock", swiftSettings: strict),
+        .target(name: "DashportFiles", swiftSettings: strict),
+        .target(name: "DashportCommandLine", swiftSettings: strict),
+        .target(name: "DashportDigest", dependencies: ["CDashportSSL", "CDashportZlib"], swiftSettings: strict),
 
         // MARK: Sans-IO protocol stack
         .target(name: "DashportMessages", dependencies: ["CAAPProto"], swiftSettings: strict),
         .target(name: "DashportFrames", swiftSettings: strict),
-        .target(name: "DashportTLS", dependencies: ["CDashportSSL", "DashportLog"], swiftSettings: strict),
+        .target(name: "DashportTLS", dependencies: ["CDashportSSL", "DashportLog", "DashportDigest"], swiftSettings: strict),
         .target(
             name: "DashportLink",
-            dependencies: ["DashportFrames", "DashportTLS", "DashportMessages", "DashportLog"],
+            dependencies: ["DashportFrames", "DashportTLS", "DashportMessages", "DashportLog", "DashportDigest"],
             swiftSettings: strict
         ),
         .target(
             name: "DashportHeadUnit",
-            dependencies: ["DashportFrames", "DashportTLS", "DashportMessages", "DashportLink", "DashportLog"],
+            dependencies: ["DashportFrames", "DashportTLS", "DashportMessages", "DashportLink", "DashportLog", "DashportDigest"],
             swiftSettings: strict
         ),
 
         // MARK: Core (async Swift behind a narrow seam)
-        .target(name: "DashportBrowse", dependencies: ["DashportClock", "DashportLog"], swiftSettings: strict),
-        .target(name: "DashportArtwork", dependencies: ["CDashportVips", "DashportClock", "DashportLog"], swiftSettings: strict),
-        .target(name: "DashportSession", dependencies: ["DashportBrowse", "DashportClock", "DashportLog"], swiftSettings: strict),
+        .target(name: "DashportBrowse", dependencies: ["DashportClock", "DashportLog", "DashportFiles", "DashportDigest"], swiftSettings: strict),
+        .target(name: "DashportArtwork", dependencies: ["CDashportVips", "DashportClock", "DashportLog", "DashportFiles", "DashportDigest"], swiftSettings: strict),
+        .target(name: "DashportSession", dependencies: ["DashportBrowse", "DashportClock", "DashportLog", "DashportFiles"], swiftSettings: strict),
 
         // MARK: Services (sans-IO, on top of the link, asking the core through events)
         .target(
             name: "DashportServices",
-            dependencies: ["DashportLink", "DashportMessages", "DashportBrowse", "DashportSession", "DashportClock", "DashportLog"],
+            dependencies: ["DashportLink", "DashportMessages", "DashportBrowse", "DashportSession", "DashportClock", "DashportLog", "DashportDigest"],
             swiftSettings: strict
         ),
 
@@ -93,22 +100,23 @@ let package = Package(
             dependencies: [
                 "DashportTransport", "DashportLink", "DashportServices", "DashportTLS",
                 "DashportBrowse", "DashportArtwork", "DashportSession", "DashportClock", "DashportLog",
+                "DashportFiles", "DashportDigest", "DashportCommandLine",
             ],
             swiftSettings: strict
         ),
 
         // MARK: Executables
-        .executableTarget(name: "dashport", dependencies: ["DashportServer"], swiftSettings: strict),
+        .executableTarget(name: "dashport", dependencies: ["DashportServer", "DashportCommandLine"], swiftSettings: strict),
         .target(
             // The head-unit emulator's IO half: HeadUnitClient drives the sans-IO car-role link over a
             // transport; the browse shell, scripts and screens of `dashport-hu` sit on it.
             name: "DashportEmulator",
-            dependencies: ["DashportHeadUnit", "DashportTransport", "DashportTLS", "DashportMessages", "DashportLink", "DashportLog"],
+            dependencies: ["DashportHeadUnit", "DashportTransport", "DashportTLS", "DashportMessages", "DashportLink", "DashportLog", "DashportFiles", "DashportDigest"],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "dashport-hu",
-            dependencies: ["DashportEmulator", "DashportHeadUnit", "DashportTransport", "DashportLink", "DashportLog"],
+            dependencies: ["DashportEmulator", "DashportHeadUnit", "DashportTransport", "DashportLink", "DashportLog", "DashportCommandLine"],
             path: "tools/dashport-hu",
             swiftSettings: strict
         ),
@@ -116,14 +124,14 @@ let package = Package(
             name: "dashport-bench-link",
             dependencies: [
                 "DashportServer", "DashportHeadUnit", "DashportLink", "DashportMessages", "DashportTLS",
-                "DashportTransport", "DashportBrowse", "DashportLog",
+                "DashportTransport", "DashportBrowse", "DashportLog", "DashportCommandLine",
             ],
             path: "tools/bench/link",
             swiftSettings: strict
         ),
         .executableTarget(
             name: "dashport-bench-artwork",
-            dependencies: ["DashportArtwork", "CDashportVips"],
+            dependencies: ["DashportArtwork", "CDashportVips", "DashportCommandLine"],
             path: "tools/bench/artwork",
             swiftSettings: strict
         ),
@@ -184,20 +192,33 @@ let package = Package(
             exclude: ["FuzzCrashes"],
             swiftSettings: strict
         ),
-        .testTarget(name: "DashportTLSTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportTLS", "DashportLog", "CDashportSSL"], swiftSettings: strict),
+        .testTarget(
+            // The option tables of the tools (the executables' modules, imported for testing).
+            name: "DashportToolsTests",
+            dependencies: ["dashport-hu", "dashport-bench-link", "DashportCommandLine"],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "DashportCommandLineTests", dependencies: ["DashportCommandLine"], swiftSettings: strict),
+        .testTarget(name: "DashportDigestTests", dependencies: ["DashportDigest"], swiftSettings: strict),
+        .testTarget(
+            name: "DashportFilesTests",
+            dependencies: ["DashportTestSupport", "DashportFiles", "DashportServer", "DashportTLS", "DashportSession"],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "DashportTLSTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportTLS", "DashportLog", "CDashportSSL", "DashportDigest"], swiftSettings: strict),
         .testTarget(
             name: "DashportLinkTests",
-            dependencies: ["DashportFuzzDrivers", "DashportTestSupport", "DashportClock", "DashportLink", "DashportHeadUnit", "DashportTLS", "DashportFrames", "DashportMessages"],
+            dependencies: ["DashportFuzzDrivers", "DashportTestSupport", "DashportClock", "DashportLink", "DashportHeadUnit", "DashportTLS", "DashportFrames", "DashportMessages", "DashportDigest"],
             exclude: ["FuzzCrashes"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "DashportHeadUnitTests",
-            dependencies: ["DashportTestSupport", "DashportClock", "DashportHeadUnit", "DashportEmulator", "DashportTransport", "DashportMessages", "DashportTLS", "DashportLink", "DashportServer", "DashportLog"],
+            dependencies: ["DashportTestSupport", "DashportClock", "DashportHeadUnit", "DashportEmulator", "DashportTransport", "DashportMessages", "DashportTLS", "DashportLink", "DashportServer", "DashportLog", "DashportDigest"],
             swiftSettings: strict
         ),
         .testTarget(name: "DashportBrowseTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportBrowse"], swiftSettings: strict),
-        .testTarget(name: "DashportArtworkTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportArtwork"], swiftSettings: strict),
+        .testTarget(name: "DashportArtworkTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportArtwork", "DashportFiles"], swiftSettings: strict),
         .testTarget(name: "DashportSessionTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportSession", "DashportBrowse", "DashportLog"], swiftSettings: strict),
         .testTarget(
             name: "DashportServicesTests",
@@ -208,7 +229,7 @@ let package = Package(
         .testTarget(name: "DashportTransportTests", dependencies: ["DashportTransport"], swiftSettings: strict),
         .testTarget(
             name: "DashportServerTests",
-            dependencies: ["DashportTestSupport", "DashportClock", "DashportServer", "DashportHeadUnit", "DashportTransport", "DashportArtwork", "DashportMessages", "DashportLink", "DashportLog", "DashportTLS", "DashportFrames", "DashportBrowse"],
+            dependencies: ["DashportTestSupport", "DashportClock", "DashportServer", "DashportHeadUnit", "DashportTransport", "DashportArtwork", "DashportMessages", "DashportLink", "DashportLog", "DashportTLS", "DashportFrames", "DashportBrowse", "DashportFiles", "DashportCommandLine"],
             swiftSettings: strict
         ),
     ]

@@ -1,3 +1,4 @@
+import DashportFiles
 import DashportLog
 
 /// A box a car asked for, in pixels (both sides at least 1).
@@ -65,13 +66,13 @@ struct ArtworkDiskCache {
         self.maxBytes = max(0, maxBytes)
         self.logger = logger
         do {
-            try DiskIO.makeDirectory(self.directory)
-            var found: [(Entry, DiskIO.FileInfo)] = []
-            for name in try DiskIO.list(self.directory) {
+            if try Files.makeDirectory(self.directory) { logger.notice("created the artwork cache directory", ["directory": self.directory]) }
+            var found: [(Entry, Files.Status)] = []
+            for name in try Files.list(self.directory) {
                 let path = self.directory + "/" + name
-                if name.hasPrefix("tmp-") {
-                    DiskIO.remove(path)  // an interrupted write
-                } else if let entry = Entry(fileName: name), let info = DiskIO.info(path), info.isRegularFile {
+                if Files.isTemporary(name) {
+                    try? Files.remove(path)  // an interrupted write
+                } else if let entry = Entry(fileName: name), let info = Files.status(path), info.isRegularFile {
                     found.append((entry, info))
                 }
             }
@@ -94,7 +95,7 @@ struct ArtworkDiskCache {
 
     /// Where a new original may be written before ``adoptOriginal(_:for:)``.
     func temporaryPath() -> String {
-        directory + "/tmp-" + String(UInt64.random(in: .min ... .max), radix: 16)
+        Files.temporaryPath(in: directory)
     }
 
     /// The path of a cached original, marked as just used.
@@ -110,7 +111,9 @@ struct ArtworkDiskCache {
         let entry = Entry.thumbnail(key, box)
         guard let record = records[entry] else { return nil }
         do throws(ArtworkError) {
-            let image = try ThumbnailFile.decode(try DiskIO.readFile(path(of: entry), limit: max(record.size, 1)))
+            let bytes: [UInt8]
+            do { bytes = try Files.read(path(of: entry), limit: max(record.size, 1)) } catch { throw ArtworkError(error) }
+            let image = try ThumbnailFile.decode(bytes)
             markUsed(entry)
             return image
         } catch {
@@ -123,8 +126,8 @@ struct ArtworkDiskCache {
     /// Moves a finished download at `temporary` into the cache as the original of `key`.
     mutating func adoptOriginal(_ temporary: String, for key: ArtworkKey) throws(ArtworkError) -> String {
         let entry = Entry.original(key)
-        try DiskIO.commit(temporary, to: path(of: entry))
-        account(entry, size: DiskIO.info(path(of: entry))?.size ?? 0)
+        do { try Files.commit(temporary, to: path(of: entry)) } catch { throw ArtworkError(error) }
+        account(entry, size: Files.status(path(of: entry))?.size ?? 0)
         return path(of: entry)
     }
 
@@ -132,7 +135,7 @@ struct ArtworkDiskCache {
     mutating func storeThumbnail(_ image: ArtworkImage, key: ArtworkKey, box: ArtworkBox) throws(ArtworkError) {
         let entry = Entry.thumbnail(key, box)
         let bytes = ThumbnailFile.encode(image)
-        try DiskIO.writeAtomically(bytes, to: path(of: entry), temporary: temporaryPath())
+        do { try Files.writeAtomically(bytes, to: path(of: entry)) } catch { throw ArtworkError(error) }
         account(entry, size: bytes.count)
     }
 
@@ -140,7 +143,7 @@ struct ArtworkDiskCache {
     mutating func discard(_ entry: Entry) {
         guard let record = records.removeValue(forKey: entry) else { return }
         totalBytes -= record.size
-        DiskIO.remove(path(of: entry))
+        try? Files.remove(path(of: entry))  // gone from the index either way; a leftover is only space
     }
 
     /// Keeps `entry` from being evicted until a matching ``unpin(_:)``.
@@ -168,8 +171,8 @@ struct ArtworkDiskCache {
     }
 
     private mutating func stamp(_ entry: Entry) {
-        lastStamp = max(DiskIO.now(), lastStamp + 1)
-        DiskIO.setModified(path(of: entry), nanoseconds: lastStamp)
+        lastStamp = max(CacheFileTimes.now(), lastStamp + 1)
+        CacheFileTimes.setModified(path(of: entry), nanoseconds: lastStamp)
     }
 
     /// Evicts least recently used, unpinned entries until the total fits the bound.

@@ -1,3 +1,4 @@
+import DashportFiles
 import Foundation
 import Synchronization
 
@@ -42,8 +43,8 @@ public struct URLSessionArtworkFetcher: ArtworkFetcher {
 
     public func fetch(_ url: URL, into destination: String, limits: ArtworkFetchLimits) async throws(ArtworkError) -> Int {
         guard Self.schemeAllowed(url, limits) else { throw .unsupportedScheme(ArtworkRegistry.redacted(url)) }
-        let fd = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw DiskIO.errnoText("cannot create", destination) }
+        let fd: Int32
+        do { fd = try Files.create(destination) } catch { throw ArtworkError(error) }
         let seconds = Double(limits.timeout.components.seconds) + Double(limits.timeout.components.attoseconds) / 1e18
         let configuration = URLSessionConfiguration.ephemeral
         // FoundationNetworking truncates these to whole seconds (0.5 s times out at once), so they
@@ -184,17 +185,10 @@ private final class Download: NSObject, URLSessionDataDelegate, Sendable {
                 return .tooLarge(bytes: state.bytes + data.count, limit: limits.maxBytes)
             }
             let fd = state.fd
-            let written = data.withUnsafeBytes { raw -> Bool in
-                var done = 0
-                while done < raw.count {
-                    let n = write(fd, raw.baseAddress! + done, raw.count - done)  // baseAddress: count > 0 here
-                    if n < 0 && errno == EINTR { continue }
-                    if n <= 0 { return false }
-                    done += n
-                }
-                return true
+            let written = data.withUnsafeBytes { raw in
+                Result { () throws(FileError) in try Files.writeAll(raw, to: fd, path: "artwork download") }
             }
-            guard written else { return DiskIO.errnoText("cannot write", "artwork download") }
+            if case .failure(let error) = written { return ArtworkError(error) }
             state.bytes += data.count
             return nil
         }

@@ -1,3 +1,5 @@
+import DashportDigest
+
 /// The opaque name under which a cover is served: the first 32 hex digits of the SHA-256 of
 /// its URI (for files, of the resolved path, size and modification time). A changed URI or
 /// file is a new key, so no car keeps showing a stale cover.
@@ -11,7 +13,7 @@ public struct ArtworkKey: Sendable, Hashable, Codable, CustomStringConvertible {
 
     /// The key of `material`: 32 lowercase hex digits (128 bits of SHA-256).
     static func digest(of material: String) -> ArtworkKey {
-        ArtworkKey(rawValue: String(SHA256.hex(of: Array(material.utf8)).prefix(32)))
+        ArtworkKey(rawValue: String(SHA256.hex(Array(material.utf8)).prefix(32)))
     }
 
     /// True for what ``digest(of:)`` produces: the only keys that may name files in the cache.

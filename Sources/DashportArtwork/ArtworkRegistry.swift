@@ -1,4 +1,5 @@
 import DashportClock
+import DashportFiles
 import Foundation
 
 #if canImport(Glibc)
@@ -91,13 +92,13 @@ struct ArtworkRegistry {
     }
 
     /// Resolves `path` and checks that it is a regular file inside a root.
-    func resolveFile(_ path: String) -> Result<(String, DiskIO.FileInfo), ArtworkError> {
+    func resolveFile(_ path: String) -> Result<(String, Files.Status), ArtworkError> {
         guard let resolved = Self.realPath(path) else {
             return .failure(.io("cannot resolve \(path): \(String(cString: strerror(errno)))"))
         }
         let inside = roots.contains { root in root == "/" || resolved == root || resolved.hasPrefix(root + "/") }
         guard inside else { return .failure(.outsideRoots(resolved)) }
-        guard let info = DiskIO.info(resolved), info.isRegularFile else { return .failure(.io("\(resolved) is not a regular file")) }
+        guard let info = Files.status(resolved), info.isRegularFile else { return .failure(.io("\(resolved) is not a regular file")) }
         return .success((resolved, info))
     }
 
@@ -171,7 +172,7 @@ extension ArtworkRegistry {
         var size: Int
         var modified: Int64
 
-        init(_ info: DiskIO.FileInfo) {
+        init(_ info: Files.Status) {
             (device, inode, size, modified) = (info.device, info.inode, info.size, info.modified)
         }
     }
@@ -200,7 +201,7 @@ extension ArtworkRegistry {
             return false  // a refusal is worked out again
         }
         counters.filesChecked += 1
-        guard let info = DiskIO.info(path), info.isRegularFile, FileIdentity(info) == file else { return false }
+        guard let info = Files.status(path), info.isRegularFile, FileIdentity(info) == file else { return false }
         memo.set(Memo(outcome: known.outcome, checkedAt: now), for: uri)
         return true
     }

@@ -1,4 +1,5 @@
 import DashportClock
+import DashportFiles
 import Foundation
 import Synchronization
 
@@ -77,7 +78,7 @@ extension ArtworkService {
             guard bytes <= limit else { throw ArtworkError.tooLarge(bytes: bytes, limit: limit) }  // a fetcher that ignored it
             result = .success(try cache.adoptOriginal(temporary, for: key))
         } catch {
-            DiskIO.remove(temporary)
+            try? Files.remove(temporary)  // a failed download's leftovers; the next start deletes them too
             result = .failure(error)
         }
         downloadFlights[key] = nil

@@ -1,5 +1,6 @@
 // Sources/DashportBrowse/BrowseCache.swift - the bounded on-disk snapshot of browsed nodes.
 
+import DashportFiles
 import DashportLog
 import Foundation
 
@@ -69,15 +70,15 @@ public actor BrowseCache {
         var reports: [BrowseReport] = []
         let files: [String]
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            files = try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
+            if try Files.makeDirectory(directory) { logger.notice("created the cache directory", ["directory": directory]) }
+            files = try Files.list(directory)
         } catch {
             return [failure("cannot use the cache directory \(directory): \(error)", nil)]
         }
         var found: [(entry: Entry, generation: UInt64)] = []
         for name in files {
             let path = directory + "/" + name
-            if AtomicFile.isTemporary(name) {
+            if Files.isTemporary(name) {
                 logger.notice("deleting a temporary file left by a crash", ["file": name])
                 if let report = delete(path, name) { reports.append(report) }
                 continue
@@ -135,7 +136,7 @@ public actor BrowseCache {
             return reports
         }
         do {
-            try AtomicFile.write(bytes, to: directory, name: name)
+            try Files.writeAtomically(bytes, to: directory + "/" + name)
         } catch {
             return [failure("cannot write node '\(parentId)': \(error)", parentId)]
         }
@@ -203,14 +204,15 @@ public actor BrowseCache {
     }
 
     private func read(_ path: String, _ name: String) -> Result<(CachedNode, UInt64, Int), CacheFormatError> {
-        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-        let size = (attributes?[.size] as? NSNumber)?.intValue ?? 0
-        guard size <= maxBytes else { return .failure(.oversized(size)) }
-        guard let data = FileManager.default.contents(atPath: path) else {
+        let data: [UInt8]
+        do {
+            data = try Files.read(path, limit: maxBytes)
+        } catch {
+            if case .tooLarge(let size, _) = error.cause { return .failure(.oversized(size)) }
             return .failure(.unreadable)
         }
         do {
-            let (node, generation) = try CacheFileFormat.decode(Array(data))
+            let (node, generation) = try CacheFileFormat.decode(data)
             guard CacheFileFormat.fileName(for: node.parentId) == name else {
                 return .failure(.misplaced(parentId: node.parentId))
             }
@@ -222,7 +224,7 @@ public actor BrowseCache {
 
     private func delete(_ path: String, _ itemId: String?) -> BrowseReport? {
         do {
-            try AtomicFile.remove(path)
+            try Files.remove(path)
             return nil
         } catch {
             return failure("cannot delete \(path): \(error)", itemId)

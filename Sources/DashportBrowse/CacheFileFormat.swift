@@ -1,5 +1,6 @@
 // Sources/DashportBrowse/CacheFileFormat.swift - the bytes of one cached browse node on disk.
 
+import DashportDigest
 import Foundation
 
 /// One cached node: a parent and the children its provider gave.
@@ -139,26 +140,5 @@ enum CacheFileFormat {
             value = value << 8 | UInt64(bytes[index])
         }
         return value
-    }
-}
-
-/// CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320), as zlib and PNG compute it.
-struct CRC32 {
-    private(set) var value: UInt32 = 0
-
-    mutating func update(_ bytes: some Collection<UInt8>) {
-        var crc = ~value
-        for byte in bytes {
-            crc = Self.table[Int((crc ^ UInt32(byte)) & 0xff)] ^ (crc >> 8)
-        }
-        value = ~crc
-    }
-
-    private static let table: [UInt32] = (0..<256).map { index in
-        var entry = UInt32(index)
-        for _ in 0..<8 {
-            entry = entry & 1 == 1 ? 0xedb8_8320 ^ (entry >> 1) : entry >> 1
-        }
-        return entry
     }
 }

@@ -1,3 +1,4 @@
+import DashportDigest
 import DashportHeadUnit
 import DashportLink
 import DashportMessages
@@ -87,7 +88,7 @@ extension MediaChannelSession {
         default:
             break
         }
-        noticeSink.yield(.problem("playback status channel: message \(hexID(messageId)) of \(body.count) bytes not understood"))
+        noticeSink.yield(.problem("playback status channel: message \(Hex.id(messageId)) of \(body.count) bytes not understood"))
     }
 
     private func finish(_ reason: HeadUnitDisconnect) {

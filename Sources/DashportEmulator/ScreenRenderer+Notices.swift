@@ -1,3 +1,4 @@
+import DashportDigest
 import DashportHeadUnit
 import DashportLink
 import DashportMessages
@@ -19,11 +20,11 @@ extension ScreenRenderer {
             "channel \(service.channel) refused (status \(status)): \(serviceName(service.kind))"
         case .channelOpenUnanswered(let channel, let listed):
             "channel \(channel): open request left unanswered" + (listed ? "" : " (not listed)")
-        case .message(let channel, let messageId, let body): "message \(hexID(messageId)) on channel \(channel), \(body.count) bytes"
+        case .message(let channel, let messageId, let body): "message \(Hex.id(messageId)) on channel \(channel), \(body.count) bytes"
         case .pingReceived(_, let encrypted): "ping from the phone (\(encrypted ? "encrypted" : "plain"))"
         case .pingAnswered(_, let encrypted): "the phone answered our ping (\(encrypted ? "encrypted" : "plain"))"
         case .controlMessage(let messageId, let body, let encrypted):
-            "control message \(hexID(messageId)), \(body.count) bytes (\(encrypted ? "encrypted" : "plain"))"
+            "control message \(Hex.id(messageId)), \(body.count) bytes (\(encrypted ? "encrypted" : "plain"))"
         case .byeByeReceived(let reason): "the phone said bye-bye (reason \(reason))"
         }
     }

@@ -1,3 +1,4 @@
+import DashportDigest
 import DashportLink
 import DashportMessages
 import DashportTLS
@@ -6,7 +7,7 @@ import DashportTLS
 extension HeadUnitLink {
     func dispatch(_ message: InboundMessage, now: Duration, _ out: inout HeadUnitOutbox) {
         if logger.level <= .trace {
-            logger.trace("received", ["channel": "\(message.channel)", "message": hex(message.messageId),
+            logger.trace("received", ["channel": "\(message.channel)", "message": Hex.id(message.messageId),
                                       "bytes": "\(message.body.count)", "encrypted": "\(message.encrypted)"])
         }
         if phase == .closing {
@@ -163,7 +164,7 @@ extension HeadUnitLink {
         switch message.messageId {
         case ControlID.byeByeResponse: close(.byeBye(answered: true), &out)
         case ControlID.byeByeRequest: handlePeerByeBye(message, &out)
-        default: logger.debug("message dropped while closing", ["message": hex(message.messageId)])
+        default: logger.debug("message dropped while closing", ["message": Hex.id(message.messageId)])
         }
     }
 }

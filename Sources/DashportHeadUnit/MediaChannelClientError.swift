@@ -1,3 +1,4 @@
+import DashportDigest
 import DashportLink
 import DashportMessages
 
@@ -16,11 +17,11 @@ public enum MediaChannelClientError: Error, Sendable, Hashable, CustomStringConv
 
     public var description: String {
         switch self {
-        case .undecodable(let id, let error): "message \(hexID(id)): \(error)"
-        case .unknownRequestId(let id, let requestId): "answer \(hexID(id)) to request \(requestId), which is not in flight"
+        case .undecodable(let id, let error): "message \(Hex.id(id)): \(error)"
+        case .unknownRequestId(let id, let requestId): "answer \(Hex.id(id)) to request \(requestId), which is not in flight"
         case .mismatchedAnswer(let requestId, let expected, let got):
-            "request \(requestId) expects \(hexID(expected)) but got \(hexID(got))"
-        case .unexpectedMessage(let id): "message \(hexID(id)) is not one the server sends"
+            "request \(requestId) expects \(Hex.id(expected)) but got \(Hex.id(got))"
+        case .unexpectedMessage(let id): "message \(Hex.id(id)) is not one the server sends"
         case .tooManyInFlight(let limit): "already \(limit) requests in flight"
         }
     }

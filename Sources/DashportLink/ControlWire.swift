@@ -1,3 +1,4 @@
+import DashportDigest
 import DashportMessages
 
 /// Control-namespace message ids (aap-protocol.md §2.1) as the 16-bit values on the wire, taken
@@ -79,16 +80,16 @@ package enum VersionExchange {
     package static func preambleProblem(_ bytes: [UInt8]) -> String? {
         guard let channel = bytes.first else { return nil }
         guard channel == 0 else {
-            return "first frame is on channel \(channel), not the control channel (\(hexBytes(bytes)))"
+            return "first frame is on channel \(channel), not the control channel (\(Hex.string(bytes, separator: " ")))"
         }
         guard bytes.count >= 2 else { return nil }
         guard bytes[1] & 0x0B == 0x03 else {
-            return "first frame's flags 0x\(String(bytes[1], radix: 16)) are not a plain whole message (\(hexBytes(bytes)))"
+            return "first frame's flags 0x\(String(bytes[1], radix: 16)) are not a plain whole message (\(Hex.string(bytes, separator: " ")))"
         }
         guard bytes.count >= 4 else { return nil }
         let length = Int(bytes[2]) << 8 | Int(bytes[3])
         guard length >= 6 && length <= maxRequestPayload else {
-            return "first frame's length \(length) cannot be a VERSION_REQUEST (\(hexBytes(bytes)))"
+            return "first frame's length \(length) cannot be a VERSION_REQUEST (\(Hex.string(bytes, separator: " ")))"
         }
         return nil
     }
@@ -100,12 +101,5 @@ package enum VersionExchange {
             return (AAPVersion(major: 1, minor: min(requested.minor, maxMinor)), VersionBody.statusMatch)
         }
         return (AAPVersion(major: 1, minor: maxMinor), VersionBody.statusMismatch)
-    }
-
-    private static func hexBytes(_ bytes: [UInt8]) -> String {
-        bytes.map { byte in
-            let digits = String(byte, radix: 16)
-            return digits.count == 1 ? "0" + digits : digits
-        }.joined(separator: " ")
     }
 }

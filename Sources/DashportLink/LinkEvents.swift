@@ -1,3 +1,4 @@
+import DashportDigest
 import DashportFrames
 import DashportTLS
 
@@ -155,15 +156,15 @@ public enum LinkCloseReason: Error, Sendable, Hashable, CustomStringConvertible 
             "message of \(length) bytes on channel \(channel) is shorter than its 2-byte id"
         case .unlistedChannel(let channel): "frame on channel \(channel), which the head unit never listed"
         case .channelNotOpen(let channel, let id):
-            "message \(hex(id)) on channel \(channel), which is not open"
+            "message \(Hex.id(id)) on channel \(channel), which is not open"
         case .tlsFailure(let error): "\(error)"
         case .plaintextAfterTLS(let channel, let id):
-            "plaintext \(id.map(hex) ?? "fragment") on channel \(channel) after TLS; only AUTH_COMPLETE and pings may be sent in the clear"
+            "plaintext \(id.map(Hex.id) ?? "fragment") on channel \(channel) after TLS; only AUTH_COMPLETE and pings may be sent in the clear"
         case .handshakeTimeout(let phase): "handshake deadline passed during \(phase)"
         case .idleTimeout(let limit): "nothing received for \(limit)"
-        case .undecodable(let id, let detail): "control message \(hex(id)) did not decode: \(detail)"
+        case .undecodable(let id, let detail): "control message \(Hex.id(id)) did not decode: \(detail)"
         case .unexpectedMessage(let channel, let id, let phase):
-            "unexpected message \(hex(id)) on channel \(channel) during \(phase)"
+            "unexpected message \(Hex.id(id)) on channel \(channel) during \(phase)"
         case .authenticationFailed(let status): "AUTH_COMPLETE reported status \(status)"
         case .peerByeBye(let reason): "peer said bye-bye (reason \(reason))"
         case .byeBye(let answered): answered ? "bye-bye answered" : "bye-bye unanswered within the grace period"
@@ -187,10 +188,4 @@ public enum LinkSendError: Error, Sendable, Hashable, CustomStringConvertible {
         case .messageTooLarge(let size, let limit): "message of \(size) bytes exceeds the \(limit)-byte cap"
         }
     }
-}
-
-/// `0x8001`-style rendering of a message id for logs and descriptions.
-package func hex(_ id: UInt16) -> String {
-    let digits = String(id, radix: 16)
-    return "0x" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
 }

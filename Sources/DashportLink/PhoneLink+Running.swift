@@ -1,3 +1,4 @@
+import DashportDigest
 import DashportMessages
 
 /// Running and closing, phone side: channel opens, service traffic, pings, bye-bye.
@@ -94,7 +95,7 @@ extension PhoneLink {
         case ControlID.pingRequest:
             answerPing(message, &out)
         default:
-            logger.debug("message dropped while closing", ["message": hex(message.messageId)])
+            logger.debug("message dropped while closing", ["message": Hex.id(message.messageId)])
         }
     }
 }

@@ -1,3 +1,4 @@
+import DashportDigest
 import DashportMessages
 import DashportTLS
 
@@ -5,7 +6,7 @@ import DashportTLS
 extension PhoneLink {
     func dispatch(_ message: InboundMessage, now: Duration, _ out: inout Outbox) {
         if logger.level <= .trace {
-            logger.trace("received", ["channel": "\(message.channel)", "message": hex(message.messageId),
+            logger.trace("received", ["channel": "\(message.channel)", "message": Hex.id(message.messageId),
                                       "bytes": "\(message.body.count)", "encrypted": "\(message.encrypted)"])
         }
         switch phase {
@@ -46,7 +47,7 @@ extension PhoneLink {
             close(.unexpectedMessage(channel: 0, messageId: message.messageId, phase: phase), &out)
         case let id where phase == .running || ControlID.ignorableNotifications.contains(id):
             // aasdk ignores unknown control ids too; focus/voice/battery notifications need no answer.
-            logger.debug("control message ignored", ["message": hex(id), "phase": phase.rawValue])
+            logger.debug("control message ignored", ["message": Hex.id(id), "phase": phase.rawValue])
         default:
             close(.unexpectedMessage(channel: 0, messageId: message.messageId, phase: phase), &out)
         }
@@ -54,7 +55,7 @@ extension PhoneLink {
 
     private func handleVersionRequest(_ message: InboundMessage, _ out: inout Outbox) {
         guard message.channel == 0, !message.encrypted, message.messageId == ControlID.versionRequest else {
-            let what = "first message is \(hex(message.messageId)) on channel \(message.channel), not VERSION_REQUEST"
+            let what = "first message is \(Hex.id(message.messageId)) on channel \(message.channel), not VERSION_REQUEST"
             close(.notAAP(what), &out)
             return
         }

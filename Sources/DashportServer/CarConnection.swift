@@ -1,4 +1,5 @@
 import DashportClock
+import DashportDigest
 import DashportLink
 import DashportServices
 import DashportLog
@@ -147,7 +148,7 @@ struct CarConnection {
                 actions += try link.send(channel: message.channel, messageId: message.messageId, body: message.body)
             } catch {
                 logger.warning("dropped a service message: \(error)", [
-                    "channel": "\(message.channel)", "message": hex(message.messageId),
+                    "channel": "\(message.channel)", "message": Hex.id(message.messageId),
                 ])
             }
         }

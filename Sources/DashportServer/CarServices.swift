@@ -1,3 +1,4 @@
+import DashportDigest
 import DashportBrowse
 import DashportLink
 import DashportLog
@@ -142,7 +143,7 @@ struct CarServices {
             return perform(actions)
         }
         logger.debug("service message with no service to take it", [
-            "channel": "\(channel)", "message": hex(messageId), "bytes": "\(body.count)",
+            "channel": "\(channel)", "message": Hex.id(messageId), "bytes": "\(body.count)",
         ])
         return []
     }

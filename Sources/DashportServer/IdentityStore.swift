@@ -1,3 +1,4 @@
+import DashportFiles
 import DashportLog
 import DashportTLS
 import Foundation
@@ -13,22 +14,30 @@ extension TLSIdentity {
 
     /// The server's identity, kept across runs so head units can pin it.
     ///
-    /// First run: creates `stateDirectory` (0700) if missing, generates an RSA-2048 key and a
+    /// Identity files are a few KiB; anything larger is not ours.
+    static let maximumFileSize = 64 * 1024
+
+    /// First run: creates `stateDirectory` (0700, logged; its parent must exist) if missing, generates an RSA-2048 key and a
     /// self-signed certificate, and writes ``keyFileName`` then ``certificateFileName`` (both 0600,
     /// atomically). Later runs load and check them. A key without a certificate (a crash between the
     /// two writes) gets a fresh certificate for the same key. Anything unreadable, corrupt or
     /// mismatched is a ``TLSError/identity(file:reason:)`` naming the file: it is never overwritten,
-    /// because a silently replaced key would break every head unit that pinned it.
+    /// because a silently replaced key would break every head unit that pinned it. A FIFO, device,
+    /// directory or symbolic link in place of a file is refused without blocking.
     public static func loadOrCreate(stateDirectory: String, logger: Logger = .silent) throws(TLSError) -> TLSIdentity {
         let log = logger.with("directory", stateDirectory)
-        try SecureFile.ensureDirectory(stateDirectory)
-        let keyPath = join(stateDirectory, keyFileName)
-        let certificatePath = join(stateDirectory, certificateFileName)
+        do {
+            if try Files.makeDirectory(stateDirectory) { log.notice("created the state directory (mode 0700)") }
+        } catch {
+            throw .identity(file: stateDirectory, reason: error.causeText)
+        }
+        let keyPath = Files.join(stateDirectory, keyFileName)
+        let certificatePath = Files.join(stateDirectory, certificateFileName)
 
-        switch (try SecureFile.exists(keyPath), try SecureFile.exists(certificatePath)) {
+        switch (try exists(keyPath), try exists(certificatePath)) {
         case (true, true):
             let key = try loadKey(keyPath, logger: log)
-            let certificateBytes = try SecureFile.read(certificatePath)
+            let certificateBytes = try read(certificatePath)
             guard TLSIdentity.isCertificatePEM(certificateBytes) else {
                 throw .identity(file: certificatePath, reason: "not a PEM certificate")
             }
@@ -43,15 +52,15 @@ extension TLSIdentity {
 
         case (false, false):
             let identity = try TLSIdentity.generate(commonName: generatedCommonName)
-            try SecureFile.writeAtomically(identity.privateKeyPEM, to: keyPath, mode: 0o600)
-            try SecureFile.writeAtomically(Array(identity.certificatePEM.utf8), to: certificatePath, mode: 0o600)
+            try write(identity.privateKeyPEM, to: keyPath)
+            try write(Array(identity.certificatePEM.utf8), to: certificatePath)
             log.notice("generated server identity", ["sha256": identity.fingerprintSHA256])
             return identity
 
         case (true, false):
             let key = try loadKey(keyPath, logger: log)
             let identity = try TLSIdentity.selfSigned(privateKeyPEM: key, commonName: generatedCommonName)
-            try SecureFile.writeAtomically(Array(identity.certificatePEM.utf8), to: certificatePath, mode: 0o600)
+            try write(Array(identity.certificatePEM.utf8), to: certificatePath)
             log.notice("certificate was missing: issued a new one for the existing key",
                        ["file": certificatePath, "sha256": identity.fingerprintSHA256])
             return identity
@@ -64,18 +73,26 @@ extension TLSIdentity {
 
     /// The key file's bytes, checked to be an unencrypted PEM private key.
     private static func loadKey(_ path: String, logger: Logger) throws(TLSError) -> [UInt8] {
-        let bytes = try SecureFile.read(path)
+        let bytes = try read(path)
         guard TLSIdentity.isPrivateKeyPEM(bytes) else {
             throw .identity(file: path, reason: "not an unencrypted PEM private key")
         }
-        if let mode = SecureFile.mode(path), mode & 0o077 != 0 {
+        if let mode = Files.status(path)?.mode, mode & 0o077 != 0 {
             logger.warning("private key is readable by other users; chmod 600 it",
                            ["file": path, "mode": String(mode, radix: 8)])
         }
         return bytes
     }
 
-    private static func join(_ directory: String, _ name: String) -> String {
-        directory.hasSuffix("/") ? directory + name : directory + "/" + name
+    private static func exists(_ path: String) throws(TLSError) -> Bool {
+        do { return try Files.exists(path) } catch { throw .identity(file: path, reason: error.causeText) }
+    }
+
+    private static func read(_ path: String) throws(TLSError) -> [UInt8] {
+        do { return try Files.read(path, limit: maximumFileSize) } catch { throw .identity(file: path, reason: error.description) }
+    }
+
+    private static func write(_ bytes: [UInt8], to path: String) throws(TLSError) {
+        do { try Files.writeAtomically(bytes, to: path, mode: 0o600) } catch { throw .identity(file: path, reason: error.description) }
     }
 }

@@ -1,4 +1,5 @@
 import DashportClock
+import DashportFiles
 import Foundation
 import DashportArtwork
 import DashportBrowse
@@ -93,12 +94,16 @@ public final class DashportServer: Sendable {
         await core.session.close()
     }
 
+    /// Largest CA file read (a system bundle is about 200 KiB).
+    static let maximumCAFileSize = 4 << 20
+
     /// The head units this server accepts. The CA file is read here and handed to the TLS layer as
-    /// bytes (a file that cannot be read is a clear error naming it).
+    /// bytes (a file that cannot be read, or is not a regular file, is a clear error naming it; a
+    /// symbolic link is followed, as in /etc/ssl/certs).
     static func peerPolicy(_ configuration: ServerConfiguration) throws(TLSError) -> PeerPolicy {
         if let ca = configuration.caFile {
             do {
-                return .certificateAuthority(pem: try SecureFile.read(ca), source: ca)
+                return .certificateAuthority(pem: try Files.read(ca, limit: maximumCAFileSize, followingLinks: true), source: ca)
             } catch {
                 throw .configuration("cannot load CA file \(ca): \(error)")
             }

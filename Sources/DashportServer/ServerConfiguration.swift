@@ -1,5 +1,6 @@
-import Foundation
 import DashportLog
+import DashportTransport
+import Foundation
 
 /// Everything `dashport serve` can be told, from its defaults, a config file and the command line
 /// (in that order; later wins).
@@ -63,6 +64,11 @@ public struct ServerConfiguration: Sendable, Equatable {
 
     /// Refuses a configuration that is unsafe or cannot work, with a message saying what to change.
     public func validate() throws(ConfigurationError) {
+        do {
+            _ = try ListenAddress.parse(listen)  // first: a bad address is not an allowlist problem
+        } catch {
+            throw ConfigurationError("--listen \(error)")
+        }
         if !listensOnLoopback && allowedFingerprints.isEmpty && caFile == nil {
             throw ConfigurationError(
                 "listening on \(listen) (not loopback) needs a head-unit allowlist: "

@@ -1,3 +1,4 @@
+import DashportDigest
 import DashportLog
 import DashportMessages
 import DashportSession
@@ -20,20 +21,14 @@ public struct AAPServiceLog: Sendable, Hashable, CustomStringConvertible {
     /// Writes the line to `logger`, with the message id as metadata when there is one.
     public func write(to logger: Logger) {
         if let messageId {
-            logger.log(level, message, ["message": Self.hex(messageId)])
+            logger.log(level, message, ["message": Hex.id(messageId)])
         } else {
             logger.log(level, message)
         }
     }
 
     public var description: String {
-        messageId.map { "\(level) \(message) [\(Self.hex($0))]" } ?? "\(level) \(message)"
-    }
-
-    /// `0x8001`-style rendering of a message id.
-    static func hex(_ id: UInt16) -> String {
-        let digits = String(id, radix: 16)
-        return "0x" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+        messageId.map { "\(level) \(message) [\(Hex.id($0))]" } ?? "\(level) \(message)"
     }
 
     /// The line for a body that did not decode: an error, never fatal to the service or the link.

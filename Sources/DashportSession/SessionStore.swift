@@ -1,10 +1,5 @@
+import DashportFiles
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The session as written to disk: the three channels with the position projected to the write
 /// time (`playbackState.position.valueMs`; its instant means nothing after a restart).
@@ -23,11 +18,12 @@ struct SessionStoreError: Error, CustomStringConvertible {
     var description: String
 }
 
-/// Where the session is persisted: one JSON file in a directory, replaced atomically (temp file,
-/// fsync, rename, fsync of the directory) on every write.
+/// Where the session is persisted: one JSON file in a directory (created 0700 when missing),
+/// replaced atomically on every write (``Files/writeAtomically(_:to:mode:)``: mode 0600).
 ///
 /// Reading never throws: a missing file is `empty`; anything unreadable, truncated, oversized or
-/// undecodable is `corrupt`; another format version is `unsupportedVersion`.
+/// undecodable is `corrupt`; another format version is `unsupportedVersion`. The file is read
+/// without blocking: a FIFO or other non-regular file in its place is `corrupt`, never a hang.
 public struct SessionStore: Sendable {
     /// Files larger than this are refused as corrupt without being read. Default 8 MiB (a 1000-item
     /// queue with long titles is well under 2 MiB).
@@ -58,17 +54,14 @@ public struct SessionStore: Sendable {
     }
 
     func load() -> Loaded {
-        let path = fileURL.path
-        guard FileManager.default.fileExists(atPath: path) else { return .empty }
         let data: Data
         do {
-            let handle = try FileHandle(forReadingFrom: fileURL)
-            defer { try? handle.close() }
-            data = try handle.read(upToCount: maxFileBytes + 1) ?? Data()
+            data = Data(try Files.read(fileURL.path, limit: maxFileBytes))
         } catch {
+            if error.isMissing { return .empty }
+            if case .tooLarge = error.cause { return .corrupt("the session file is more than \(maxFileBytes) bytes") }
             return .corrupt("the session file cannot be read: \(error)")
         }
-        guard data.count <= maxFileBytes else { return .corrupt("the session file is more than \(maxFileBytes) bytes") }
         let decoder = JSONDecoder()
         guard let probe = try? decoder.decode(VersionProbe.self, from: data) else {
             return .corrupt("the session file is not a versioned JSON session (\(data.count) bytes)")
@@ -94,52 +87,11 @@ public struct SessionStore: Sendable {
             throw SessionStoreError(description: "the session is \(data.count) bytes, more than \(maxFileBytes)")
         }
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try Files.makeDirectory(directory.path)
+            try Files.writeAtomically(data, to: fileURL.path, mode: 0o600)
         } catch {
-            throw SessionStoreError(description: "cannot create \(directory.path): \(error)")
+            throw SessionStoreError(description: error.description)
         }
-        try writeAtomically(data)
-    }
-
-    private func writeAtomically(_ data: Data) throws(SessionStoreError) {
-        let target = fileURL.path
-        let temporary = target + ".tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw Self.posixError("open \(temporary)") }
-        var failure: SessionStoreError?
-        data.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count, let base = buffer.baseAddress {
-                let written = write(fd, base + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = Self.posixError("write \(temporary)")
-                    return
-                }
-                offset += written
-            }
-        }
-        if failure == nil, fsync(fd) != 0 { failure = Self.posixError("fsync \(temporary)") }
-        close(fd)
-        if let failure {
-            unlink(temporary)
-            throw failure
-        }
-        guard rename(temporary, target) == 0 else {
-            let error = Self.posixError("rename \(temporary)")
-            unlink(temporary)
-            throw error
-        }
-        // Make the rename itself durable; a failure here leaves a complete file, so it is not fatal.
-        let directoryFd = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directoryFd >= 0 {
-            _ = fsync(directoryFd)
-            close(directoryFd)
-        }
-    }
-
-    private static func posixError(_ operation: String) -> SessionStoreError {
-        SessionStoreError(description: "\(operation): \(String(cString: strerror(errno)))")
     }
 
     private static func summary(of error: any Error) -> String {

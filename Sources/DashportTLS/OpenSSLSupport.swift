@@ -163,28 +163,3 @@ final class PrivateKey {
         return MemoryBIO.drain(bio)
     }
 }
-
-enum Digest {
-    /// Lowercase hex SHA-256 of `bytes`: the fingerprint format used for pinning and in logs.
-    static func sha256Hex(_ bytes: [UInt8]) -> String {
-        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        let ok = bytes.withUnsafeBytes { raw in
-            EVP_Digest(raw.baseAddress, raw.count, &digest, &length, EVP_sha256(), nil)
-        }
-        // EVP_Digest with SHA-256 only fails when OpenSSL cannot allocate; an empty string then
-        // matches no pin, so the failure is safe.
-        guard ok == 1 else { return "" }
-        return hex(digest.prefix(Int(length)))
-    }
-
-    static func hex(_ bytes: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
-    }
-}

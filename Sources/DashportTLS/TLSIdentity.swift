@@ -1,3 +1,4 @@
+import DashportDigest
 import CDashportSSL
 
 /// A certificate and its private key: what one side of the link presents in the handshake.
@@ -48,7 +49,7 @@ public struct TLSIdentity: Sendable, CustomStringConvertible {
         guard !der.isEmpty, !pem.isEmpty else { throw .library("cannot encode identity: \(OpenSSLErrorQueue.drain())") }
         self.certificateDER = der
         self.privateKeyPEM = pem
-        self.fingerprintSHA256 = Digest.sha256Hex(der)
+        self.fingerprintSHA256 = SHA256.hex(der)
     }
 
     /// A fresh RSA-2048 key and a self-signed X.509 v3 certificate (sha256WithRSA, valid from a day

@@ -1,3 +1,4 @@
+import DashportDigest
 import CDashportSSL
 import DashportLog
 
@@ -201,7 +202,7 @@ public final class TLSSession {
         if let certificate = SSL_get1_peer_certificate(ssl) {
             let der = X509Certificate(taking: certificate).der
             peerCertificateDER = der
-            peerFingerprintSHA256 = Digest.sha256Hex(der)
+            peerFingerprintSHA256 = SHA256.hex(der)
         }
         if context.configuration.role == .server, let rejection = PeerCheck.evaluate(self.context, ssl: ssl,
                                                                                    fingerprint: peerFingerprintSHA256) {

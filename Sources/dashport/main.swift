@@ -1,65 +1,54 @@
-import Foundation
+import DashportCommandLine
 import DashportServer
+import Foundation
 
-// `dashport`: the command line. Each command answers --help; errors go to standard error with a
-// non-zero exit status.
+// `dashport`: the command line. Each command answers --help (generated from its option table in
+// ConfigurationParser); errors go to standard error with exit status 2.
 
-let usage = """
-    usage: dashport <command> [options]
-
-    commands:
-      serve         serve cars over TCP (the embedded demo library unless --catalog is given)
-      fingerprint   print the SHA-256 fingerprint of the server certificate in a state directory
-      help          show this text, or `dashport help <command>`
-
-    Run `dashport <command> --help` for a command's options.
-    """
-
-func serveHelp() -> String {
-    var text = """
-        usage: dashport serve [options]
-
-        Serves car head units over TCP: the AAP handshake, browse, artwork and playback.
-        Stops cleanly on SIGINT or SIGTERM, saying BYEBYE to every connected car.
-
-        options:
-
-        """
-    for option in ConfigurationParser.options {
-        let left = "  --\(option.key) \(option.argument)"
-        text += left.padding(toLength: max(left.count + 2, 32), withPad: " ", startingAt: 0) + option.help + "\n"
-    }
-    return text
-}
-
-let fingerprintHelp = """
-    usage: dashport fingerprint [--state-dir DIR]
-
-    Prints the SHA-256 fingerprint of the server certificate (creating the key and certificate in
-    DIR if they do not exist yet), e.g. to pin it in a head unit.
-    """
+let program = CommandSet(
+    program: "dashport",
+    summary: "The phone side of an Android-Auto-style link: serves car head units their media.",
+    commands: [
+        ("serve", "", "serve cars over TCP (the embedded demo library unless --catalog is given)"),
+        ("fingerprint", "", "print the SHA-256 fingerprint of the server certificate in a state directory"),
+        ("help", "[COMMAND]", "show this text, or a command's options"),
+    ])
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("dashport: \(message)\n".utf8))
     exit(2)
 }
 
-var arguments = Array(CommandLine.arguments.dropFirst())
-let command = arguments.isEmpty ? "help" : arguments.removeFirst()
-let wantsHelp = arguments.contains("--help") || arguments.contains("-h")
-
-switch command {
-case "help", "--help", "-h":
-    switch arguments.first {
-    case "serve": print(serveHelp())
-    case "fingerprint": print(fingerprintHelp)
-    default: print(usage)
-    }
-case "serve":
-    if wantsHelp { print(serveHelp()); exit(0) }
-    let configuration: ServerConfiguration
+/// Parses a command's arguments, or prints its help and exits when asked to.
+func configuration(_ arguments: [String], _ spec: CommandSpec) -> ServerConfiguration {
     do {
-        configuration = try ConfigurationParser.parse(arguments: arguments)
+        if try ParsedCommand.parse(arguments, as: spec).wantsHelp {
+            print(spec.help)
+            exit(0)
+        }
+        return try ConfigurationParser.parse(arguments: arguments, as: spec)
+    } catch {
+        fail("\(error)")
+    }
+}
+
+let choice: CommandSet.Choice
+do {
+    choice = try program.choose(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    fail("\(error)\n\n\(program.help)")
+}
+
+switch choice {
+case .help(let topic):
+    switch topic {
+    case "serve": print(ConfigurationParser.serve.help)
+    case "fingerprint": print(ConfigurationParser.fingerprint.help)
+    default: print(program.help)
+    }
+case .command("serve", let arguments):
+    let configuration = configuration(arguments, ConfigurationParser.serve)
+    do {
         try configuration.validate()
     } catch {
         fail("\(error)")
@@ -69,14 +58,13 @@ case "serve":
     } catch {
         fail("\(error)")
     }
-case "fingerprint":
-    if wantsHelp { print(fingerprintHelp); exit(0) }
+case .command("fingerprint", let arguments):
+    let configuration = configuration(arguments, ConfigurationParser.fingerprint)
     do {
-        let configuration = try ConfigurationParser.parse(arguments: arguments)
         print(try ServerMain.fingerprint(stateDirectory: configuration.stateDirectory))
     } catch {
         fail("\(error)")
     }
-default:
-    fail("unknown command '\(command)'\n\(usage)")
+case .command(let other, _):
+    fail("command '\(other)' is listed but not handled")
 }

@@ -1,3 +1,4 @@
+import DashportFiles
 import DashportLog
 import Foundation
 import Testing
@@ -52,7 +53,7 @@ import Glibc
         try cache.storeThumbnail(image(1000), key: key(2), box: box)
         let name1 = ArtworkDiskCache.Entry.thumbnail(key(1), box).fileName
         let name2 = ArtworkDiskCache.Entry.thumbnail(key(2), box).fileName
-        var flipped = try DiskIO.readFile(scratch.file("cache/\(name1)"), limit: 1 << 20)
+        var flipped = try Files.read(scratch.file("cache/\(name1)"), limit: 1 << 20)
         flipped[500] ^= 0xff
         scratch.write("cache/\(name1)", flipped)
         scratch.write("cache/\(name2)", Array("not a thumbnail".utf8))
@@ -66,7 +67,7 @@ import Glibc
     @Test func leftoversAreDeletedAndForeignFilesLeftAlone() throws {
         var cache = open()
         try cache.storeThumbnail(image(100), key: key(1), box: box)
-        scratch.write("cache/tmp-1234", [1, 2, 3])
+        scratch.write("cache/.tmp-1234", [1, 2, 3])  // Files.temporaryPath(in:), left by a crash
         scratch.write("cache/notes.txt", [1, 2, 3])
         scratch.write("cache/o-not-a-key", [1, 2, 3])
         scratch.write("cache/v-\(key(1).rawValue)-0256x256", [1, 2, 3])

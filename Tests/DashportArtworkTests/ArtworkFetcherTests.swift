@@ -1,3 +1,4 @@
+import DashportFiles
 import Foundation
 import Testing
 @testable import DashportArtwork
@@ -37,7 +38,7 @@ import Testing
         let destination = scratch.file("cover.jpg")
         let count = try await fetcher.fetch(try #require(URL(string: server.url("/cover.jpg"))), into: destination, limits: limits)
         #expect(count == Fixture.landscape.count)
-        #expect(try DiskIO.readFile(destination, limit: 1 << 20) == Fixture.landscape)
+        #expect(try Files.read(destination, limit: 1 << 20) == Fixture.landscape)
     }
 
     @Test func anErrorStatusIsAFailureNotAnImage() async {

@@ -1,3 +1,4 @@
+import DashportDigest
 import DashportEmulator
 import DashportHeadUnit
 import DashportLink
@@ -12,15 +13,15 @@ import Testing
         let children = try client.getChildren(parentId: "ab", page: 2, pageSize: 10)
         #expect(children.requestId == 1)
         #expect(children.messageId == 0x8003)
-        #expect(hex(children.body) == "08 01 12 02 61 62 18 02 20 0a")
+        #expect(Hex.string(children.body, separator: " ") == "08 01 12 02 61 62 18 02 20 0a")
 
         let play = try client.playbackCommand(.play(DashportMedia.Empty()))
         #expect(play.requestId == 2)
         #expect(play.messageId == 0x800A)
-        #expect(hex(play.body) == "08 02 12 00")
+        #expect(Hex.string(play.body, separator: " ") == "08 02 12 00")
 
         let seek = try client.playbackCommand(.seekToMs(30_000))
-        #expect(hex(seek.body) == "08 03 28 b0 ea 01")
+        #expect(Hex.string(seek.body, separator: " ") == "08 03 28 b0 ea 01")
 
         let item = try client.getItem(id: "t1")
         #expect(item.messageId == 0x8004)
@@ -179,12 +180,5 @@ import Testing
         let message = MediaChannelClient.carProfileMessage(profile)
         #expect(message.messageId == 0x8002)
         #expect(message.body == profile.serializedBytes())
-    }
-
-    func hex(_ bytes: [UInt8]) -> String {
-        bytes.map { byte in
-            let digits = String(byte, radix: 16)
-            return digits.count == 1 ? "0" + digits : digits
-        }.joined(separator: " ")
     }
 }

@@ -67,7 +67,7 @@ import Testing
             try ArtworkFiles.save(image, key: "k", directory: file + "/covers")
         } throws: { error in
             guard let error = error as? ArtworkSaveError else { return false }
-            return error.path == file + "/covers" && error.reason.hasPrefix("mkdir: ")
+            return error.path == file + "/covers" && error.reason.hasPrefix("create directory: ")
         }
     }
 }

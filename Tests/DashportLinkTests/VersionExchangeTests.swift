@@ -1,3 +1,4 @@
+import DashportDigest
 import DashportTestSupport
 import DashportHeadUnit
 import DashportLink
@@ -11,7 +12,7 @@ import Testing
     @Test func headUnitSendsTheTenByteVersionRequest() throws {
         let link = try LinkHarness()
         link.connect()
-        #expect(WireInspector.hex(link.headUnitWire) == "00 03 00 06 00 01 00 01 00 06")
+        #expect(Hex.string(link.headUnitWire, separator: " ") == "00 03 00 06 00 01 00 01 00 06")
     }
 
     /// We answer it with `00 03 00 08 00 02 00 01 00 06 00 00`: version 1.6, status 0.

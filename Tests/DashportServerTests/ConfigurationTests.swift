@@ -1,4 +1,5 @@
 import Testing
+import DashportCommandLine
 import DashportLog
 @testable import DashportServer
 
@@ -48,13 +49,50 @@ struct ConfigurationTests {
         #expect(throws: ConfigurationError("dash.conf:2: unknown option 'colour' (see dashport serve --help)")) {
             try ConfigurationParser.parse(arguments: ["--config", "dash.conf"], readFile: { _ in "listen = 127.0.0.1:1\ncolour = red" })
         }
-        #expect(throws: ConfigurationError("dash.conf:1: expected 'key = value', got 'listen'")) {
+        #expect(throws: ConfigurationError("dash.conf:1: expected 'name = value', got 'listen'")) {
             try ConfigurationParser.parse(arguments: ["--config", "dash.conf"], readFile: { _ in "listen" })
         }
         #expect(throws: ConfigurationError.self) { try ConfigurationParser.parse(arguments: ["--log-level", "loud"]) }
-        #expect(throws: ConfigurationError("--listen needs a value")) { try ConfigurationParser.parse(arguments: ["--listen"]) }
-        #expect(throws: ConfigurationError.self) { try ConfigurationParser.parse(arguments: ["serve-now"]) }
+        #expect(throws: ConfigurationError("--listen needs a value (HOST:PORT)")) { try ConfigurationParser.parse(arguments: ["--listen"]) }
+        #expect(throws: ConfigurationError("unexpected argument serve-now (see dashport serve --help)")) {
+            try ConfigurationParser.parse(arguments: ["serve-now"])
+        }
+        #expect(throws: ConfigurationError("dash.conf:1: a config file cannot include another")) {
+            try ConfigurationParser.parse(arguments: ["--config", "dash.conf"], readFile: { _ in "config = other.conf" })
+        }
         #expect(throws: ConfigurationError.self) { try ConfigurationParser.parse(arguments: ["--max-connections", "many"]) }
+    }
+
+    /// Issue 12: `serve --bogus` said "--bogus needs a value".
+    @Test func anUnknownOptionIsNamedAsUnknown() {
+        #expect(throws: ConfigurationError("unknown option --bogus (see dashport serve --help)")) {
+            try ConfigurationParser.parse(arguments: ["--bogus"])
+        }
+        #expect(throws: ConfigurationError("unknown option --listen (see dashport fingerprint --help)")) {
+            try ConfigurationParser.parse(arguments: ["--listen", "127.0.0.1:1"], as: ConfigurationParser.fingerprint)
+        }
+    }
+
+    /// Issue 12: `--listen nonsense` complained about a missing allowlist.
+    @Test func aListenAddressWithoutAPortSaysSoBeforeAnyAllowlist() throws {
+        let config = try ConfigurationParser.parse(arguments: ["--listen", "nonsense"])
+        #expect(throws: ConfigurationError("--listen \"nonsense\": missing port, expected HOST:PORT or [IPv6]:PORT")) {
+            try config.validate()
+        }
+        let badPort = try ConfigurationParser.parse(arguments: ["--listen", "0.0.0.0:http"])
+        #expect(throws: ConfigurationError("--listen \"http\": the port is not a number")) { try badPort.validate() }
+    }
+
+    /// Every row of the table is applied (a row without a case would throw) and shows in --help.
+    @Test func everyOptionInTheTableIsAppliedAndDocumented() throws {
+        for option in ConfigurationParser.serveOptions where option.name != "config" {
+            var config = ServerConfiguration()
+            let value = option.name == "log-level" ? "debug" : "1"
+            try ConfigurationParser.apply(OptionAssignment(name: option.name, value: value, origin: "test"), to: &config)
+            #expect(config != ServerConfiguration(), "\(option.name) changed nothing")
+            #expect(ConfigurationParser.serve.help.contains("  --\(option.name) "))
+        }
+        #expect(ConfigurationParser.fingerprint.options.map(\.name) == ["state-dir", "config"])
     }
 
     @Test(arguments: ["0.0.0.0:5277", "192.0.2.7:5277", "[2001:db8::1]:5277"])

@@ -1,3 +1,4 @@
+import DashportFiles
 import DashportLog
 import DashportTestSupport
 import DashportTLS
@@ -11,18 +12,19 @@ import Testing
     @Test func loadOrCreateCreatesPrivateFilesAndReusesThem() throws {
         let temporary = try TemporaryDirectory()
         defer { temporary.remove() }
-        let directory = temporary.file("state/tls")
+        let directory = temporary.file("tls")
         let sink = CollectingSink()
         let logger = Logger(label: "tls", level: .info, sink: sink)
 
         let first = try TLSIdentity.loadOrCreate(stateDirectory: directory, logger: logger)
         let keyPath = directory + "/" + TLSIdentity.keyFileName
         let certificatePath = directory + "/" + TLSIdentity.certificateFileName
-        #expect(SecureFile.mode(directory) == 0o700)
-        #expect(SecureFile.mode(keyPath) == 0o600)
-        #expect(SecureFile.mode(certificatePath) == 0o600)
-        #expect(try SecureFile.read(keyPath) == first.privateKeyPEM)
+        #expect(Files.status(directory)?.mode == 0o700)
+        #expect(Files.status(keyPath)?.mode == 0o600)
+        #expect(Files.status(certificatePath)?.mode == 0o600)
+        #expect(try Files.read(keyPath, limit: 1 << 16) == first.privateKeyPEM)
         #expect(sink.contains(.notice, "generated server identity"))
+        #expect(sink.contains(.notice, "created the state directory"))
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.contains(".tmp-") }
         #expect(leftovers.isEmpty)
 
@@ -57,7 +59,17 @@ import Testing
         #expect(file == path)
         #expect(!reason.isEmpty)
         #expect(error.description.contains(path))
-        #expect(try SecureFile.read(path) == garbage)
+        #expect(try Files.read(path, limit: 1 << 16) == garbage)
+    }
+
+    /// Issue 12: a missing `--state-dir` was created with all its parents, silently.
+    @Test func aStateDirectoryWhoseParentIsMissingIsRefusedNotCreatedWithItsParents() throws {
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let directory = temporary.file("missing/state")
+        let error = try #require(throws: TLSError.self) { try TLSIdentity.loadOrCreate(stateDirectory: directory) }
+        #expect(error.description.contains("parent directory \(temporary.file("missing")) does not exist"))
+        #expect(Files.status(temporary.file("missing")) == nil)
     }
 
     @Test func aCertificateOfAnotherKeyIsReportedByName() throws {
@@ -82,7 +94,7 @@ import Testing
         let second = try TLSIdentity.loadOrCreate(stateDirectory: temporary.path)
         #expect(second.privateKeyPEM == first.privateKeyPEM)
         #expect(second.fingerprintSHA256 != first.fingerprintSHA256)
-        #expect(SecureFile.mode(temporary.file(TLSIdentity.certificateFileName)) == 0o600)
+        #expect(Files.status(temporary.file(TLSIdentity.certificateFileName))?.mode == 0o600)
         #expect(try TLSIdentity.loadOrCreate(stateDirectory: temporary.path).fingerprintSHA256 == second.fingerprintSHA256)
     }
 
@@ -106,7 +118,7 @@ import Testing
         defer { temporary.remove() }
         let path = temporary.file("not-a-directory")
         try Data([1]).write(to: URL(fileURLWithPath: path))
-        #expect(throws: TLSError.identity(file: path, reason: "exists but is not a directory")) {
+        #expect(throws: TLSError.identity(file: path, reason: "it exists but is not a directory")) {
             try TLSIdentity.loadOrCreate(stateDirectory: path)
         }
     }

@@ -89,6 +89,10 @@ struct MediaChannelOverTCPTests {
                     return playing && item == track.id
                 }
             }
+            // The answer and the state pushes travel separately: wait for the answer too.
+            try await first.waitUntil("the answer to request 4") { car in
+                car.messages(on: Self.mediaChannel).contains { $0.id == 0x800B }
+            }
             let result = try #require(await first.messages(on: Self.mediaChannel).lazy
                 .filter { $0.id == 0x800B }.compactMap { try? DashportMedia.CommandResult(serializedBytes: $0.body) }
                 .first { $0.requestId == 4 })

@@ -1,3 +1,4 @@
+import DashportCommandLine
 import DashportLink
 import DashportLog
 import DashportTransport
@@ -8,54 +9,27 @@ struct UsageError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// The arguments of one subcommand: positionals, `--name value` / `--name=value` options and
-/// `--flag`s. Only the names a subcommand declares are accepted.
+/// One subcommand's arguments, parsed by the shared ``ParsedCommand`` against the subcommand's
+/// ``CommandSpec`` (so unknown options, missing values and `--help` behave as in `dashport`), with
+/// the typed readings the emulator needs.
 struct Arguments {
-    private(set) var positionals: [String] = []
-    private var values: [String: String] = [:]
-    private var flags: Set<String> = []
+    let parsed: ParsedCommand
 
-    /// `valued`: option names that take a value; `flags`: names that do not. Both without `--`.
-    init(_ arguments: [String], valued: Set<String>, flags flagNames: Set<String>) throws(UsageError) {
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            index += 1
-            if argument == "-h" {
-                flags.insert("help")
-                continue
-            }
-            guard argument.hasPrefix("--"), argument.count > 2 else {
-                positionals.append(argument)
-                continue
-            }
-            var name = String(argument.dropFirst(2))
-            var value: String?
-            if let equals = name.firstIndex(of: "=") {
-                value = String(name[name.index(after: equals)...])
-                name = String(name[..<equals])
-            }
-            if flagNames.contains(name) || name == "help" {
-                guard value == nil else { throw UsageError("--\(name) takes no value") }
-                flags.insert(name)
-            } else if valued.contains(name) {
-                if value == nil {
-                    guard index < arguments.count else { throw UsageError("--\(name) needs a value") }
-                    value = arguments[index]
-                    index += 1
-                }
-                values[name] = value
-            } else {
-                throw UsageError("unknown option --\(name)")
-            }
+    init(_ arguments: [String], spec: CommandSpec) throws(UsageError) {
+        do {
+            parsed = try ParsedCommand.parse(arguments, as: spec)
+        } catch {
+            throw UsageError(error.description)
         }
     }
 
-    var wantsHelp: Bool { flags.contains("help") }
+    var positionals: [String] { parsed.positionals }
 
-    func flag(_ name: String) -> Bool { flags.contains(name) }
+    var wantsHelp: Bool { parsed.wantsHelp }
 
-    func string(_ name: String) -> String? { values[name] }
+    func flag(_ name: String) -> Bool { parsed.flag(name) }
+
+    func string(_ name: String) -> String? { parsed.value(name) }
 
     /// The single HOST:PORT positional.
     func address() throws(UsageError) -> ListenAddress {
@@ -71,7 +45,7 @@ struct Arguments {
 
     /// A whole number option, at least `minimum`.
     func count(_ name: String, minimum: UInt32 = 1) throws(UsageError) -> UInt32? {
-        guard let text = values[name] else { return nil }
+        guard let text = parsed.value(name) else { return nil }
         guard let value = UInt32(text), value >= minimum else {
             throw UsageError("--\(name): \"\(text)\" is not a whole number of at least \(minimum)")
         }
@@ -80,7 +54,7 @@ struct Arguments {
 
     /// A time in seconds (decimals allowed), more than 0.
     func seconds(_ name: String, default fallback: Duration) throws(UsageError) -> Duration {
-        guard let text = values[name] else { return fallback }
+        guard let text = parsed.value(name) else { return fallback }
         guard let seconds = Double(text), seconds > 0, seconds <= 86_400 else {
             throw UsageError("--\(name): \"\(text)\" is not a number of seconds between 0 and 86400")
         }
@@ -89,7 +63,7 @@ struct Arguments {
 
     /// `--version MAJOR.MINOR`.
     func version(default fallback: AAPVersion) throws(UsageError) -> AAPVersion {
-        guard let text = values["version"] else { return fallback }
+        guard let text = parsed.value("version") else { return fallback }
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, let major = UInt16(parts[0]), let minor = UInt16(parts[1]) else {
             throw UsageError("--version: \"\(text)\" is not MAJOR.MINOR, e.g. 1.6")
@@ -99,7 +73,7 @@ struct Arguments {
 
     /// `--log-level`, default warning; log lines go to standard error.
     func logger() throws(UsageError) -> Logger {
-        let name = values["log-level"] ?? "warning"
+        let name = parsed.value("log-level") ?? "warning"
         guard let level = LogLevel(name: name) else {
             throw UsageError("--log-level: \"\(name)\" is not trace, debug, info, notice, warning or error")
         }

@@ -1,3 +1,4 @@
+import DashportCommandLine
 import DashportEmulator
 import DashportHeadUnit
 import DashportLink
@@ -6,30 +7,30 @@ import DashportTransport
 
 /// `dashport-hu browse HOST:PORT ...`
 enum BrowseCommand {
-    static let usage = """
-        usage: dashport-hu browse HOST:PORT [options]
-
-        Connects as a head unit that speaks the Dashport media channel, lists the tabs and then reads
-        commands from standard input (or runs a script), printing each screen as text. Type "help"
-        for the commands. Exits 0 after quit or end of input, 1 on a failure (no answer, link
-        closed, a failed expect), 2 on a usage error.
-
-        car profile (sent in the discovery response):
-          --max-tabs N           tabs the car draws at the root (server default 4)
-          --legacy | --full      error screens: legacy (2 codes) or full (all 5, default)
-          --max-depth N          deepest level the car opens
-          --art-size PX          artwork box, PX × PX (also asked for by "art")
-
-        options:
-          --page-size N          items per page asked for (default: the server's choice)
-          --save-art DIR         save each cover fetched with "art" as DIR/<key>.<jpg|png>
-          --script FILE          run the commands in FILE (one per line, # comments, wait <ms>,
-                                 expect <text>) instead of reading standard input
-          --timeout S            seconds to wait for the connect, each answer and each expect (default 5)
-          --version M.m          AAP version to ask for (default 1.6)
-          --log-level L          trace, debug, info, notice, warning (default), error; to stderr
-          -h, --help             this text
-        """
+    static let spec = CommandSpec(
+        name: "dashport-hu browse", synopsis: "HOST:PORT [options]",
+        summary: """
+            Connects as a head unit that speaks the Dashport media channel, lists the tabs and then reads
+            commands from standard input (or runs a script), printing each screen as text. Type "help"
+            for the commands. Exits 0 after quit or end of input, 1 on a failure (no answer, link
+            closed, a failed expect), 2 on a usage error.
+            """,
+        positionals: ["HOST:PORT"],
+        options: [
+            // The car profile (sent in the discovery response).
+            .value("max-tabs", "N", "tabs the car draws at the root (server default 4)"),
+            .flag("legacy", "error screens: legacy (2 codes)"),
+            .flag("full", "error screens: full (all 5, the default)"),
+            .value("max-depth", "N", "deepest level the car opens"),
+            .value("art-size", "PX", "artwork box, PX × PX (also asked for by \"art\")"),
+            // The session.
+            .value("page-size", "N", "items per page asked for (default: the server's choice)"),
+            .value("save-art", "DIR", "save each cover fetched with \"art\" as DIR/<key>.<jpg|png>"),
+            .value("script", "FILE", "run the commands in FILE (one per line, # comments, wait <ms>, expect <text>)"),
+            .value("timeout", "S", "seconds to wait for the connect, each answer and each expect (default 5)"),
+            .value("version", "M.m", "AAP version to ask for (default 1.6)"),
+            .value("log-level", "L", "trace, debug, info, notice, warning (default), error; to stderr"),
+        ])
 
     struct Setup {
         var address: ListenAddress
@@ -43,18 +44,16 @@ enum BrowseCommand {
     static func run(_ arguments: [String]) async -> Int32 {
         let setup: Setup
         do throws(UsageError) {
-            let parsed = try Arguments(
-                arguments, valued: ["max-tabs", "max-depth", "art-size", "save-art", "script", "page-size", "timeout", "version", "log-level"],
-                flags: ["legacy", "full"])
+            let parsed = try Arguments(arguments, spec: spec)
             if parsed.wantsHelp {
-                Console.out(usage)
+                Console.out(spec.help)
                 return 0
             }
             guard let built = try parse(parsed) else { return 0 }
             setup = built
         } catch {
             Console.err("dashport-hu browse: \(error)\n")
-            Console.err(usage)
+            Console.err(spec.help)
             return 2
         }
         return await browse(setup)

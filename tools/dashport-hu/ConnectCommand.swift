@@ -1,3 +1,4 @@
+import DashportCommandLine
 import DashportEmulator
 import DashportHeadUnit
 import DashportLink
@@ -6,23 +7,23 @@ import DashportTransport
 
 /// `dashport-hu connect HOST:PORT ...`
 enum ConnectCommand {
-    static let usage = """
-        usage: dashport-hu connect HOST:PORT [options]
-
-        Connects as a head unit, completes the AAP link (version, TLS, discovery, channel opens) and
-        prints what was negotiated: the AAP version, TLS version and cipher, the server certificate's
-        SHA-256 fingerprint and every channel opened with its service. Waits for a ping or two from the
-        phone, says BYEBYE and exits 0; exits 1 with a message on any failure, 2 on a usage error.
-
-        options:
-          --version M.m          AAP version to ask for (default 1.6, as aasdk)
-          --plain-control        AUTH_COMPLETE and pings in plaintext, as aasdk (default)
-          --encrypted-control    AUTH_COMPLETE and pings encrypted, as gartnera/headunit
-          --no-ping-answers      never answer the phone's pings, as openauto
-          --timeout S            seconds for the connect and for the pings (default 10)
-          --log-level L          trace, debug, info, notice, warning (default), error; to stderr
-          -h, --help             this text
-        """
+    static let spec = CommandSpec(
+        name: "dashport-hu connect", synopsis: "HOST:PORT [options]",
+        summary: """
+            Connects as a head unit, completes the AAP link (version, TLS, discovery, channel opens) and
+            prints what was negotiated: the AAP version, TLS version and cipher, the server certificate's
+            SHA-256 fingerprint and every channel opened with its service. Waits for a ping or two from the
+            phone, says BYEBYE and exits 0; exits 1 with a message on any failure, 2 on a usage error.
+            """,
+        positionals: ["HOST:PORT"],
+        options: [
+            .value("version", "M.m", "AAP version to ask for (default 1.6, as aasdk)"),
+            .flag("plain-control", "AUTH_COMPLETE and pings in plaintext, as aasdk (default)"),
+            .flag("encrypted-control", "AUTH_COMPLETE and pings encrypted, as gartnera/headunit"),
+            .flag("no-ping-answers", "never answer the phone's pings, as openauto"),
+            .value("timeout", "S", "seconds for the connect and for the pings (default 10)"),
+            .value("log-level", "L", "trace, debug, info, notice, warning (default), error; to stderr"),
+        ])
 
     static func run(_ arguments: [String]) async -> Int32 {
         let parsed: Arguments
@@ -30,11 +31,9 @@ enum ConnectCommand {
         let timeout: Duration
         let address: ListenAddress
         do throws(UsageError) {
-            parsed = try Arguments(
-                arguments, valued: ["version", "timeout", "log-level"],
-                flags: ["plain-control", "encrypted-control", "no-ping-answers"])
+            parsed = try Arguments(arguments, spec: spec)
             if parsed.wantsHelp {
-                Console.out(usage)
+                Console.out(spec.help)
                 return 0
             }
             address = try parsed.address()
@@ -49,7 +48,7 @@ enum ConnectCommand {
             configuration = base.withDashportProfile(CarProfileOptions().profile)
         } catch {
             Console.err("dashport-hu connect: \(error)\n")
-            Console.err(usage)
+            Console.err(spec.help)
             return 2
         }
         let logger: Logger

@@ -1,4 +1,5 @@
 import DashportClock
+import DashportFiles
 import DashportLog
 import Foundation
 import Synchronization
@@ -22,7 +23,7 @@ enum Fixture {
     static func path(_ name: String) -> String { directory + "/" + name }
 
     static func bytes(_ name: String) -> [UInt8] {
-        (try? DiskIO.readFile(path(name), limit: 1 << 20)) ?? []
+        (try? Files.read(path(name), limit: 1 << 20)) ?? []
     }
 
     static var landscape: [UInt8] { bytes("landscape-800x400.jpg") }
@@ -56,7 +57,7 @@ final class TemporaryDirectory: Sendable {
         let directory = subdirectory.map { path + "/" + $0 } ?? path
         var result: [String: Int] = [:]
         for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
-            result[name] = DiskIO.info(directory + "/" + name)?.size ?? 0
+            result[name] = Files.status(directory + "/" + name)?.size ?? 0
         }
         return result
     }

@@ -33,14 +33,6 @@ enum WireInspector {
         let message = MessageID.encode(id, body: body)
         return Frame(channel: channel, flags: FrameFlags(rawValue: flags), payload: message).encoded()
     }
-
-    /// The hex rendering `00 03 00 06 ...` used in byte-exact expectations.
-    static func hex(_ bytes: some Sequence<UInt8>) -> String {
-        bytes.map { byte in
-            let digits = String(byte, radix: 16)
-            return digits.count == 1 ? "0" + digits : digits
-        }.joined(separator: " ")
-    }
 }
 
 extension LinkCloseReason {

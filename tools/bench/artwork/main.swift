@@ -1,6 +1,6 @@
 // dashport-bench-artwork: what a cover costs through ArtworkService, next to the usual tools.
 //
-//   swift run -c release dashport-bench-artwork [runs]
+//   swift run -c release dashport-bench-artwork [--runs N]
 //
 // Makes a 3000x3000 JPEG (ImageMagick plasma:fractal), serves it from a loopback HTTP server,
 // and measures, in one run, side by side:
@@ -12,9 +12,27 @@
 // (`tools/setup --bench`). Speed is measured here, never in tests.
 import CDashportVips
 import DashportArtwork
+import DashportCommandLine
 import Foundation
 
-let runs = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 11
+let spec = CommandSpec(
+    name: "dashport-bench-artwork",
+    summary: "What a cover costs through ArtworkService, next to libvips, vipsthumbnail and ImageMagick.",
+    options: [.value("runs", "N", "requests per method; medians are reported (default 11)")],
+    epilogue: "Needs libvips-tools and imagemagick: tools/setup --bench")
+
+let runs: Int
+do {
+    let parsed = try ParsedCommand.parse(Array(CommandLine.arguments.dropFirst()), as: spec)
+    if parsed.wantsHelp {
+        print(spec.help)
+        exit(0)
+    }
+    runs = try parsed.integer("runs") ?? 11
+} catch {
+    FileHandle.standardError.write(Data("dashport-bench-artwork: \(error)\n\n\(spec.help)".utf8))
+    exit(2)
+}
 let workDirectory = NSTemporaryDirectory() + "dashport-bench-artwork-\(getpid())"
 try FileManager.default.createDirectory(atPath: workDirectory, withIntermediateDirectories: true)
 

@@ -1,3 +1,4 @@
+import DashportCommandLine
 import Foundation
 
 /// What `dashport-bench-link` runs; every phase is bounded in count and in time.
@@ -21,62 +22,55 @@ struct Options {
     var dashport: String?
     var skipMemory = false
 
-    static let usage = """
-        usage: dashport-bench-link [options]
+    static let spec = CommandSpec(
+        name: "dashport-bench-link",
+        summary: "What a car's link costs, next to references measured in the same run.",
+        options: [
+            .value("connects", "N", "connects per method, warm cache (default 30)"),
+            .value("restarts", "N", "connects per method after a server restart (default 10)"),
+            .value("rounds", "N", "throughput rounds; methods alternate within each (default 3)"),
+            .value("seconds", "S", "length of one throughput run (default 2)"),
+            .value("depth", "N", "requests in flight on one connection (default 32, the channel's cap)"),
+            .value("cars", "N", "connections in the many-connection run (default 50)"),
+            .value("many-depth", "N", "requests in flight per connection there (default 1)"),
+            .value("memory-cars", "N", "cars connected to `dashport serve` in the memory phase (default 200)"),
+            .value("dashport", "PATH", "the dashport executable (default: next to this one)"),
+            .flag("skip-memory", "leave the memory phase out"),
+        ],
+        epilogue: "Build the server first for the memory phase: swift build -c release --product dashport")
 
-          --connects N       connects per method, warm cache (default 30)
-          --restarts N       connects per method after a server restart (default 10)
-          --rounds N         throughput rounds; methods alternate within each (default 3)
-          --seconds S        length of one throughput run (default 2)
-          --depth N          requests in flight on one connection (default 32, the channel's cap)
-          --cars N           connections in the many-connection run (default 50)
-          --many-depth N     requests in flight per connection there (default 1)
-          --memory-cars N    cars connected to `dashport serve` in the memory phase (default 200)
-          --dashport PATH    the dashport executable (default: next to this one)
-          --skip-memory      leave the memory phase out
+    /// Reads the parsed command line; throws on a value out of range.
+    init(_ parsed: ParsedCommand) throws(CommandLineError) {
+        connects = try parsed.integer("connects") ?? connects
+        restarts = try parsed.integer("restarts", minimum: 0) ?? restarts
+        rounds = try parsed.integer("rounds") ?? rounds
+        seconds = try parsed.number("seconds", in: 0.001...600) ?? seconds
+        depth = try parsed.integer("depth") ?? depth
+        cars = try parsed.integer("cars") ?? cars
+        manyDepth = try parsed.integer("many-depth") ?? manyDepth
+        memoryCars = try parsed.integer("memory-cars") ?? memoryCars
+        dashport = parsed.value("dashport")
+        skipMemory = parsed.flag("skip-memory")
+    }
 
-        Build the server first for the memory phase: swift build -c release --product dashport
-        """
+    init() {}
 
     /// Parses the command line; prints the usage and exits on `--help` or a bad option.
     static func parse(_ arguments: [String]) -> Options {
-        var options = Options()
-        var rest = arguments[...]
-        func value(_ name: String) -> String {
-            guard let next = rest.popFirst() else { fail("\(name) needs a value") }
-            return next
-        }
-        func count(_ name: String, minimum: Int = 1) -> Int {
-            let text = value(name)
-            guard let number = Int(text), number >= minimum else { fail("\(name) \(text): not a whole number ≥ \(minimum)") }
-            return number
-        }
-        while let argument = rest.popFirst() {
-            switch argument {
-            case "--connects": options.connects = count(argument)
-            case "--restarts": options.restarts = count(argument, minimum: 0)
-            case "--rounds": options.rounds = count(argument)
-            case "--seconds":
-                let text = value(argument)
-                guard let seconds = Double(text), seconds > 0, seconds <= 600 else { fail("--seconds \(text): 0 < S ≤ 600") }
-                options.seconds = seconds
-            case "--depth": options.depth = count(argument)
-            case "--cars": options.cars = count(argument)
-            case "--many-depth": options.manyDepth = count(argument)
-            case "--memory-cars": options.memoryCars = count(argument)
-            case "--dashport": options.dashport = value(argument)
-            case "--skip-memory": options.skipMemory = true
-            case "--help", "-h":
-                print(usage)
+        do {
+            let parsed = try ParsedCommand.parse(arguments, as: spec)
+            if parsed.wantsHelp {
+                print(spec.help)
                 exit(0)
-            default: fail("unknown option \(argument)")
             }
+            return try Options(parsed)
+        } catch {
+            fail(error.description)
         }
-        return options
     }
 
     private static func fail(_ message: String) -> Never {
-        FileHandle.standardError.write(Data("dashport-bench-link: \(message)\n\n\(usage)\n".utf8))
+        FileHandle.standardError.write(Data("dashport-bench-link: \(message)\n\n\(spec.help)".utf8))
         exit(2)
     }
 }
