@@ -33,6 +33,9 @@ struct CarConnection {
     let context: ServerContext
     let logger: Logger
 
+    /// Inputs handled before the worker yields its thread to other tasks.
+    static let inputsPerTurn = 8
+
     init(stream: any ByteStream, context: ServerContext) {
         self.stream = stream
         self.context = context
@@ -85,7 +88,15 @@ struct CarConnection {
 
         perform(link.tick(now: clock.now.sinceOrigin))
         timer.arm(at: link.nextDeadline)
+        var handledInARow = 0
         while true {
+            // `next()` returns at once while inputs wait, so a flooding car would keep this pool
+            // thread (one of two on the target) forever: give the other cars a turn now and then.
+            handledInARow += 1
+            if handledInARow >= CarConnection.inputsPerTurn {
+                handledInARow = 0
+                await Task.yield()
+            }
             let input = await mailbox.next()
             let now = clock.now.sinceOrigin
             switch input {

@@ -31,6 +31,7 @@ struct FloodOverTCPTests {
                 if client.outboundBufferedBytes < 256 * 1024 {
                     client.write(middles)
                     sent += middles.count
+                    await Task.yield()  // the flood must not starve the other tests' tasks
                 } else {
                     try await Task.sleep(for: .milliseconds(1))
                 }
@@ -62,6 +63,7 @@ struct FloodOverTCPTests {
                 if flooder.connection.outboundBufferedBytes < 512 * 1024 {
                     await flooder.writeRaw(burst)
                     sent += burst.count
+                    await Task.yield()
                 } else {
                     try await Task.sleep(for: .milliseconds(1))
                 }
