@@ -16,7 +16,7 @@ struct FloodOverTCPTests {
     /// The FIRST fragment of a control message announcing 1,000,000 bytes, with 2 of them.
     static let firstFragment: [UInt8] = [0, 0x01, 0, 2, 0x00, 0x0F, 0x42, 0x40, 0x00, 0x01]
 
-    @Test func aPeerFloodingEmptyMiddleFramesIsPausedAndClosedByItsHandshakeDeadline() async throws {
+    @Test func aPeerFloodingEmptyMiddleFramesIsBoundedAndClosedByItsHandshakeDeadline() async throws {
         try await TestServer.with(configure: { $0.handshakeTimeoutSeconds = 1 }) { server in
             let client = try await TCPClient.connect(to: server.server.address)
             defer { client.abort() }
@@ -24,7 +24,7 @@ struct FloodOverTCPTests {
             client.start { event in if case .closed = event { closed.withLock { $0 = true } } }
             client.write(Self.versionRequest + Self.firstFragment)
             let middles = [UInt8](repeating: 0, count: 64 * 1024)  // 16,384 empty MIDDLE frames
-            var sent = 0, maxQueued = 0, sawPaused = false
+            var sent = 0, maxQueued = 0
             let clock = ContinuousClock()
             let start = clock.now
             while !closed.withLock({ $0 }) && clock.now - start < .seconds(60) {
@@ -36,13 +36,13 @@ struct FloodOverTCPTests {
                     try await Task.sleep(for: .milliseconds(1))
                 }
                 maxQueued = max(maxQueued, server.server.queuedInboundBytes)
-                sawPaused = sawPaused || server.server.readingPausedCount > 0
             }
             #expect(closed.withLock { $0 }, "the server closed the flooding peer")
             #expect(server.log.contains(nil, "handshake deadline passed"), "closed by the handshake deadline")
             // One car's inbox never holds more than its high-water mark plus one transport read.
             #expect(maxQueued <= CarMailbox.inboundHighWater + 64 * 1024, "queued \(maxQueued) of \(sent) sent")
-            #expect(sawPaused, "the flooding peer was paused (read on demand), not buffered")
+            // Whether the server had to pause this peer depends on the machine's speed; that a full
+            // inbox pauses reading is CarMailboxTests.aFloodingCarIsPausedNotBuffered.
         }
     }
 
