@@ -118,7 +118,8 @@ def playback_state(status=0, value=3, at=0, rate=0, flags=0, capabilities=(), co
 
 
 def session_update(kind, body=b""):
-    """kind: 0 playback state, 1 media item, 2 queue, 3 error, 4 sleep timer fired."""
+    """kind: 0 playback state, 1 media item, 2 queue, 3 error, 4 sleep timer fired, 5 sleep timer
+    (maybe: end of track?, maybe deadline), 6 remote playback (maybe: volume/255, muted, steps, control)."""
     return b(kind) + body
 
 
@@ -222,6 +223,14 @@ MEDIA = {
     + b(1, 2) + length(8) + b(0, 0) + u16(64) + b(5) + session_update(0, playback_state(status=0, capabilities=(0, 1, 12), flags=0x40))
     + keys(0, 0) + b(5) + session_update(2, b(2) + media_item() + media_item(id=5) + maybe(None)) + keys(2, 1)
     + b(6, 1) + maybe(string(1)) + b(6, 0) + u16(700) + b(5) + session_update(4),
+    # Volume commands (set 0.5, down 2 steps rejected as not declared, mute), then the sleep timer
+    # armed, remote playback declared, the timer fired and cleared.
+    "media-volume-and-sleep": media_config() + request(5, 1, b(16, 0)) + b(3, 0) + keys() + b(1)
+    + request(5, 2, b(17, 0xFE)) + b(3, 0) + keys() + b(0, 8) + string(0)
+    + request(5, 3, b(18, 1)) + b(3, 0) + keys() + b(1)
+    + b(5) + session_update(5, maybe(b(0) + maybe(int64(5)))) + keys()
+    + b(5) + session_update(6, maybe(b(128, 0, 20, 0))) + keys()
+    + b(5) + session_update(4) + keys() + b(5) + session_update(5, maybe()) + keys(),
     "media-caps-and-bad-bodies": b(3, 0x01) + raw(bytes.fromhex("08ff0f")) + b(1, 1, 1, 1, 1, 1, 1) + b(16)
     + request(0, 1, string(12) + maybe(None) + maybe(u16(9))) + request(2, 2, string(1) + maybe(None) + maybe(None))
     + b(1, 3) + raw(bytes.fromhex("0807 12")) + b(7) + u16(5) + b(0) + keys() + page([]) + request(7, 0, raw(b"\x10\x02")),
@@ -229,7 +238,7 @@ MEDIA = {
 
 SEEDS = {**INPUT, **STATUS, **CLASSIC, **MEDIA}
 REPLAYED = ["input-media-keys", "status-start-cover-tick", "classic-source-two-pages", "classic-caps-and-timeouts",
-            "media-browse-and-answer", "media-commands", "media-artwork-and-pushes"]
+            "media-browse-and-answer", "media-commands", "media-artwork-and-pushes", "media-volume-and-sleep"]
 
 
 def main():

@@ -1057,6 +1057,12 @@ void   dashport__media__playback_state__free_unpacked
   assert(message->base.descriptor == &dashport__media__playback_state__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   dashport__media__media_item__extra__init
+                     (Dashport__Media__MediaItem__Extra         *message)
+{
+  static const Dashport__Media__MediaItem__Extra init_value = DASHPORT__MEDIA__MEDIA_ITEM__EXTRA__INIT;
+  *message = init_value;
+}
 void   dashport__media__media_item__init
                      (Dashport__Media__MediaItem         *message)
 {
@@ -1235,6 +1241,186 @@ void   dashport__media__session_error__free_unpacked
   if(!message)
     return;
   assert(message->base.descriptor == &dashport__media__session_error__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   dashport__media__sleep_timer_state__init
+                     (Dashport__Media__SleepTimerState         *message)
+{
+  static const Dashport__Media__SleepTimerState init_value = DASHPORT__MEDIA__SLEEP_TIMER_STATE__INIT;
+  *message = init_value;
+}
+size_t dashport__media__sleep_timer_state__get_packed_size
+                     (const Dashport__Media__SleepTimerState *message)
+{
+  assert(message->base.descriptor == &dashport__media__sleep_timer_state__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t dashport__media__sleep_timer_state__pack
+                     (const Dashport__Media__SleepTimerState *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &dashport__media__sleep_timer_state__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t dashport__media__sleep_timer_state__pack_to_buffer
+                     (const Dashport__Media__SleepTimerState *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &dashport__media__sleep_timer_state__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Dashport__Media__SleepTimerState *
+       dashport__media__sleep_timer_state__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Dashport__Media__SleepTimerState *)
+     protobuf_c_message_unpack (&dashport__media__sleep_timer_state__descriptor,
+                                allocator, len, data);
+}
+void   dashport__media__sleep_timer_state__free_unpacked
+                     (Dashport__Media__SleepTimerState *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &dashport__media__sleep_timer_state__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   dashport__media__sleep_timer_fired__init
+                     (Dashport__Media__SleepTimerFired         *message)
+{
+  static const Dashport__Media__SleepTimerFired init_value = DASHPORT__MEDIA__SLEEP_TIMER_FIRED__INIT;
+  *message = init_value;
+}
+size_t dashport__media__sleep_timer_fired__get_packed_size
+                     (const Dashport__Media__SleepTimerFired *message)
+{
+  assert(message->base.descriptor == &dashport__media__sleep_timer_fired__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t dashport__media__sleep_timer_fired__pack
+                     (const Dashport__Media__SleepTimerFired *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &dashport__media__sleep_timer_fired__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t dashport__media__sleep_timer_fired__pack_to_buffer
+                     (const Dashport__Media__SleepTimerFired *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &dashport__media__sleep_timer_fired__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Dashport__Media__SleepTimerFired *
+       dashport__media__sleep_timer_fired__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Dashport__Media__SleepTimerFired *)
+     protobuf_c_message_unpack (&dashport__media__sleep_timer_fired__descriptor,
+                                allocator, len, data);
+}
+void   dashport__media__sleep_timer_fired__free_unpacked
+                     (Dashport__Media__SleepTimerFired *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &dashport__media__sleep_timer_fired__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   dashport__media__remote_playback__init
+                     (Dashport__Media__RemotePlayback         *message)
+{
+  static const Dashport__Media__RemotePlayback init_value = DASHPORT__MEDIA__REMOTE_PLAYBACK__INIT;
+  *message = init_value;
+}
+size_t dashport__media__remote_playback__get_packed_size
+                     (const Dashport__Media__RemotePlayback *message)
+{
+  assert(message->base.descriptor == &dashport__media__remote_playback__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t dashport__media__remote_playback__pack
+                     (const Dashport__Media__RemotePlayback *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &dashport__media__remote_playback__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t dashport__media__remote_playback__pack_to_buffer
+                     (const Dashport__Media__RemotePlayback *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &dashport__media__remote_playback__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Dashport__Media__RemotePlayback *
+       dashport__media__remote_playback__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Dashport__Media__RemotePlayback *)
+     protobuf_c_message_unpack (&dashport__media__remote_playback__descriptor,
+                                allocator, len, data);
+}
+void   dashport__media__remote_playback__free_unpacked
+                     (Dashport__Media__RemotePlayback *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &dashport__media__remote_playback__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   dashport__media__remote_playback_state__init
+                     (Dashport__Media__RemotePlaybackState         *message)
+{
+  static const Dashport__Media__RemotePlaybackState init_value = DASHPORT__MEDIA__REMOTE_PLAYBACK_STATE__INIT;
+  *message = init_value;
+}
+size_t dashport__media__remote_playback_state__get_packed_size
+                     (const Dashport__Media__RemotePlaybackState *message)
+{
+  assert(message->base.descriptor == &dashport__media__remote_playback_state__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t dashport__media__remote_playback_state__pack
+                     (const Dashport__Media__RemotePlaybackState *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &dashport__media__remote_playback_state__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t dashport__media__remote_playback_state__pack_to_buffer
+                     (const Dashport__Media__RemotePlaybackState *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &dashport__media__remote_playback_state__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Dashport__Media__RemotePlaybackState *
+       dashport__media__remote_playback_state__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Dashport__Media__RemotePlaybackState *)
+     protobuf_c_message_unpack (&dashport__media__remote_playback_state__descriptor,
+                                allocator, len, data);
+}
+void   dashport__media__remote_playback_state__free_unpacked
+                     (Dashport__Media__RemotePlaybackState *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &dashport__media__remote_playback_state__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
 void   dashport__media__get_artwork__init
@@ -2910,7 +3096,7 @@ const ProtobufCMessageDescriptor dashport__media__sleep_timer__descriptor =
   (ProtobufCMessageInit) dashport__media__sleep_timer__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor dashport__media__playback_command__field_descriptors[16] =
+static const ProtobufCFieldDescriptor dashport__media__playback_command__field_descriptors[19] =
 {
   {
     "request_id",
@@ -3104,8 +3290,45 @@ static const ProtobufCFieldDescriptor dashport__media__playback_command__field_d
     0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "set_device_volume",
+    17,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_DOUBLE,
+    offsetof(Dashport__Media__PlaybackCommand, command_case),
+    offsetof(Dashport__Media__PlaybackCommand, set_device_volume),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "adjust_device_volume",
+    18,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_SINT32,
+    offsetof(Dashport__Media__PlaybackCommand, command_case),
+    offsetof(Dashport__Media__PlaybackCommand, adjust_device_volume),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "set_device_muted",
+    19,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_BOOL,
+    offsetof(Dashport__Media__PlaybackCommand, command_case),
+    offsetof(Dashport__Media__PlaybackCommand, set_device_muted),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned dashport__media__playback_command__field_indices_by_name[] = {
+  17,   /* field[17] = adjust_device_volume */
   15,   /* field[15] = cancel_sleep_timer */
   13,   /* field[13] = custom_action */
   12,   /* field[12] = jump_back */
@@ -3114,6 +3337,8 @@ static const unsigned dashport__media__playback_command__field_indices_by_name[]
   1,   /* field[1] = play */
   0,   /* field[0] = request_id */
   4,   /* field[4] = seek_to_ms */
+  18,   /* field[18] = set_device_muted */
+  16,   /* field[16] = set_device_volume */
   8,   /* field[8] = set_rate */
   9,   /* field[9] = set_repeat_mode */
   10,   /* field[10] = set_shuffle */
@@ -3126,7 +3351,7 @@ static const unsigned dashport__media__playback_command__field_indices_by_name[]
 static const ProtobufCIntRange dashport__media__playback_command__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 16 }
+  { 0, 19 }
 };
 const ProtobufCMessageDescriptor dashport__media__playback_command__descriptor =
 {
@@ -3136,7 +3361,7 @@ const ProtobufCMessageDescriptor dashport__media__playback_command__descriptor =
   "Dashport__Media__PlaybackCommand",
   "dashport.media",
   sizeof(Dashport__Media__PlaybackCommand),
-  16,
+  19,
   dashport__media__playback_command__field_descriptors,
   dashport__media__playback_command__field_indices_by_name,
   1,  dashport__media__playback_command__number_ranges,
@@ -3386,7 +3611,7 @@ const ProtobufCMessageDescriptor dashport__media__custom_action_info__descriptor
   (ProtobufCMessageInit) dashport__media__custom_action_info__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor dashport__media__playback_state__field_descriptors[11] =
+static const ProtobufCFieldDescriptor dashport__media__playback_state__field_descriptors[12] =
 {
   {
     "status",
@@ -3520,6 +3745,18 @@ static const ProtobufCFieldDescriptor dashport__media__playback_state__field_des
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "speed",
+    12,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_DOUBLE,
+    offsetof(Dashport__Media__PlaybackState, has_speed),
+    offsetof(Dashport__Media__PlaybackState, speed),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned dashport__media__playback_state__field_indices_by_name[] = {
   3,   /* field[3] = buffered_position_ms */
@@ -3532,12 +3769,13 @@ static const unsigned dashport__media__playback_state__field_indices_by_name[] =
   9,   /* field[9] = repeat_mode */
   2,   /* field[2] = sent_at_ms */
   10,   /* field[10] = shuffle */
+  11,   /* field[11] = speed */
   0,   /* field[0] = status */
 };
 static const ProtobufCIntRange dashport__media__playback_state__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 11 }
+  { 0, 12 }
 };
 const ProtobufCMessageDescriptor dashport__media__playback_state__descriptor =
 {
@@ -3547,14 +3785,65 @@ const ProtobufCMessageDescriptor dashport__media__playback_state__descriptor =
   "Dashport__Media__PlaybackState",
   "dashport.media",
   sizeof(Dashport__Media__PlaybackState),
-  11,
+  12,
   dashport__media__playback_state__field_descriptors,
   dashport__media__playback_state__field_indices_by_name,
   1,  dashport__media__playback_state__number_ranges,
   (ProtobufCMessageInit) dashport__media__playback_state__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor dashport__media__media_item__field_descriptors[6] =
+static const ProtobufCFieldDescriptor dashport__media__media_item__extra__field_descriptors[2] =
+{
+  {
+    "key",
+    1,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Dashport__Media__MediaItem__Extra, key),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "value",
+    2,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Dashport__Media__MediaItem__Extra, value),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned dashport__media__media_item__extra__field_indices_by_name[] = {
+  0,   /* field[0] = key */
+  1,   /* field[1] = value */
+};
+static const ProtobufCIntRange dashport__media__media_item__extra__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor dashport__media__media_item__extra__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "dashport.media.MediaItem.Extra",
+  "Extra",
+  "Dashport__Media__MediaItem__Extra",
+  "dashport.media",
+  sizeof(Dashport__Media__MediaItem__Extra),
+  2,
+  dashport__media__media_item__extra__field_descriptors,
+  dashport__media__media_item__extra__field_indices_by_name,
+  1,  dashport__media__media_item__extra__number_ranges,
+  (ProtobufCMessageInit) dashport__media__media_item__extra__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor dashport__media__media_item__field_descriptors[14] =
 {
   {
     "id",
@@ -3628,19 +3917,123 @@ static const ProtobufCFieldDescriptor dashport__media__media_item__field_descrip
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "subtitle",
+    7,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Dashport__Media__MediaItem, subtitle),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "album_artist",
+    8,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Dashport__Media__MediaItem, album_artist),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "genre",
+    9,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Dashport__Media__MediaItem, genre),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "track_number",
+    10,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_UINT32,
+    offsetof(Dashport__Media__MediaItem, has_track_number),
+    offsetof(Dashport__Media__MediaItem, track_number),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "disc_number",
+    11,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_UINT32,
+    offsetof(Dashport__Media__MediaItem, has_disc_number),
+    offsetof(Dashport__Media__MediaItem, disc_number),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "year",
+    12,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_INT32,
+    offsetof(Dashport__Media__MediaItem, has_year),
+    offsetof(Dashport__Media__MediaItem, year),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "is_live",
+    13,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_BOOL,
+    offsetof(Dashport__Media__MediaItem, has_is_live),
+    offsetof(Dashport__Media__MediaItem, is_live),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "extras",
+    14,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Dashport__Media__MediaItem, n_extras),
+    offsetof(Dashport__Media__MediaItem, extras),
+    &dashport__media__media_item__extra__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned dashport__media__media_item__field_indices_by_name[] = {
   3,   /* field[3] = album */
+  7,   /* field[7] = album_artist */
   2,   /* field[2] = artist */
   4,   /* field[4] = artwork_key */
+  10,   /* field[10] = disc_number */
   5,   /* field[5] = duration_ms */
+  13,   /* field[13] = extras */
+  8,   /* field[8] = genre */
   0,   /* field[0] = id */
+  12,   /* field[12] = is_live */
+  6,   /* field[6] = subtitle */
   1,   /* field[1] = title */
+  9,   /* field[9] = track_number */
+  11,   /* field[11] = year */
 };
 static const ProtobufCIntRange dashport__media__media_item__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 6 }
+  { 0, 14 }
 };
 const ProtobufCMessageDescriptor dashport__media__media_item__descriptor =
 {
@@ -3650,7 +4043,7 @@ const ProtobufCMessageDescriptor dashport__media__media_item__descriptor =
   "Dashport__Media__MediaItem",
   "dashport.media",
   sizeof(Dashport__Media__MediaItem),
-  6,
+  14,
   dashport__media__media_item__field_descriptors,
   dashport__media__media_item__field_indices_by_name,
   1,  dashport__media__media_item__number_ranges,
@@ -3808,6 +4201,224 @@ const ProtobufCMessageDescriptor dashport__media__session_error__descriptor =
   dashport__media__session_error__field_indices_by_name,
   1,  dashport__media__session_error__number_ranges,
   (ProtobufCMessageInit) dashport__media__session_error__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor dashport__media__sleep_timer_state__field_descriptors[3] =
+{
+  {
+    "mode",
+    1,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_ENUM,
+    offsetof(Dashport__Media__SleepTimerState, has_mode),
+    offsetof(Dashport__Media__SleepTimerState, mode),
+    &dashport__media__sleep_timer_mode__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "remaining_ms",
+    2,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_INT64,
+    offsetof(Dashport__Media__SleepTimerState, has_remaining_ms),
+    offsetof(Dashport__Media__SleepTimerState, remaining_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "sent_at_ms",
+    3,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_INT64,
+    offsetof(Dashport__Media__SleepTimerState, has_sent_at_ms),
+    offsetof(Dashport__Media__SleepTimerState, sent_at_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned dashport__media__sleep_timer_state__field_indices_by_name[] = {
+  0,   /* field[0] = mode */
+  1,   /* field[1] = remaining_ms */
+  2,   /* field[2] = sent_at_ms */
+};
+static const ProtobufCIntRange dashport__media__sleep_timer_state__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor dashport__media__sleep_timer_state__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "dashport.media.SleepTimerState",
+  "SleepTimerState",
+  "Dashport__Media__SleepTimerState",
+  "dashport.media",
+  sizeof(Dashport__Media__SleepTimerState),
+  3,
+  dashport__media__sleep_timer_state__field_descriptors,
+  dashport__media__sleep_timer_state__field_indices_by_name,
+  1,  dashport__media__sleep_timer_state__number_ranges,
+  (ProtobufCMessageInit) dashport__media__sleep_timer_state__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor dashport__media__sleep_timer_fired__field_descriptors[1] =
+{
+  {
+    "at_ms",
+    1,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_INT64,
+    offsetof(Dashport__Media__SleepTimerFired, has_at_ms),
+    offsetof(Dashport__Media__SleepTimerFired, at_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned dashport__media__sleep_timer_fired__field_indices_by_name[] = {
+  0,   /* field[0] = at_ms */
+};
+static const ProtobufCIntRange dashport__media__sleep_timer_fired__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor dashport__media__sleep_timer_fired__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "dashport.media.SleepTimerFired",
+  "SleepTimerFired",
+  "Dashport__Media__SleepTimerFired",
+  "dashport.media",
+  sizeof(Dashport__Media__SleepTimerFired),
+  1,
+  dashport__media__sleep_timer_fired__field_descriptors,
+  dashport__media__sleep_timer_fired__field_indices_by_name,
+  1,  dashport__media__sleep_timer_fired__number_ranges,
+  (ProtobufCMessageInit) dashport__media__sleep_timer_fired__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const uint32_t dashport__media__remote_playback__steps__default_value = 20u;
+static const ProtobufCFieldDescriptor dashport__media__remote_playback__field_descriptors[4] =
+{
+  {
+    "volume",
+    1,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_DOUBLE,
+    offsetof(Dashport__Media__RemotePlayback, has_volume),
+    offsetof(Dashport__Media__RemotePlayback, volume),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "muted",
+    2,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_BOOL,
+    offsetof(Dashport__Media__RemotePlayback, has_muted),
+    offsetof(Dashport__Media__RemotePlayback, muted),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "steps",
+    3,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_UINT32,
+    offsetof(Dashport__Media__RemotePlayback, has_steps),
+    offsetof(Dashport__Media__RemotePlayback, steps),
+    NULL,
+    &dashport__media__remote_playback__steps__default_value,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "control",
+    4,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_ENUM,
+    offsetof(Dashport__Media__RemotePlayback, has_control),
+    offsetof(Dashport__Media__RemotePlayback, control),
+    &dashport__media__volume_control__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned dashport__media__remote_playback__field_indices_by_name[] = {
+  3,   /* field[3] = control */
+  1,   /* field[1] = muted */
+  2,   /* field[2] = steps */
+  0,   /* field[0] = volume */
+};
+static const ProtobufCIntRange dashport__media__remote_playback__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 4 }
+};
+const ProtobufCMessageDescriptor dashport__media__remote_playback__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "dashport.media.RemotePlayback",
+  "RemotePlayback",
+  "Dashport__Media__RemotePlayback",
+  "dashport.media",
+  sizeof(Dashport__Media__RemotePlayback),
+  4,
+  dashport__media__remote_playback__field_descriptors,
+  dashport__media__remote_playback__field_indices_by_name,
+  1,  dashport__media__remote_playback__number_ranges,
+  (ProtobufCMessageInit) dashport__media__remote_playback__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor dashport__media__remote_playback_state__field_descriptors[1] =
+{
+  {
+    "remote",
+    1,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Dashport__Media__RemotePlaybackState, remote),
+    &dashport__media__remote_playback__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned dashport__media__remote_playback_state__field_indices_by_name[] = {
+  0,   /* field[0] = remote */
+};
+static const ProtobufCIntRange dashport__media__remote_playback_state__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor dashport__media__remote_playback_state__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "dashport.media.RemotePlaybackState",
+  "RemotePlaybackState",
+  "Dashport__Media__RemotePlaybackState",
+  "dashport.media",
+  sizeof(Dashport__Media__RemotePlaybackState),
+  1,
+  dashport__media__remote_playback_state__field_descriptors,
+  dashport__media__remote_playback_state__field_indices_by_name,
+  1,  dashport__media__remote_playback_state__number_ranges,
+  (ProtobufCMessageInit) dashport__media__remote_playback_state__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor dashport__media__get_artwork__field_descriptors[4] =
@@ -4113,7 +4724,7 @@ const ProtobufCMessageDescriptor dashport__media__artwork_result__descriptor =
   (ProtobufCMessageInit) dashport__media__artwork_result__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCEnumValue dashport__media__message_id__enum_values_by_number[17] =
+static const ProtobufCEnumValue dashport__media__message_id__enum_values_by_number[20] =
 {
   { "MESSAGE_ID_SERVER_HELLO", "DASHPORT__MEDIA__MESSAGE_ID__MESSAGE_ID_SERVER_HELLO", 32769 },
   { "MESSAGE_ID_CAR_PROFILE", "DASHPORT__MEDIA__MESSAGE_ID__MESSAGE_ID_CAR_PROFILE", 32770 },
@@ -4132,11 +4743,14 @@ static const ProtobufCEnumValue dashport__media__message_id__enum_values_by_numb
   { "MESSAGE_ID_SESSION_ERROR", "DASHPORT__MEDIA__MESSAGE_ID__MESSAGE_ID_SESSION_ERROR", 32783 },
   { "MESSAGE_ID_GET_ARTWORK", "DASHPORT__MEDIA__MESSAGE_ID__MESSAGE_ID_GET_ARTWORK", 32784 },
   { "MESSAGE_ID_ARTWORK_RESULT", "DASHPORT__MEDIA__MESSAGE_ID__MESSAGE_ID_ARTWORK_RESULT", 32785 },
+  { "MESSAGE_ID_SLEEP_TIMER_STATE", "DASHPORT__MEDIA__MESSAGE_ID__MESSAGE_ID_SLEEP_TIMER_STATE", 32786 },
+  { "MESSAGE_ID_SLEEP_TIMER_FIRED", "DASHPORT__MEDIA__MESSAGE_ID__MESSAGE_ID_SLEEP_TIMER_FIRED", 32787 },
+  { "MESSAGE_ID_REMOTE_PLAYBACK_STATE", "DASHPORT__MEDIA__MESSAGE_ID__MESSAGE_ID_REMOTE_PLAYBACK_STATE", 32788 },
 };
 static const ProtobufCIntRange dashport__media__message_id__value_ranges[] = {
-{32769, 0},{0, 17}
+{32769, 0},{0, 20}
 };
-static const ProtobufCEnumValueIndex dashport__media__message_id__enum_values_by_name[17] =
+static const ProtobufCEnumValueIndex dashport__media__message_id__enum_values_by_name[20] =
 {
   { "MESSAGE_ID_ARTWORK_RESULT", 16 },
   { "MESSAGE_ID_BROWSE_RESULT", 5 },
@@ -4152,9 +4766,12 @@ static const ProtobufCEnumValueIndex dashport__media__message_id__enum_values_by
   { "MESSAGE_ID_PLAY_FROM_MEDIA_ID", 7 },
   { "MESSAGE_ID_PLAY_FROM_SEARCH", 8 },
   { "MESSAGE_ID_QUEUE_STATE", 13 },
+  { "MESSAGE_ID_REMOTE_PLAYBACK_STATE", 19 },
   { "MESSAGE_ID_SEARCH", 4 },
   { "MESSAGE_ID_SERVER_HELLO", 0 },
   { "MESSAGE_ID_SESSION_ERROR", 14 },
+  { "MESSAGE_ID_SLEEP_TIMER_FIRED", 18 },
+  { "MESSAGE_ID_SLEEP_TIMER_STATE", 17 },
 };
 const ProtobufCEnumDescriptor dashport__media__message_id__descriptor =
 {
@@ -4163,9 +4780,9 @@ const ProtobufCEnumDescriptor dashport__media__message_id__descriptor =
   "MessageId",
   "Dashport__Media__MessageId",
   "dashport.media",
-  17,
+  20,
   dashport__media__message_id__enum_values_by_number,
-  17,
+  20,
   dashport__media__message_id__enum_values_by_name,
   1,
   dashport__media__message_id__value_ranges,
@@ -4587,5 +5204,63 @@ const ProtobufCEnumDescriptor dashport__media__severity__descriptor =
   dashport__media__severity__enum_values_by_name,
   1,
   dashport__media__severity__value_ranges,
+  NULL,NULL,NULL,NULL   /* reserved[1234] */
+};
+static const ProtobufCEnumValue dashport__media__sleep_timer_mode__enum_values_by_number[2] =
+{
+  { "SLEEP_TIMER_MODE_DURATION", "DASHPORT__MEDIA__SLEEP_TIMER_MODE__SLEEP_TIMER_MODE_DURATION", 1 },
+  { "SLEEP_TIMER_MODE_END_OF_TRACK", "DASHPORT__MEDIA__SLEEP_TIMER_MODE__SLEEP_TIMER_MODE_END_OF_TRACK", 2 },
+};
+static const ProtobufCIntRange dashport__media__sleep_timer_mode__value_ranges[] = {
+{1, 0},{0, 2}
+};
+static const ProtobufCEnumValueIndex dashport__media__sleep_timer_mode__enum_values_by_name[2] =
+{
+  { "SLEEP_TIMER_MODE_DURATION", 0 },
+  { "SLEEP_TIMER_MODE_END_OF_TRACK", 1 },
+};
+const ProtobufCEnumDescriptor dashport__media__sleep_timer_mode__descriptor =
+{
+  PROTOBUF_C__ENUM_DESCRIPTOR_MAGIC,
+  "dashport.media.SleepTimerMode",
+  "SleepTimerMode",
+  "Dashport__Media__SleepTimerMode",
+  "dashport.media",
+  2,
+  dashport__media__sleep_timer_mode__enum_values_by_number,
+  2,
+  dashport__media__sleep_timer_mode__enum_values_by_name,
+  1,
+  dashport__media__sleep_timer_mode__value_ranges,
+  NULL,NULL,NULL,NULL   /* reserved[1234] */
+};
+static const ProtobufCEnumValue dashport__media__volume_control__enum_values_by_number[3] =
+{
+  { "VOLUME_CONTROL_ABSOLUTE", "DASHPORT__MEDIA__VOLUME_CONTROL__VOLUME_CONTROL_ABSOLUTE", 1 },
+  { "VOLUME_CONTROL_RELATIVE", "DASHPORT__MEDIA__VOLUME_CONTROL__VOLUME_CONTROL_RELATIVE", 2 },
+  { "VOLUME_CONTROL_FIXED", "DASHPORT__MEDIA__VOLUME_CONTROL__VOLUME_CONTROL_FIXED", 3 },
+};
+static const ProtobufCIntRange dashport__media__volume_control__value_ranges[] = {
+{1, 0},{0, 3}
+};
+static const ProtobufCEnumValueIndex dashport__media__volume_control__enum_values_by_name[3] =
+{
+  { "VOLUME_CONTROL_ABSOLUTE", 0 },
+  { "VOLUME_CONTROL_FIXED", 2 },
+  { "VOLUME_CONTROL_RELATIVE", 1 },
+};
+const ProtobufCEnumDescriptor dashport__media__volume_control__descriptor =
+{
+  PROTOBUF_C__ENUM_DESCRIPTOR_MAGIC,
+  "dashport.media.VolumeControl",
+  "VolumeControl",
+  "Dashport__Media__VolumeControl",
+  "dashport.media",
+  3,
+  dashport__media__volume_control__enum_values_by_number,
+  3,
+  dashport__media__volume_control__enum_values_by_name,
+  1,
+  dashport__media__volume_control__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };

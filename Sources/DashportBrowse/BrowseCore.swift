@@ -56,32 +56,48 @@ public actor BrowseCore {
     /// One page of the children of `parentId` as `car` may see them. An unknown parent is an empty
     /// list; a provider's ``BrowseError`` is a screen, or an empty list for a car that cannot draw it.
     public func children(of parentId: String, page: Int, pageSize: Int, for car: CarProfile) async -> BrowseAnswer {
+        await childrenReporting(of: parentId, page: page, pageSize: pageSize, for: car).answer
+    }
+
+    /// ``children(of:page:pageSize:for:)`` with the reports this answer made for this car's profile
+    /// (``BrowseReport/isCarSpecific``: dropped tabs, cut branches), every time, not once: the
+    /// caller tells the car that asked. The core's own log and ``reports`` still take each once.
+    public func childrenReporting(of parentId: String, page: Int, pageSize: Int, for car: CarProfile) async
+        -> (answer: BrowseAnswer, carReports: [BrowseReport])
+    {
         await startIfNeeded()
         if let limit = car.depthLimit, let depth = depths[parentId], depth >= limit {
-            emit(BrowseReport(
+            let report = BrowseReport(
                 code: BrowseReportCode.depthCut,
                 message: "children of '\(parentId)' (depth \(depth)) asked for, beyond the car's max depth \(limit): empty list",
-                itemId: parentId))
-            return .empty
+                itemId: parentId)
+            emit(report)
+            return (.empty, [report])
         }
         let raw: [BrowseItem]
         let fromCache: Bool
         switch await fetchChildren(of: parentId) {
         case .fresh(let items): (raw, fromCache) = (items, false)
         case .cached(let items): (raw, fromCache) = (items, true)
-        case .failed(let error): return render(error, for: car)
-        case .unavailable: return .empty
+        case .failed(let error): return (render(error, for: car), [])
+        case .unavailable: return (.empty, [])
         }
         learn(raw, under: parentId)
         let (items, reports) = BrowseRules.children(raw, of: parentId, parentDepth: depths[parentId], for: car)
         reports.forEach { emit($0) }
-        return BrowseRules.page(items, page: page, pageSize: configuration.pageSize(pageSize), fromCache: fromCache)
+        let answer = BrowseRules.page(items, page: page, pageSize: configuration.pageSize(pageSize), fromCache: fromCache)
+        return (answer, reports.filter(\.isCarSpecific))
     }
 
     /// One item as `car` may see it (checked and depth-cut), or nil when there is none, it is
     /// invalid, or the provider answered with a ``BrowseError``. Falls back to the cached copy when
     /// the provider is not up.
     public func item(id: String, for car: CarProfile) async -> BrowseItem? {
+        await itemReporting(id: id, for: car).item
+    }
+
+    /// ``item(id:for:)`` with the reports it made for this car's profile (a cut branch), every time.
+    public func itemReporting(id: String, for car: CarProfile) async -> (item: BrowseItem?, carReports: [BrowseReport]) {
         await startIfNeeded()
         var found: BrowseItem?
         if degraded, let cached = await cache?.item(id: id) {
@@ -91,7 +107,7 @@ public actor BrowseCore {
             let call = ProviderCall { try await provider.item(id: id) }
             switch await call.wait(timeout: configuration.providerTimeout, clock: configuration.clock) {
             case .answered(.success(let item)): found = item
-            case .answered(.failure(let error)) where error is BrowseError: return nil
+            case .answered(.failure(let error)) where error is BrowseError: return (nil, [])
             case .answered(.failure(let error)):
                 providerFailed("failed (\(error))")
                 found = await cache?.item(id: id)
@@ -100,10 +116,10 @@ public actor BrowseCore {
                 found = await cache?.item(id: id)
             }
         }
-        guard let found else { return nil }
+        guard let found else { return (nil, []) }
         let (item, reports) = BrowseRules.single(found, depth: depths[id], for: car)
         reports.forEach { emit($0) }
-        return item
+        return (item, reports.filter(\.isCarSpecific))
     }
 
     /// One page of search results as `car` may see them. Without provider search the answer is

@@ -35,6 +35,34 @@ public struct BrowseItem: Sendable, Hashable, Codable {
     public var artist: String?
     public var album: String?
     public var durationMs: Int64?
+    /// The rest of a playable item's metadata (album artist, genre, numbers, year, live, extras).
+    public var metadata: Metadata?
+
+    /// Playback metadata beyond title, artist, album and duration; cars see it in the media item
+    /// of the session, not in browse rows.
+    public struct Metadata: Sendable, Hashable, Codable {
+        public var albumArtist: String?
+        public var genre: String?
+        public var trackNumber: Int?
+        public var discNumber: Int?
+        public var year: Int?
+        /// A live stream (no scrubber even with a duration).
+        public var isLive: Bool?
+        public var extras: [String: String]?
+
+        public init(
+            albumArtist: String? = nil, genre: String? = nil, trackNumber: Int? = nil, discNumber: Int? = nil,
+            year: Int? = nil, isLive: Bool? = nil, extras: [String: String]? = nil
+        ) {
+            self.albumArtist = albumArtist
+            self.genre = genre
+            self.trackNumber = trackNumber
+            self.discNumber = discNumber
+            self.year = year
+            self.isLive = isLive
+            self.extras = extras
+        }
+    }
 
     public init(
         id: String,
@@ -50,7 +78,8 @@ public struct BrowseItem: Sendable, Hashable, Codable {
         mediaType: MediaType? = nil,
         artist: String? = nil,
         album: String? = nil,
-        durationMs: Int64? = nil
+        durationMs: Int64? = nil,
+        metadata: Metadata? = nil
     ) {
         self.id = id
         self.title = title
@@ -66,6 +95,7 @@ public struct BrowseItem: Sendable, Hashable, Codable {
         self.artist = artist
         self.album = album
         self.durationMs = durationMs
+        self.metadata = metadata
     }
 
     /// The id of the tree's root. Its children are the car's tabs.

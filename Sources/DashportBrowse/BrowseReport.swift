@@ -17,6 +17,12 @@ public struct BrowseReport: Sendable, Hashable {
         self.message = message
         self.itemId = itemId
     }
+
+    /// Caused by one car's profile (its tab cap, its depth): it concerns the cars whose profile
+    /// causes it, not every car.
+    public var isCarSpecific: Bool {
+        code == BrowseReportCode.rootRejected || code == BrowseReportCode.depthCut
+    }
 }
 
 /// The ``BrowseReport`` codes.

@@ -98,7 +98,9 @@ public struct CatalogError: Error, Sendable, Hashable, CustomStringConvertible {
 ///
 /// `artwork` is a path relative to the catalog file (it must stay inside the catalog's folder and
 /// exist), a `file://` URL of an existing file, or an `https://` URL. A child reference may set the
-/// `group` (section header) the child has in that list. Unknown keys are ignored.
+/// `group` (section header) the child has in that list. A playable item may also carry
+/// `albumArtist`, `genre`, `trackNumber`, `discNumber`, `year`, `live` (a stream: no scrubber) and
+/// `extras` (an object of strings). Unknown keys are ignored.
 ///
 /// A browsable item without children may carry an `error`: opening it shows that screen instead
 /// of a list (a locked show, a region-blocked album), so a demo can put every error screen in
@@ -134,6 +136,13 @@ struct CatalogFile: Decodable {
         var artist: String?
         var album: String?
         var durationMs: Int64?
+        var albumArtist: String?
+        var genre: String?
+        var trackNumber: Int?
+        var discNumber: Int?
+        var year: Int?
+        var live: Bool?
+        var extras: [String: String]?
         var children: [ChildRef]?
         var error: ErrorEntry?
     }

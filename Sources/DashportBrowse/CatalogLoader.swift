@@ -104,8 +104,16 @@ enum CatalogLoader {
             id: id, title: title, subtitle: entry.subtitle, artworkUri: artworkUri,
             browsable: browsable, playable: playable, childStyle: entry.childStyle, group: entry.group,
             explicit: entry.explicit, completion: entry.completion, mediaType: entry.mediaType,
-            artist: entry.artist, album: entry.album, durationMs: entry.durationMs)
+            artist: entry.artist, album: entry.album, durationMs: entry.durationMs, metadata: metadata(of: entry))
         return (item, screen)
+    }
+
+    /// The extra playback metadata an entry carries, or nil when it carries none.
+    private static func metadata(of entry: CatalogFile.Entry) -> BrowseItem.Metadata? {
+        let metadata = BrowseItem.Metadata(
+            albumArtist: entry.albumArtist, genre: entry.genre, trackNumber: entry.trackNumber,
+            discNumber: entry.discNumber, year: entry.year, isLive: entry.live, extras: entry.extras)
+        return metadata == BrowseItem.Metadata() ? nil : metadata
     }
 
     /// An item's `error` as the ``BrowseError`` opening it throws: a known code, a message that is

@@ -3,11 +3,30 @@ import DashportMessages
 
 extension BrowseShell {
     /// Runs one command and prints what it shows; `false` after `quit`. Problems the user can fix
-    /// (no such row, not browsable) are printed as `!` lines, not thrown.
+    /// (no such row, not browsable) are printed as `!` lines, not thrown. While a command draws its
+    /// screen, pushes printed with ``Transcript/printNotice(_:)`` wait and follow the screen
+    /// (`wait` and `expect` let them through).
     public func execute(_ command: EmulatorCommand) async throws(BrowseShellError) -> Bool {
         switch command {
+        case .wait, .expect, .help, .quit:
+            return try await perform(command)
+        default:
+            await transcript.holdNotices()
+            do {
+                let result = try await perform(command)
+                await transcript.releaseNotices()
+                return result
+            } catch {
+                await transcript.releaseNotices()
+                throw error
+            }
+        }
+    }
+
+    private func perform(_ command: EmulatorCommand) async throws(BrowseShellError) -> Bool {
+        switch command {
         case .open(let reference):
-            guard let item = resolve(reference) else { return await missing(reference) }
+            guard let item = await lookUp(reference) else { return await missingItem(reference) }
             guard item.browsable else {
                 await transcript.print("! \(item.title) cannot be opened (not browsable)")
                 return true
@@ -29,7 +48,7 @@ extension BrowseShell {
             stack.append(Location(source: .search(query), title: "Search: \(query)"))
             try await show()
         case .playItem(let reference):
-            guard let item = resolve(reference) else { return await missing(reference) }
+            guard let item = await lookUp(reference) else { return await missingItem(reference) }
             guard item.playable else {
                 await transcript.print("! \(item.title) cannot be played (not playable)")
                 return true
@@ -41,7 +60,24 @@ extension BrowseShell {
             try await artwork(reference)
         case .nowPlaying:
             let state = await session.state
-            await transcript.print(ScreenRenderer.nowPlaying(state, now: session.client.now()))
+            // After the link closed the position stands where it was (nothing plays any more).
+            let now = await session.closedAt ?? session.client.now()
+            var lines = ScreenRenderer.nowPlaying(state, now: now)
+            if await session.closedAt != nil { lines.insert("(link closed; the last state heard)", at: 1) }
+            await transcript.print(lines)
+        case .customAction(let reference, let extras):
+            let actions = await session.state.playback?.state.customActions ?? []
+            var name = reference
+            if let number = Int(reference) {
+                guard actions.indices.contains(number - 1) else {
+                    await transcript.print("! no custom action \(number) (\(actions.count) shown in np)")
+                    return true
+                }
+                name = actions[number - 1].name
+            }
+            let action = DashportMedia.CustomAction(
+                name: name, extras: extras.sorted { $0.key < $1.key }.map { .init(key: $0.key, value: .stringValue($0.value)) })
+            try await sendCommand(.playbackCommand(.customAction(action)), label: "action \(name)")
         case .transport(let transport):
             try await sendCommand(.playbackCommand(transport), label: ScreenRenderer.describe(transport))
         case .key(let keycode):
@@ -98,6 +134,23 @@ extension BrowseShell {
             }
         }
         await transcript.print(ScreenRenderer.artwork(key: key, result: result, savedAs: saved))
+    }
+
+    /// The item a reference names: a row on screen, an id on screen, or else the server's GET_ITEM
+    /// answer for the id (so a list opened by id is titled with the item's title).
+    func lookUp(_ reference: ItemReference) async -> DashportMedia.BrowseItem? {
+        if let item = resolveOnScreen(reference) { return item }
+        guard case .id(let id) = reference,
+            case .browse(let result)? = try? await ask(.getItem(id: id)),
+            case .items(let page) = result.outcome
+        else { return nil }
+        return page.items.first { $0.id == id }
+    }
+
+    private func missingItem(_ reference: ItemReference) async -> Bool {
+        guard case .id(let id) = reference else { return await missing(reference) }
+        await transcript.print("! no item \(id) (not on screen, and the server does not know it)")
+        return true
     }
 
     private func missing(_ reference: ItemReference) async -> Bool {

@@ -108,15 +108,18 @@ public actor BrowseShell {
         }
     }
 
-    /// The row or item a reference names: a row on screen, or the id (found on screen or bare).
-    func resolve(_ reference: ItemReference) -> DashportMedia.BrowseItem? {
+    /// The row or item a reference names on screen: a row by number, or a row by id.
+    func resolveOnScreen(_ reference: ItemReference) -> DashportMedia.BrowseItem? {
         switch reference {
         case .row(let number):
             return rows.indices.contains(number - 1) ? rows[number - 1] : nil
         case .id(let id):
-            return rows.first { $0.id == id } ?? DashportMedia.BrowseItem(id: id, title: id, browsable: true, playable: true)
+            return rows.first { $0.id == id }
         }
     }
+
+    /// A row on screen (for `art`, which also takes bare artwork keys).
+    func resolve(_ reference: ItemReference) -> DashportMedia.BrowseItem? { resolveOnScreen(reference) }
 
     /// A reference as typed: `3`, `id:albums`.
     static func text(_ reference: ItemReference) -> String {

@@ -39,6 +39,8 @@ public enum EmulatorCommand: Sendable, Hashable {
     case transport(DashportMedia.PlaybackCommand.Command)
     /// A media key on the AAP input channel (Android keycode).
     case key(UInt32)
+    /// A custom action by its number in the now-playing view or its name, with string extras.
+    case customAction(String, extras: [String: String])
     /// Scripts: pause this many milliseconds.
     case wait(milliseconds: Int)
     /// Scripts: fail unless `text` appears in the output since the last `expect` (waiting for it).
@@ -68,6 +70,7 @@ extension EmulatorCommand {
     /// The media keys `key` knows by name, with their Android keycodes.
     public static let mediaKeyNames: [(name: String, keycode: UInt32)] = [
         ("playpause", 85), ("stop", 86), ("next", 87), ("previous", 88), ("play", 126), ("pause", 127),
+        ("volup", 24), ("voldown", 25), ("mute", 164),
     ]
 
     /// Parses one command line; `nil` for a blank line or a `#` comment.
@@ -142,6 +145,29 @@ extension EmulatorCommand {
                 throw EmulatorCommandError("sleep: say a number of seconds, eot or cancel")
             }
             return .transport(.setSleepTimer(DashportMedia.SleepTimer(until: .durationMs(Int64(clamping: seconds * 1000)))))
+        case "action":
+            let words = try argument("an action number or name").split(whereSeparator: \.isWhitespace).map(String.init)
+            var extras: [String: String] = [:]
+            for word in words.dropFirst() {
+                guard let equals = word.firstIndex(of: "="), equals != word.startIndex else {
+                    throw EmulatorCommandError("action: extras are key=value, got \"\(word)\"")
+                }
+                extras[String(word[..<equals])] = String(word[word.index(after: equals)...])
+            }
+            return .customAction(words[0], extras: extras)
+        case "volume", "vol":
+            let text = try argument("up, down, mute, unmute or a level 0-100").lowercased()
+            switch text {
+            case "up": return .transport(.adjustDeviceVolume(1))
+            case "down": return .transport(.adjustDeviceVolume(-1))
+            case "mute": return .transport(.setDeviceMuted(true))
+            case "unmute": return .transport(.setDeviceMuted(false))
+            default:
+                guard let percent = Double(text.hasSuffix("%") ? String(text.dropLast()) : text), (0...100).contains(percent) else {
+                    throw EmulatorCommandError("volume: say up, down, mute, unmute or a level 0-100")
+                }
+                return .transport(.setDeviceVolume(percent / 100))
+            }
         case "key":
             let text = try argument("a key name or keycode").lowercased()
             if let named = mediaKeyNames.first(where: { $0.name == text }) { return .key(named.keycode) }

@@ -94,6 +94,7 @@ extension MediaChannelSession {
     private func finish(_ reason: HeadUnitDisconnect) {
         guard disconnect == nil else { return }
         disconnect = reason
+        closedAt = client.now()
         let answers = answerWaiters
         let hellos = helloWaiters
         answerWaiters = [:]

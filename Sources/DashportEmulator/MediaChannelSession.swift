@@ -73,6 +73,8 @@ public actor MediaChannelSession {
     var nextWaiterID = 0
     var channelOpen = false
     var disconnect: HeadUnitDisconnect?
+    /// The client's clock when the link closed; nil while it is up.
+    public internal(set) var closedAt: Duration?
 
     /// Starts consuming `client`'s events. Call once per client, right after it connected.
     public static func start(
@@ -101,6 +103,9 @@ public actor MediaChannelSession {
         self.notices = notices.stream
         self.noticeSink = notices.continuation
     }
+
+    /// Why the link ended, once it has.
+    public var disconnectReason: HeadUnitDisconnect? { disconnect }
 
     /// The media channel state: hello, latest pushes, requests in flight.
     public var state: MediaChannelClient { media }

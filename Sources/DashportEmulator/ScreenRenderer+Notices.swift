@@ -79,7 +79,30 @@ extension ScreenRenderer {
             return ["* session error: \(error.code) (\(error.severity))" + suffix(error.message) + suffix(error.subject.map { "[\($0)]" }, separator: " ")]
         case .childrenChanged(let changed):
             return ["* children changed: " + (changed.parentId ?? "everything")]
+        case .sleepTimer(let state):
+            return ["* sleep timer: " + sleepTimer(state, remainingMs: state.remainingMs)]
+        case .sleepTimerFired:
+            return ["* sleep timer: fired, playback paused"]
+        case .remotePlayback(let state):
+            return ["* volume: " + remoteVolume(state.remote)]
         }
+    }
+
+    /// A sleep timer as words: "off", "in 4:59", "at end of track", "at end of track (in 1:02)".
+    public static func sleepTimer(_ state: DashportMedia.SleepTimerState, remainingMs: Int64?) -> String {
+        switch state.mode {
+        case nil: "off"
+        case .endOfTrack?: "at end of track" + (remainingMs.map { " (in \(clock($0)))" } ?? "")
+        default: remainingMs.map { "in \(clock($0))" } ?? "armed"
+        }
+    }
+
+    /// Remote playback as words: "local (the car's own volume)", "remote 50% (absolute, 20 steps)".
+    public static func remoteVolume(_ remote: DashportMedia.RemotePlayback?) -> String {
+        guard let remote else { return "local (the car's own volume)" }
+        let percent = Int((min(max(remote.volume, 0), 1) * 100).rounded())
+        let control = remote.control == .absolute ? "absolute" : remote.control == .relative ? "relative" : "fixed"
+        return "remote \(percent)%" + (remote.muted ? " muted" : "") + " (\(control), \(remote.steps ?? 20) steps)"
     }
 
     /// MEDIA_PLAYBACK_STATUS as one line.

@@ -55,26 +55,43 @@ public enum ScreenRenderer {
         return lines
     }
 
-    /// The now-playing view at car time `now`: item, position moving from the anchor, status,
-    /// repeat and shuffle, and the queue with the current entry marked.
+    /// The now-playing view at car time `now`: item with its metadata, position moving from the
+    /// anchor (no scrubber for a live item), status, speed, repeat and shuffle, the sleep timer,
+    /// the volume, the custom actions, and the queue with the current entry marked.
     public static func nowPlaying(_ state: MediaChannelClient, now: Duration) -> [String] {
         var lines = [heading("Now playing")]
         let item = state.mediaItem?.item
         if let item {
-            lines.append(item.title ?? item.id)
+            lines.append((item.title ?? item.id) + suffix(item.subtitle, separator: " · "))
             let byline = [item.artist, item.album].compactMap { $0 }.filter { !$0.isEmpty }
             if !byline.isEmpty { lines.append(byline.joined(separator: " — ")) }
+            let details = metadataDetails(item)
+            if !details.isEmpty { lines.append(details.joined(separator: " · ")) }
         } else {
             lines.append("(nothing loaded)")
         }
         let playback = state.playback?.state
         var position = state.positionMs(at: now).map(clock) ?? "-:--"
-        if let duration = item?.durationMs, duration > 0 { position += " / " + clock(duration) }
+        if item?.isLive == true {
+            position = "live"
+        } else if let duration = item?.durationMs, duration > 0 {
+            position += " / " + clock(duration)
+        }
         var status = playback.map { "\($0.status)" } ?? "no state yet"
         if let message = playback?.errorMessage, !message.isEmpty { status += " (\(message))" }
         let repeatMode = playback?.repeatMode.map { "\($0)" } ?? "off"
         let shuffle = playback?.shuffle == true ? "on" : "off"
-        lines.append("\(position) · \(status) · repeat \(repeatMode) · shuffle \(shuffle)")
+        // The anchor's rate is 0 unless playing; older servers send no speed.
+        let speed = playback?.speed ?? playback?.position.flatMap { $0.rate > 0 ? $0.rate : nil } ?? 1
+        lines.append("\(position) · \(status) · speed \(speedText(speed)) · repeat \(repeatMode) · shuffle \(shuffle)")
+        if let sleep = state.sleepTimer {
+            lines.append("sleep timer: " + sleepTimer(sleep.state, remainingMs: sleep.remainingMs(at: now)))
+        }
+        if let remote = state.remotePlayback { lines.append("volume: " + remoteVolume(remote.remote)) }
+        if let actions = playback?.customActions, !actions.isEmpty {
+            lines.append("actions: " + actions.enumerated().map { "\($0.offset + 1) \($0.element.label ?? $0.element.name) [\($0.element.name)]" }
+                .joined(separator: ", "))
+        }
         let queue = state.queue?.items ?? []
         if queue.isEmpty {
             lines.append("queue: empty")
@@ -87,6 +104,30 @@ public enum ScreenRenderer {
             }
         }
         return lines
+    }
+
+    /// The metadata beyond title, artist and album: album artist, genre, disc/track, year, live, extras.
+    static func metadataDetails(_ item: DashportMedia.MediaItem) -> [String] {
+        var details: [String] = []
+        if let albumArtist = item.albumArtist, !albumArtist.isEmpty { details.append("album by \(albumArtist)") }
+        if let genre = item.genre, !genre.isEmpty { details.append(genre) }
+        switch (item.discNumber, item.trackNumber) {
+        case (let disc?, let track?): details.append("disc \(disc) track \(track)")
+        case (nil, let track?): details.append("track \(track)")
+        case (let disc?, nil): details.append("disc \(disc)")
+        case (nil, nil): break
+        }
+        if let year = item.year { details.append(String(year)) }
+        if item.isLive == true { details.append("LIVE") }
+        details += item.extras.map { "\($0.key): \($0.value)" }
+        return details
+    }
+
+    /// 1×, 1.5×, 0.75×.
+    static func speedText(_ speed: Double) -> String {
+        guard speed.isFinite else { return "?" }
+        let rounded = (speed * 100).rounded() / 100
+        return (rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)) + "×"
     }
 
     /// A command's outcome: `label: accepted`, or rejected with the reason and message.
@@ -119,6 +160,9 @@ public enum ScreenRenderer {
             case nil: "sleep (no time)"
             }
         case .cancelSleepTimer: "cancel sleep timer"
+        case .setDeviceVolume(let volume): "volume \(Int((volume * 100).rounded()))%"
+        case .adjustDeviceVolume(let steps): "volume " + (steps > 0 ? "up" : "down") + (abs(steps) == 1 ? "" : " \(abs(steps)) steps")
+        case .setDeviceMuted(let muted): muted ? "mute" : "unmute"
         }
     }
 

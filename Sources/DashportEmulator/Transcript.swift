@@ -15,6 +15,12 @@ public actor Transcript {
     private var cursor = 0
     private var waiters: [Int: (text: String, continuation: CheckedContinuation<Bool, Never>)] = [:]
     private var nextWaiterID = 0
+    /// Notices waiting for the screen being drawn (``holdNotices()``), and how many holds are open.
+    private var heldNotices: [[String]] = []
+    private var holds = 0
+    /// Notices kept while held, at most; older ones beyond it are dropped (a screen takes seconds
+    /// at worst, and pushes are state, so the newest matter).
+    public static let maxHeldNotices = 1000
 
     /// `sink` receives each line without its newline.
     public init(sink: @escaping @Sendable (String) -> Void) {
@@ -45,6 +51,25 @@ public actor Transcript {
     }
 
     public func print(_ line: String) { print([line]) }
+
+    /// Prints a push (a notice): at once, or after the screen being drawn when notices are held.
+    public func printNotice(_ lines: [String]) {
+        guard holds > 0 else { return print(lines) }
+        heldNotices.append(lines)
+        if heldNotices.count > Self.maxHeldNotices { heldNotices.removeFirst(heldNotices.count - Self.maxHeldNotices) }
+    }
+
+    /// Notices wait from now until the matching ``releaseNotices()``, so a screen is not cut by them.
+    public func holdNotices() { holds += 1 }
+
+    /// Ends one hold; when none is left, the waiting notices are printed in order.
+    public func releaseNotices() {
+        holds = max(0, holds - 1)
+        guard holds == 0 else { return }
+        let pending = heldNotices
+        heldNotices = []
+        for lines in pending { print(lines) }
+    }
 
     /// Whether `text` shows up in a line printed since the last successful expectation, waiting up
     /// to `timeout` for it. A match moves the search start past the matching line.

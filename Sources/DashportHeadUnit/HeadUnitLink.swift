@@ -54,16 +54,29 @@ public final class HeadUnitLink {
         guard phase != .closed else { return [] }
         if startedAt == nil { startedAt = now }
         var out = HeadUnitOutbox()
+        let awaitingVersion = phase == .versionExchange
+        let sample = awaitingVersion ? Array(bytes.prefix(24)) : []
         wire.feed(bytes)
         while phase != .closed {
             do {
                 guard let message = try wire.nextMessage() else { break }
                 dispatch(message, now: now, &out)
             } catch {
-                close(error, &out)
+                // Bytes that do not even frame before the version answer: some other kind of server.
+                close(awaitingVersion ? .notAAPServer(Self.describeFirstBytes(sample)) : error, &out)
             }
         }
         return out.actions
+    }
+
+    /// The first bytes a peer sent, as text when they are printable (an HTTP or SSH banner), else hex.
+    static func describeFirstBytes(_ bytes: [UInt8]) -> String {
+        let printable = bytes.allSatisfy { (0x20..<0x7F).contains($0) || $0 == 0x0A || $0 == 0x0D }
+        if printable, !bytes.isEmpty {
+            let text = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+            return "it answered \"\(text)\""
+        }
+        return "its first bytes are " + bytes.prefix(8).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined(separator: " ")
     }
 
     /// Fires what is due at `now`: the handshake deadline, the bye-bye grace, our next ping.

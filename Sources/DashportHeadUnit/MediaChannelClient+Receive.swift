@@ -41,6 +41,16 @@ extension MediaChannelClient {
             let changed = try decode(DashportMedia.ChildrenChanged.self, messageId, body)
             lastChildrenChanged = changed
             return .childrenChanged(changed)
+        case DashportMedia.MessageId.sleepTimerState.rawValue:
+            let state = try decode(DashportMedia.SleepTimerState.self, messageId, body)
+            sleepTimer = SleepTimerSnapshot(state: state, receivedAt: now)
+            return .sleepTimer(state)
+        case DashportMedia.MessageId.sleepTimerFired.rawValue:
+            return .sleepTimerFired(try decode(DashportMedia.SleepTimerFired.self, messageId, body))
+        case DashportMedia.MessageId.remotePlaybackState.rawValue:
+            let state = try decode(DashportMedia.RemotePlaybackState.self, messageId, body)
+            remotePlayback = state
+            return .remotePlayback(state)
         default:
             throw .unexpectedMessage(messageId: messageId)
         }

@@ -23,6 +23,10 @@ public struct MediaChannelClient: Sendable {
     public internal(set) var lastSessionError: DashportMedia.SessionError?
     /// The latest CHILDREN_CHANGED.
     public internal(set) var lastChildrenChanged: DashportMedia.ChildrenChanged?
+    /// The latest SLEEP_TIMER_STATE and when it arrived.
+    public internal(set) var sleepTimer: SleepTimerSnapshot?
+    /// The latest REMOTE_PLAYBACK_STATE.
+    public internal(set) var remotePlayback: DashportMedia.RemotePlaybackState?
     /// Requests sent and not yet answered or cancelled, by request id.
     public internal(set) var inFlight: [UInt32: MediaChannelRequest] = [:]
     /// The id the next request gets. Ids start at 1, increase by one, skip 0 when they wrap.

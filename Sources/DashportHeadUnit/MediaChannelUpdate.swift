@@ -12,6 +12,27 @@ public enum MediaChannelUpdate: Sendable, Hashable {
     case queue(DashportMedia.QueueState)
     case sessionError(DashportMedia.SessionError)
     case childrenChanged(DashportMedia.ChildrenChanged)
+    case sleepTimer(DashportMedia.SleepTimerState)
+    case sleepTimerFired(DashportMedia.SleepTimerFired)
+    case remotePlayback(DashportMedia.RemotePlaybackState)
+}
+
+/// The latest SLEEP_TIMER_STATE and when it arrived.
+public struct SleepTimerSnapshot: Sendable, Hashable {
+    public var state: DashportMedia.SleepTimerState
+    public var receivedAt: Duration
+
+    public init(state: DashportMedia.SleepTimerState, receivedAt: Duration) {
+        self.state = state
+        self.receivedAt = receivedAt
+    }
+
+    /// Milliseconds left at car time `now` (counting down from `remainingMs` at receipt), never
+    /// below 0; nil without an armed timer or while an end-of-track timer waits.
+    public func remainingMs(at now: Duration) -> Int64? {
+        guard state.mode != nil, let remaining = state.remainingMs else { return nil }
+        return Swift.max(0, remaining - (now - receivedAt).wholeMicroseconds / 1000)
+    }
 }
 
 /// The server's playback state and when the car received it, on the car's clock; with the anchor

@@ -46,8 +46,12 @@ extension CarServices {
         guard var service = media else { return [] }
         let actions: [MediaChannelAction]
         switch input {
-        case .mediaBrowse(let ticket, let answer, let keys): actions = service.browseAnswered(ticket, answer, artworkKeys: keys)
-        case .mediaItem(let ticket, let item, let keys): actions = service.browseAnswered(ticket, item: item, artworkKeys: keys)
+        case .mediaBrowse(let ticket, let answer, let keys, let reports):
+            actions = service.browseAnswered(ticket, answer, artworkKeys: keys)
+                + reports.compactMap(ServerCore.sessionError(for:)).flatMap { service.carReport($0) }
+        case .mediaItem(let ticket, let item, let keys, let reports):
+            actions = service.browseAnswered(ticket, item: item, artworkKeys: keys)
+                + reports.compactMap(ServerCore.sessionError(for:)).flatMap { service.carReport($0) }
         case .mediaCommand(let ticket, let result): actions = service.commandAnswered(ticket, result)
         case .mediaArtwork(let ticket, let result): actions = service.artworkAnswered(ticket, result)
         case .browseNotification(let notification): actions = service.browseNotified(notification)
@@ -75,10 +79,13 @@ extension CarServices {
                 let generation = answers.generation
                 let answers = self.answers
                 bridge.run {
-                    let answer = await browse.children(of: parentId, page: page, pageSize: pageSize, for: car)
+                    let (answer, reports) = await browse.childrenReporting(of: parentId, page: page, pageSize: pageSize, for: car)
                     let keys = await artworkKeys(for: MediaChannelService.artworkURIs(in: answer), artwork)
-                    answers.store(AnswerMemo.Entry(answer: answer, artworkKeys: keys), for: key, generation: generation)
-                    return .mediaBrowse(ticket, answer, artworkKeys: keys)
+                    // Only an answer that told the car nothing else is kept: reports go with the request.
+                    if reports.isEmpty {
+                        answers.store(AnswerMemo.Entry(answer: answer, artworkKeys: keys), for: key, generation: generation)
+                    }
+                    return .mediaBrowse(ticket, answer, artworkKeys: keys, carReports: reports)
                 }
             case .browse(let ticket, let request):
                 bridge.run {
@@ -89,8 +96,10 @@ extension CarServices {
                         let answer = await browse.search(query, page: page, pageSize: pageSize, for: car)
                         return .mediaBrowse(ticket, answer, artworkKeys: await artworkKeys(for: MediaChannelService.artworkURIs(in: answer), artwork))
                     case .item(let id, let car):
-                        let item = await browse.item(id: id, for: car)
-                        return .mediaItem(ticket, item, artworkKeys: await artworkKeys(for: MediaChannelService.artworkURIs(in: item), artwork))
+                        let (item, reports) = await browse.itemReporting(id: id, for: car)
+                        return .mediaItem(
+                            ticket, item, artworkKeys: await artworkKeys(for: MediaChannelService.artworkURIs(in: item), artwork),
+                            carReports: reports)
                     }
                 }
             case .command(let ticket, let command, let source):

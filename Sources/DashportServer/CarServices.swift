@@ -13,11 +13,13 @@ enum ServiceInput: Sendable {
     /// keys of the URIs it names.
     case session(SessionUpdate, artworkKeys: [String: String], for: SessionSubscriber)
     /// Answers and pushes for the Dashport media channel.
-    case mediaBrowse(MediaChannelTicket, BrowseAnswer, artworkKeys: [String: String])
-    case mediaItem(MediaChannelTicket, BrowseItem?, artworkKeys: [String: String])
+    case mediaBrowse(MediaChannelTicket, BrowseAnswer, artworkKeys: [String: String], carReports: [BrowseReport] = [])
+    case mediaItem(MediaChannelTicket, BrowseItem?, artworkKeys: [String: String], carReports: [BrowseReport] = [])
     case mediaCommand(MediaChannelTicket, CommandResult)
     case mediaArtwork(MediaChannelTicket, Result<MediaChannelArtworkImage, MediaChannelArtworkFailure>)
     case browseNotification(BrowseNotification)
+    /// The session declared (true) or withdrew remote playback: the input service re-binds keys.
+    case remotePlayback(declared: Bool)
     /// A command from the car finished; `service` says which service sent it.
     case commandFinished(service: UInt8, SessionCommand, CommandResult)
     /// A cover for the AAP playback status service (nil: none or failed).
@@ -103,6 +105,7 @@ struct CarServices {
         case .input(let keycodes):
             let inputService = AAPInputService(channel: service.channel, car: carName, carKeyCodes: keycodes)
             input = inputService
+            subscribeInputToRemotePlayback()
             return perform(inputService.start(), service: service.channel, now: now)
         case .mediaBrowser:
             classic = ClassicBrowserService(channel: service.channel, car: carName, logger: logger)
@@ -190,6 +193,12 @@ struct CarServices {
             }
         case .mediaBrowse, .mediaItem, .mediaCommand, .mediaArtwork, .browseNotification:
             out += handleMedia(serviceInput)
+        case .remotePlayback(let declared):
+            if var service = input {
+                let actions = service.remotePlaybackChanged(declared: declared)
+                input = service
+                out += perform(actions, service: service.channel, now: now)
+            }
         case .classicChildren(let ticket, let answer):
             if var service = classic {
                 let actions = service.browseAnswered(ticket, answer, now: now)
@@ -233,6 +242,22 @@ struct CarServices {
     mutating func stop() { bridge.stop() }
 
     // MARK: Performing service actions
+
+    /// The input service binds the volume keys only while remote playback is declared.
+    private func subscribeInputToRemotePlayback() {
+        let session = core.session
+        let bridge = self.bridge
+        bridge.run {
+            var declared = false
+            for await update in await session.subscribe() {
+                if Task.isCancelled { break }
+                guard case .remotePlayback(let remote) = update, (remote != nil) != declared else { continue }
+                declared = remote != nil
+                bridge.post(.remotePlayback(declared: declared))
+            }
+            return nil
+        }
+    }
 
     private mutating func subscribeStatusToSession() {
         guard !statusSubscribed else { return }

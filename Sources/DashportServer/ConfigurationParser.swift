@@ -25,7 +25,7 @@ public enum ConfigurationParser {
         .value("handshake-timeout", "SECONDS", "time a car has to finish the handshake (default 10)"),
         .value("write-stall-timeout", "SECONDS", "time a car may leave our answers unread before it is closed (default 15)"),
         .value("idle-timeout", "SECONDS", "close a car silent this long once linked (default 0 = never)"),
-    ]
+    ] + SessionSettings.options
 
     public static let serve = CommandSpec(
         name: "dashport serve",
@@ -104,6 +104,7 @@ public enum ConfigurationParser {
         case "idle-timeout": config.idleTimeoutSeconds = try number(value)
         case "write-stall-timeout": config.writeStallTimeoutSeconds = try number(value)
         default:
+            if try config.session.apply(key: key, value: value, origin: origin) { return }
             // A row in serveOptions without a case here: a programming error, caught by the tests.
             throw ConfigurationError("\(origin): option '\(key)' is in the table but not applied")
         }

@@ -38,6 +38,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// is closed: the server has stopped serving it meanwhile, so this bounds how long a car that
     /// never reads holds its connection and its queued bytes.
     public var writeStallTimeoutSeconds: Double = 15
+    /// Session defaults (jump distances, caps, the demo player's remote speaker).
+    public var session = SessionSettings()
 
     public init() {}
 

@@ -63,10 +63,11 @@ public struct ServerCore: Sendable {
             cacheDirectory: state + "/artwork-cache")
         let artwork = ArtworkService(configuration: artworkConfiguration, logger: logger, fetcher: artworkFetcher, clock: clock)
 
-        let handler = DemoPlaybackHandler(library: provider, clock: clock)
+        let handler = DemoPlaybackHandler(library: provider, clock: clock, remoteVolume: configuration.session.remoteVolume)
         let session = SessionCore(
             handler: handler, clock: clock,
             persistence: SessionStore(directory: URL(fileURLWithPath: state + "/session")),
+            configuration: configuration.session.sessionConfiguration,
             logger: logger.labelled("session"))
         let restored = await session.restore()
         logger.labelled("session").info("session restore: \(restored)")
@@ -75,23 +76,54 @@ public struct ServerCore: Sendable {
 }
 
 extension ServerCore {
-    /// Browse reports (a dropped tab, a cut branch, a discarded cache, a provider that is down) and
-    /// artwork failures become session errors, so every car that takes them is told.
+    /// Browse reports that concern every car (a discarded cache, a provider that is down) and
+    /// artwork failures become session errors, so every car that takes them is told. Reports caused
+    /// by one car's profile (a dropped tab, a cut branch) are not forwarded here: each car's media
+    /// channel tells that car (``carError(for:)``). What cars read names items and keys, never
+    /// server paths; the browse core's and artwork pipeline's logs keep the detail.
+    /// Children-changed notifications also drop the memoised answers for that parent.
     static func forwardReports(browse: BrowseCore, artwork: ArtworkService, to session: SessionCore,
                                answers: AnswerMemo) -> [Task<Void, Never>] {
         let fromBrowse = Task {
             for await notification in await browse.subscribe() {
                 if case .childrenChanged(let parentId) = notification { answers.invalidate(parentId) }
-                guard case .report(let report) = notification, let code = sessionCode(for: report.code) else { continue }
-                await session.report(SessionError(code: code, severity: .degraded, message: report.message))
+                guard case .report(let report) = notification, !report.isCarSpecific,
+                    let error = sessionError(for: report)
+                else { continue }
+                await session.report(error)
             }
         }
         let fromArtwork = Task {
-            for await case .failed(_, let uri, let reason) in await artwork.notifications() {
-                await session.report(SessionError(code: .artworkFailed, severity: .degraded, message: "cover \(uri): \(reason)"))
+            for await case .failed(let key, _, let reason) in await artwork.notifications() {
+                await session.report(SessionError(
+                    code: .artworkFailed, severity: .degraded,
+                    message: "a cover could not be loaded (\(artworkFailureKind(reason)))", subject: key.rawValue))
             }
         }
         return [fromBrowse, fromArtwork]
+    }
+
+    /// The session error a car is told for a browse report, in words that name no server path.
+    static func sessionError(for report: BrowseReport) -> SessionError? {
+        guard let code = sessionCode(for: report.code) else { return nil }
+        let message: String
+        switch code {
+        case .browseRootRejected, .browseDepthExceeded: message = report.message  // titles and ids only
+        case .browseCacheDiscarded: message = "a browse cache entry was corrupt or foreign and was discarded"
+        default: message = "the library is not answering; lists come from the cache until it does"
+        }
+        let subject = report.isCarSpecific ? report.itemId : nil
+        return SessionError(code: code, severity: .degraded, message: message, subject: subject)
+    }
+
+    /// A path-free word for why a cover failed.
+    static func artworkFailureKind(_ error: ArtworkError) -> String {
+        switch error {
+        case .decodeFailed, .tooManyPixels: "not a decodable image"
+        case .notRegistered, .outsideRoots, .unsupportedScheme: "not a served cover"
+        case .tooLarge: "too large"
+        default: "could not be fetched"
+        }
     }
 
     static func sessionCode(for browseCode: String) -> SessionError.Code? {

@@ -18,6 +18,11 @@ import DashportSession
 /// nothing to lose, and a car that delivers unlisted keys then works. A non-zero
 /// KEY_BINDING_RESPONSE status is logged as a warning, never fatal: keys that do arrive still work.
 ///
+/// Volume keys (24 up, 25 down, 164 mute; ``SessionCommand/aapVolumeKeyCodes``) are asked for only
+/// while the session declares remote playback, and only those the car lists: bound to the phone
+/// they stop reaching the car's own amplifier. ``remotePlaybackChanged(declared:)`` sends a new
+/// KEY_BINDING_REQUEST when that changes. A volume key that arrives while not bound is ignored.
+///
 /// Presses: a press acts once, on its first key-down (down=true); key-ups never act. A down for a
 /// key that is already held is auto-repeat or a long-press notice and is ignored when it carries
 /// `longpress`, or comes within ``Configuration/repeatWindow`` of that key's previous down. So a
@@ -53,10 +58,11 @@ public struct AAPInputService: Sendable {
 
     /// The key codes to ask a car for, given what it listed: its media keys in
     /// ``SessionCommand/aapMediaKeyCodes`` order, or ``fallbackKeyCodes`` when it listed none.
-    public static func keyCodesToRequest(carKeyCodes: [Int32]) -> [Int32] {
+    public static func keyCodesToRequest(carKeyCodes: [Int32], volumeKeys: Bool = false) -> [Int32] {
         let listed = Set(carKeyCodes)
         let media = SessionCommand.aapMediaKeyCodes.filter { listed.contains($0) }
-        return media.isEmpty ? fallbackKeyCodes : media
+        let volume = volumeKeys ? SessionCommand.aapVolumeKeyCodes.filter { listed.contains($0) } : []
+        return (media.isEmpty ? fallbackKeyCodes : media) + volume
     }
 
     /// The channel the car assigned to this service in its discovery response.
@@ -64,19 +70,38 @@ public struct AAPInputService: Sendable {
     /// Who the car is, for ``CommandSource/aapKey(car:)``.
     public let car: String
     public let configuration: Configuration
-    /// The key codes KEY_BINDING_REQUEST asks for.
-    public let requestedKeyCodes: [Int32]
+    /// The key codes the last KEY_BINDING_REQUEST asked for.
+    public private(set) var requestedKeyCodes: [Int32]
+    /// The key codes the car listed in its descriptor.
+    public let carKeyCodes: [Int32]
+    /// Whether the volume keys are part of the binding (remote playback declared, car lists them).
+    public var volumeKeysBound: Bool { requestedKeyCodes.contains { SessionCommand.aapVolumeKeyCodes.contains($0) } }
 
     /// Media keys currently held, with the time of their latest down (at most one entry per media key).
     var held: [Int32: Duration] = [:]
 
     /// A service for the channel `channel` of the car `car`, which listed `carKeyCodes` in its
     /// InputSourceService descriptor.
-    public init(channel: UInt8, car: String, carKeyCodes: [Int32], configuration: Configuration = Configuration()) {
+    /// `remotePlayback`: whether the session declares remote playback now (volume keys asked for).
+    public init(
+        channel: UInt8, car: String, carKeyCodes: [Int32], remotePlayback: Bool = false,
+        configuration: Configuration = Configuration()
+    ) {
         self.channel = channel
         self.car = car
+        self.carKeyCodes = carKeyCodes
         self.configuration = configuration
-        self.requestedKeyCodes = Self.keyCodesToRequest(carKeyCodes: carKeyCodes)
+        self.requestedKeyCodes = Self.keyCodesToRequest(carKeyCodes: carKeyCodes, volumeKeys: remotePlayback)
+    }
+
+    /// The session declared or withdrew remote playback: a new KEY_BINDING_REQUEST when that adds or
+    /// removes keys the car listed; nothing otherwise.
+    public mutating func remotePlaybackChanged(declared: Bool) -> [Action] {
+        let codes = Self.keyCodesToRequest(carKeyCodes: carKeyCodes, volumeKeys: declared)
+        guard codes != requestedKeyCodes else { return [] }
+        requestedKeyCodes = codes
+        held = held.filter { !SessionCommand.aapVolumeKeyCodes.contains($0.key) }
+        return start()
     }
 
     /// The channel is open: the KEY_BINDING_REQUEST to send.
@@ -120,6 +145,9 @@ public struct AAPInputService: Sendable {
     mutating func key(_ key: AAP.KeyEvent.Key, now: Duration) -> Action? {
         guard let code = Int32(exactly: key.keycode), let command = SessionCommand.fromAAPKeyCode(code) else {
             return .log(AAPServiceLog(level: .debug, message: "key \(key.keycode) is not a media key, ignored"))
+        }
+        if SessionCommand.aapVolumeKeyCodes.contains(code), !volumeKeysBound {
+            return key.down ? .log(AAPServiceLog(level: .debug, message: "volume key \(code) without remote playback, ignored")) : nil
         }
         guard key.down else {
             held[code] = nil

@@ -101,15 +101,19 @@ extension AAPPlaybackStatusService {
             message: metadata))]
     }
 
-    /// The metadata message for the current item: song, artist (the subtitle when there is no
-    /// artist), album and whole seconds of duration always set (empty or 0 when unknown, which also
-    /// clears the car's screen when nothing plays); album art only with a cover.
+    /// The metadata message for the current item, mapped onto the fields AAP has: song (title),
+    /// artist (else the album artist, else the subtitle), album always set (empty when unknown);
+    /// whole seconds of duration only for an item with a known length that is not live (a live or
+    /// unknown-length item is never a 0-second track), and 0 when nothing plays (which clears the
+    /// car's screen); album art only with a cover. Genre, numbers, year and extras have no AAP field.
     func metadataMessage(art: [UInt8]?) -> AAP.MediaPlaybackMetadata {
-        AAP.MediaPlaybackMetadata(
+        var duration: UInt32? = 0
+        if let item { duration = item.hasScrubber ? UInt32(clamping: max(0, item.durationMs ?? 0) / 1000) : nil }
+        return AAP.MediaPlaybackMetadata(
             song: item?.title ?? "",
-            artist: item?.artist ?? item?.subtitle ?? "",
+            artist: item?.artist ?? item?.albumArtist ?? item?.subtitle ?? "",
             album: item?.album ?? "",
             albumArt: art,
-            durationSeconds: UInt32(clamping: max(0, item?.durationMs ?? 0) / 1000))
+            durationSeconds: duration)
     }
 }

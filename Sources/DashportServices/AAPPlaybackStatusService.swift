@@ -160,7 +160,7 @@ public struct AAPPlaybackStatusService: Sendable {
             guard started, previous != state.item else { return [] }
             if previous?.id != state.item?.id { statusOwedSince = statusOwedSince ?? now }
             return itemChanged(now: now)
-        case .queue, .error, .sleepTimerFired:
+        case .queue, .error, .sleepTimerFired, .sleepTimer, .remotePlayback:
             return []
         }
     }

@@ -21,7 +21,8 @@ import DashportBrowse
 /// carries strings NUL-terminated), and parsing accepts lower-case hex and raw characters too.
 ///
 /// The root path a head unit sends first is not documented anywhere (aap-protocol.md, open
-/// question 3), so `""`, `"/"` and any path without one of the prefixes above are the root.
+/// question 3): `""` and `"/"` are the root; a path without one of the prefixes above is
+/// ``ParseError/unrecognised`` and the service answers it with an empty list node.
 public enum ClassicBrowserPath: Sendable, Hashable {
     case root
     case source(id: String)
@@ -58,7 +59,7 @@ public enum ClassicBrowserPath: Sendable, Hashable {
 
     /// Why a path did not parse.
     public enum ParseError: Error, Sendable, Hashable, CustomStringConvertible {
-        /// No known prefix: the service answers it as the root (its spelling is undocumented).
+        /// No known prefix: the service answers it with an empty list node.
         case unrecognised
         /// A known prefix, but the id is empty, has a stray `%`, is not UTF-8, or is too long.
         case badId(Kind, reason: String)

@@ -15,7 +15,8 @@ import DashportSession
 /// `now` is any monotonic clock reading, the same clock on every call.
 ///
 /// - Only MEDIA_GET_NODE is answered, with the node its path denotes (see ``ClassicBrowserPath``;
-///   `""`, `"/"` and unrecognised paths are the root, a bad id is an empty node of its kind).
+///   `""` and `"/"` are the root, an unrecognised path is an empty list node, a bad id is an
+///   empty node of its kind).
 /// - Under a source, browsable children are lists and playable-only ones are one-song lists, so
 ///   no child is hidden and `total` is the core's; under a list every child is a song (a
 ///   browsable-only one keeps a list path). Pages hold ``Configuration/pageSize`` children from
@@ -150,8 +151,9 @@ public struct ClassicBrowserService: Sendable {
         } catch {
             switch error {
             case .unrecognised:
+                // An unknown parent is an empty list, never the root (design.md "Browse rules").
                 actions.append(problem(.unrecognisedPath(Self.clipped(path)), level: .notice))
-                (target, kind) = (.root, .root)
+                (target, kind) = (nil, .list)
             case .badId(let badKind, _):
                 actions.append(problem(.badPath(Self.clipped(path), error)))
                 (target, kind) = (nil, badKind)

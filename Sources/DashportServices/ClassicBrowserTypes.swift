@@ -86,7 +86,8 @@ extension ClassicBrowserService {
         case unexpectedMessage(messageId: UInt16)
         /// A MEDIA_GET_NODE over ``Configuration/maxInFlight``; dropped unanswered.
         case tooManyRequests(path: String, limit: Int)
-        /// A path with no known prefix; answered as the root (the root's spelling is undocumented).
+        /// A path with no known prefix; answered with an empty list node echoing it (an unknown
+        /// parent is an empty list, never the root).
         case unrecognisedPath(String)
         /// A path with a known prefix whose id does not decode; answered with an empty node of its kind.
         case badPath(String, ClassicBrowserPath.ParseError)
@@ -98,7 +99,7 @@ extension ClassicBrowserService {
             case .malformedBody(let id, let error): "message 0x\(String(id, radix: 16)): \(error)"
             case .unexpectedMessage(let id): "message 0x\(String(id, radix: 16)) is not one the phone receives on the media browser channel"
             case .tooManyRequests(let path, let limit): "MEDIA_GET_NODE '\(path)' dropped: \(limit) requests already in flight"
-            case .unrecognisedPath(let path): "path '\(path)' has no known prefix: answered as the root"
+            case .unrecognisedPath(let path): "path '\(path)' has no known prefix: answered with an empty list"
             case .badPath(let path, let error): "path '\(path)' is \(error): answered with an empty node"
             case .requestTimedOut(let path): "MEDIA_GET_NODE '\(path)' got no browse answer in time: answered with what came"
             }

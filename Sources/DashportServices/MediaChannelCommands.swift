@@ -53,6 +53,11 @@ extension MediaChannelService {
             case nil: return .failure(RefusalError(.invalid("the sleep timer says neither a duration nor end of track")))
             }
         case .cancelSleepTimer: return .success(.cancelSleepTimer)
+        case .setDeviceVolume(let volume):
+            guard volume.isFinite else { return .failure(RefusalError(.invalid("volume \(volume) is not a number in 0…1"))) }
+            return .success(.setDeviceVolume(volume))
+        case .adjustDeviceVolume(let steps): return .success(.adjustDeviceVolume(steps: Int(steps)))
+        case .setDeviceMuted(let muted): return .success(.setDeviceMuted(muted))
         }
     }
 
@@ -100,19 +105,23 @@ extension MediaChannelService {
     static func wireReason(forRejection reason: String) -> DashportMedia.CommandResult.Reason {
         if SessionCapability.allCases.contains(where: { reason == "\($0.rawValue) is not in the declared capabilities" })
             || (reason.hasPrefix("custom action '") && reason.hasSuffix("' is not one of the declared custom actions"))
+            || reason == SessionCore.remotePlaybackNotDeclared
         {
             return .notInCapabilities
         }
-        if reason.hasPrefix("notSupported") || reason.hasSuffix(" is not supported by this player") {
+        if reason.hasPrefix("notSupported") || reason.hasSuffix(" is not supported by this player")
+            || reason.hasPrefix(SessionCore.remoteVolumeNotWritable)
+        {
             return .notSupported
         }
         if reason.hasPrefix("there is no item '") || reason.hasPrefix("nothing playable was found for '")
             || reason == "there is nothing to play" || reason.hasSuffix("' is not playable")
+            || reason.hasSuffix("' has no tracks to play")
         {
             return .notFound
         }
         let invalidPrefixes = [
-            "seek position ", "queue index ", "rate ", "the media id is empty", "the query is longer than ",
+            "seek position ", "queue position ", "rate ", "volume ", "the media id is empty", "the query is longer than ",
             "sleep timer of ", "nothing is playing, so there is no track to end", "an extra is longer than ",
             "already at the end of the queue",
         ]

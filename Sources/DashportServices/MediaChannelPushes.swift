@@ -18,6 +18,14 @@ struct SessionMirror: Sendable {
     var pushedState: DashportMedia.PlaybackState?
     var pushedItem: DashportMedia.MediaItemState?
     var pushedQueue: DashportMedia.QueueState?
+    /// The sleep timer as last heard, and whether the car has not been told yet. A car starts out
+    /// assuming no timer and local playback, so nothing is owed until the session says otherwise.
+    var sleepTimer: SleepTimerStatus?
+    var sleepTimerOwed = false
+    var latestRemote = DashportMedia.RemotePlaybackState()
+    var pushedRemote = DashportMedia.RemotePlaybackState()
+    /// Car-specific reports already sent to this car (code and subject), so each goes once.
+    var reportsSent: Set<String> = []
 
     /// The position at `now` by the last playback state (0 before any).
     func projectedPositionMs(at now: ClockInstant) -> Int64 {
@@ -26,11 +34,6 @@ struct SessionMirror: Sendable {
 }
 
 extension MediaChannelService {
-    /// The `subject` of the SESSION_ERROR that says the sleep timer fired. The schema has no notice
-    /// message, so the event travels as a degraded SESSION_ERROR with code `unknown`, this subject
-    /// and a message; the pause itself arrives as a PLAYBACK_STATE push just before it.
-    public static let sleepTimerSubject = "sleepTimer"
-
     /// One update from the session core, pushed to the car once the channel is open (before
     /// ``open(now:)`` the three channels are only remembered and go out after the hello; errors and
     /// the sleep-timer notice before it are dropped, being events rather than state). A channel
@@ -59,10 +62,12 @@ extension MediaChannelService {
             return [send(.sessionError, Self.wireError(error))]
         case .sleepTimerFired:
             guard isOpen else { return [] }
-            let notice = DashportMedia.SessionError(
-                code: .unknown, severity: .degraded, message: "The sleep timer paused playback.",
-                subject: Self.sleepTimerSubject)
-            return [send(.sessionError, notice)]
+            return [send(.sleepTimerFired, DashportMedia.SleepTimerFired(atMs: now.milliseconds))]
+        case .sleepTimer(let status):
+            session.sleepTimer = status
+            session.sleepTimerOwed = true
+        case .remotePlayback(let remote):
+            session.latestRemote = Self.wireRemote(remote)
         }
         return isOpen ? pushKnownState(now: now) : []
     }
@@ -74,7 +79,7 @@ extension MediaChannelService {
         case .playbackState(let state): Set(state.customActions.compactMap(\.iconUri))
         case .mediaItem(let item): Set([item.item?.artworkUri].compactMap { $0 })
         case .queue(let queue): Set(queue.items.compactMap(\.artworkUri))
-        case .error, .sleepTimerFired: []
+        case .error, .sleepTimerFired, .sleepTimer, .remotePlayback: []
         }
     }
 
@@ -86,7 +91,8 @@ extension MediaChannelService {
     }
 
     /// Pushes every channel whose latest wire form differs from what was last pushed: queue, item,
-    /// state (stamped `sentAtMs` = `now`).
+    /// state (stamped `sentAtMs` = `now`), then the sleep timer (remaining time at `now`) and
+    /// remote playback.
     mutating func pushKnownState(now: ClockInstant) -> [MediaChannelAction] {
         var actions: [MediaChannelAction] = []
         if let queue = session.latestQueue, queue != session.pushedQueue {
@@ -102,8 +108,28 @@ extension MediaChannelService {
             state.sentAtMs = now.milliseconds
             actions.append(send(.playbackState, state))
         }
+        if session.sleepTimerOwed {
+            session.sleepTimerOwed = false
+            actions.append(send(.sleepTimerState, Self.wireSleepTimer(session.sleepTimer, now: now)))
+        }
+        if session.latestRemote != session.pushedRemote {
+            session.pushedRemote = session.latestRemote
+            actions.append(send(.remotePlaybackState, session.latestRemote))
+        }
         return actions
     }
+
+    /// A report caused by this car's own profile (a dropped tab, a cut branch), sent as
+    /// SESSION_ERROR to this car once per code and subject.
+    public mutating func carReport(_ error: SessionError) -> [MediaChannelAction] {
+        guard isOpen else { return [] }
+        let key = "\(error.code.rawValue)\u{0}\(error.subject ?? "")"
+        guard session.reportsSent.count < Self.maxRememberedReports, session.reportsSent.insert(key).inserted else { return [] }
+        return [send(.sessionError, Self.wireError(error))]
+    }
+
+    /// How many distinct car reports one car is told about (later ones are only logged).
+    static let maxRememberedReports = 1024
 
     // MARK: - Wire values
 
@@ -125,13 +151,44 @@ extension MediaChannelService {
             queueIndex: state.queueIndex.flatMap { UInt32(exactly: $0) },
             errorMessage: state.errorMessage,
             repeatMode: state.repeatMode.wire,
-            shuffle: state.shuffle)
+            shuffle: state.shuffle,
+            speed: state.position.rate)
     }
 
     func wireMediaItem(_ item: MediaItem, keys: [String: String]) -> DashportMedia.MediaItem {
         DashportMedia.MediaItem(
             id: item.id, title: item.title, artist: item.artist, album: item.album,
-            artworkKey: artworkKey(item.artworkUri, keys), durationMs: item.durationMs)
+            artworkKey: artworkKey(item.artworkUri, keys), durationMs: item.durationMs,
+            subtitle: item.subtitle, albumArtist: item.albumArtist, genre: item.genre,
+            trackNumber: item.trackNumber.flatMap { UInt32(exactly: $0) },
+            discNumber: item.discNumber.flatMap { UInt32(exactly: $0) },
+            year: item.year.flatMap { Int32(exactly: $0) },
+            isLive: item.isLive,
+            extras: (item.extras ?? [:]).sorted { $0.key < $1.key }.map { DashportMedia.MediaItem.Extra(key: $0.key, value: $0.value) })
+    }
+
+    /// SLEEP_TIMER_STATE at `now`: the mode and the time left (none while an end-of-track timer waits).
+    static func wireSleepTimer(_ status: SleepTimerStatus?, now: ClockInstant) -> DashportMedia.SleepTimerState {
+        guard let status else { return DashportMedia.SleepTimerState(sentAtMs: now.milliseconds) }
+        let mode: DashportMedia.SleepTimerMode =
+            switch status.timer {
+            case .duration: .duration
+            case .endOfTrack: .endOfTrack
+            }
+        return DashportMedia.SleepTimerState(
+            mode: mode, remainingMs: status.deadline.map { max(0, $0.milliseconds(since: now)) }, sentAtMs: now.milliseconds)
+    }
+
+    static func wireRemote(_ remote: RemotePlayback?) -> DashportMedia.RemotePlaybackState {
+        guard let remote else { return DashportMedia.RemotePlaybackState() }
+        let control: DashportMedia.VolumeControl =
+            switch remote.control {
+            case .absolute: .absolute
+            case .relative: .relative
+            case .fixed: .fixed
+            }
+        return DashportMedia.RemotePlaybackState(remote: DashportMedia.RemotePlayback(
+            volume: remote.volume, muted: remote.muted, steps: UInt32(clamping: remote.steps), control: control))
     }
 
     /// The queue, cut from the end (and logged) in the unlikely case it exceeds one message.
@@ -163,7 +220,8 @@ extension MediaChannelService {
             case .persistenceFailed: .unknown
             }
         return DashportMedia.SessionError(
-            code: code, severity: error.severity == .fatal ? .fatal : .degraded, message: error.message)
+            code: code, severity: error.severity == .fatal ? .fatal : .degraded, message: error.message,
+            subject: error.subject)
     }
 }
 

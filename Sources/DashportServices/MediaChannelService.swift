@@ -79,7 +79,8 @@ public struct MediaChannelService: Sendable {
     /// The tickets handed to the driver and not answered yet, oldest first.
     public var pendingTickets: [MediaChannelTicket] { pending.keys.sorted() }
 
-    /// SERVER_HELLO, then the session state known so far (queue, item, playback state). Call once,
+    /// SERVER_HELLO, then the session state known so far (queue, item, playback state, sleep timer,
+    /// remote playback). Call once,
     /// right after creating the service; a second call returns nothing.
     public mutating func open(now: ClockInstant) -> [MediaChannelAction] {
         guard !isOpen else {
@@ -128,7 +129,7 @@ public struct MediaChannelService: Sendable {
                 let request = try DashportMedia.GetArtwork(serializedBytes: body)
                 return admit(request.requestId, .artwork, examine(request))
             case .serverHello, .browseResult, .childrenChanged, .commandResult, .playbackState, .mediaItemState,
-                .queueState, .sessionError, .artworkResult:
+                .queueState, .sessionError, .artworkResult, .sleepTimerState, .sleepTimerFired, .remotePlaybackState:
                 logger.warning("the car sent a server-to-car message: ignored", ["message": id.description])
                 return []
             default:

@@ -7,7 +7,12 @@ import DashportBrowse
 /// skip to queue item, rate, repeat and shuffle change the state for real; when a track's time is
 /// up the queue advances (repeat one replays it, repeat all wraps, otherwise playback stops at the
 /// end of the last item). All state lives in the session's channels; the handler keeps only its
-/// track-end timer and the shuffle order. Browse requests go straight to the library.
+/// track-end timer, the shuffle order and its favourites. Browse requests go straight to the library.
+///
+/// It declares one custom action, ``favouriteAction`` ("Favourite" / "Unfavourite" the current
+/// item), so a car can show a custom button and see both outcomes (an undeclared name is refused
+/// by the core). Given a `remoteVolume` control it plays "on a remote speaker": it declares remote
+/// playback (volume 0.5, 20 steps) and the speaker takes every volume and mute command at once.
 public actor DemoPlaybackHandler: SessionHandler {
     public nonisolated let library: any BrowseProvider
     nonisolated let clock: any DashportClock
@@ -18,14 +23,22 @@ public actor DemoPlaybackHandler: SessionHandler {
     private var shuffleOrder: [Int] = []
     private var trackEnd: ClockTimer?
     private var trackEndGeneration: UInt64 = 0
+    private var favourites: Set<String> = []
+    /// How the simulated remote speaker's volume is driven; nil: local playback.
+    public nonisolated let remoteVolume: RemotePlayback.Control?
+
+    /// The custom action's name (what a car sends back).
+    public static let favouriteAction = "favourite"
 
     /// - Parameter shuffleSeed: seeds the shuffle order (tests pass a fixed one).
     public init(
         library: any BrowseProvider,
         clock: any DashportClock,
         shuffleSeed: UInt64 = UInt64.random(in: .min ... .max),
-        previousRestartsAfterMs: Int64 = 3000
+        previousRestartsAfterMs: Int64 = 3000,
+        remoteVolume: RemotePlayback.Control? = nil
     ) {
+        self.remoteVolume = remoteVolume
         self.library = library
         self.clock = clock
         self.generator = SplitMix64(seed: shuffleSeed)
@@ -39,10 +52,14 @@ public actor DemoPlaybackHandler: SessionHandler {
     public nonisolated var initialCapabilities: Set<SessionCapability> {
         var capabilities: Set<SessionCapability> = [
             .play, .pause, .stop, .seekTo, .jumpForward, .jumpBack, .skipToNext, .skipToPrevious,
-            .skipToQueueItem, .setRate, .setRepeatMode, .setShuffle, .playFromMediaId,
+            .skipToQueueItem, .setRate, .setRepeatMode, .setShuffle, .playFromMediaId, .customAction,
         ]
         if supportsSearch { capabilities.insert(.playFromSearch) }
         return capabilities
+    }
+
+    public nonisolated var initialRemotePlayback: RemotePlayback? {
+        remoteVolume.map { RemotePlayback(volume: 0.5, muted: false, steps: 20, control: $0) }
     }
 
     public nonisolated func children(of parentId: String, page: Int, pageSize: Int) async throws -> [BrowseItem] {
@@ -147,6 +164,35 @@ public actor DemoPlaybackHandler: SessionHandler {
         try await commit(snapshot, session: session)
     }
 
+    /// ``favouriteAction`` toggles the current item's favourite mark (shown in the button's label).
+    public func customAction(_ name: String, extras: [String: String], session: SessionBroadcaster) async throws {
+        guard name == Self.favouriteAction else { throw SessionHandlerError.notSupported("custom action '\(name)'") }
+        let snapshot = await session.snapshot()
+        guard let id = snapshot.mediaItem.item?.id else { throw SessionHandlerError.invalidArgument("nothing is playing to favourite") }
+        if favourites.remove(id) == nil { favourites.insert(id) }
+        try await commit(snapshot, session: session)
+    }
+
+    // MARK: Remote speaker
+
+    public func onSetDeviceVolume(_ volume: Double, session: SessionBroadcaster) async throws {
+        guard var remote = await session.remotePlayback else { throw SessionHandlerError.notSupported("setDeviceVolume") }
+        remote.volume = volume
+        try await session.setRemotePlayback(remote)
+    }
+
+    public func onAdjustDeviceVolume(_ steps: Int, session: SessionBroadcaster) async throws {
+        guard var remote = await session.remotePlayback else { throw SessionHandlerError.notSupported("adjustDeviceVolume") }
+        remote.volume = remote.stepped(by: steps)
+        try await session.setRemotePlayback(remote)
+    }
+
+    public func onSetDeviceMuted(_ muted: Bool, session: SessionBroadcaster) async throws {
+        guard var remote = await session.remotePlayback else { throw SessionHandlerError.notSupported("setDeviceMuted") }
+        remote.muted = muted
+        try await session.setRemotePlayback(remote)
+    }
+
     // MARK: Track end
 
     /// The track's time is up: the next item per the repeat mode, or stopped at the end.
@@ -213,6 +259,10 @@ public actor DemoPlaybackHandler: SessionHandler {
         state.controls = state.status == .playing
             ? [.pause, .skipToPrevious, .skipToNext, .seekTo] : [.play, .skipToPrevious, .skipToNext, .seekTo]
         state.customActions = []
+        if let id = snapshot.currentEntry?.id ?? snapshot.mediaItem.item?.id {
+            let label = favourites.contains(id) ? "Unfavourite" : "Favourite"
+            state.customActions = [CustomAction(name: Self.favouriteAction, label: label)]
+        }
         if !(state.position.rate > 0) { state.position.rate = 1 }
         try await session.update(
             queue: queueChanged ? snapshot.queue : nil,

@@ -14,10 +14,22 @@ public struct MediaItem: Sendable, Hashable, Codable {
     public var album: String?
     /// Where the cover comes from (registered with the artwork endpoint by the services).
     public var artworkUri: String?
-    /// Length of the item; nil for live streams and unknown lengths.
+    /// Length of the item; nil for live streams and unknown lengths (never 0 for "unknown").
     public var durationMs: Int64?
     public var mediaType: BrowseItem.MediaType?
     public var explicit: Bool?
+    /// The album's artist when it differs from the track's (compilations).
+    public var albumArtist: String?
+    public var genre: String?
+    /// 1-based position on its disc, and the disc's number.
+    public var trackNumber: Int?
+    public var discNumber: Int?
+    /// Release year.
+    public var year: Int?
+    /// A live stream: cars show no scrubber and no remaining time, even with a duration.
+    public var isLive: Bool?
+    /// Handler-defined metadata a car may show or ignore (sent sorted by key).
+    public var extras: [String: String]?
 
     public init(
         id: String,
@@ -28,7 +40,14 @@ public struct MediaItem: Sendable, Hashable, Codable {
         artworkUri: String? = nil,
         durationMs: Int64? = nil,
         mediaType: BrowseItem.MediaType? = nil,
-        explicit: Bool? = nil
+        explicit: Bool? = nil,
+        albumArtist: String? = nil,
+        genre: String? = nil,
+        trackNumber: Int? = nil,
+        discNumber: Int? = nil,
+        year: Int? = nil,
+        isLive: Bool? = nil,
+        extras: [String: String]? = nil
     ) {
         self.id = id
         self.title = title
@@ -39,14 +58,27 @@ public struct MediaItem: Sendable, Hashable, Codable {
         self.durationMs = durationMs
         self.mediaType = mediaType
         self.explicit = explicit
+        self.albumArtist = albumArtist
+        self.genre = genre
+        self.trackNumber = trackNumber
+        self.discNumber = discNumber
+        self.year = year
+        self.isLive = isLive
+        self.extras = extras
     }
 
-    /// The playback metadata of a browse item.
+    /// Whether cars should show a scrubber: a known duration and not live.
+    public var hasScrubber: Bool { isLive != true && durationMs != nil }
+
+    /// The playback metadata of a browse item. A radio item is live unless it says otherwise.
     public init(_ item: BrowseItem) {
+        let metadata = item.metadata
         self.init(
             id: item.id, title: item.title, subtitle: item.subtitle, artist: item.artist, album: item.album,
             artworkUri: item.artworkUri, durationMs: item.durationMs, mediaType: item.mediaType,
-            explicit: item.explicit)
+            explicit: item.explicit, albumArtist: metadata?.albumArtist, genre: metadata?.genre,
+            trackNumber: metadata?.trackNumber, discNumber: metadata?.discNumber, year: metadata?.year,
+            isLive: metadata?.isLive ?? (item.mediaType == .radio ? true : nil), extras: metadata?.extras)
     }
 
     /// `self`'s fields where set, `entry`'s elsewhere (the id stays `entry`'s).
@@ -60,7 +92,14 @@ public struct MediaItem: Sendable, Hashable, Codable {
             artworkUri: artworkUri ?? entry.artworkUri,
             durationMs: durationMs ?? entry.durationMs,
             mediaType: mediaType ?? entry.mediaType,
-            explicit: explicit ?? entry.explicit)
+            explicit: explicit ?? entry.explicit,
+            albumArtist: albumArtist ?? entry.albumArtist,
+            genre: genre ?? entry.genre,
+            trackNumber: trackNumber ?? entry.trackNumber,
+            discNumber: discNumber ?? entry.discNumber,
+            year: year ?? entry.year,
+            isLive: isLive ?? entry.isLive,
+            extras: extras ?? entry.extras)
     }
 }
 

@@ -56,6 +56,15 @@ public enum SessionCommand: Sendable, Hashable {
     case playFromSearch(query: String, focus: SearchFocus?)
     case setSleepTimer(SleepTimer)
     case cancelSleepTimer
+    /// Remote playback, `absolute` control: set the device's volume (0…1, clamped).
+    case setDeviceVolume(Double)
+    /// Remote playback: volume steps up (positive) or down. `absolute`: delivered as a
+    /// ``setDeviceVolume(_:)`` from the last published level; `relative`: as steps.
+    case adjustDeviceVolume(steps: Int)
+    /// Remote playback: mute or unmute the device.
+    case setDeviceMuted(Bool)
+    /// Remote playback: the mute key (resolved to ``setDeviceMuted(_:)`` with the opposite of now).
+    case toggleDeviceMute
 
     /// The capability that must be declared for the command to be delivered (nil: always allowed).
     /// `playPause` is resolved to `play` or `pause` first; a sleep timer needs `pause`, which it uses.
@@ -79,6 +88,8 @@ public enum SessionCommand: Sendable, Hashable {
         case .playFromSearch: .playFromSearch
         case .setSleepTimer: .pause
         case .cancelSleepTimer: nil
+        // Checked against the declared remote playback instead.
+        case .setDeviceVolume, .adjustDeviceVolume, .setDeviceMuted, .toggleDeviceMute: nil
         }
     }
 
@@ -103,6 +114,10 @@ public enum SessionCommand: Sendable, Hashable {
         case .playFromSearch: "playFromSearch"
         case .setSleepTimer: "setSleepTimer"
         case .cancelSleepTimer: "cancelSleepTimer"
+        case .setDeviceVolume: "setDeviceVolume"
+        case .adjustDeviceVolume: "adjustDeviceVolume"
+        case .setDeviceMuted: "setDeviceMuted"
+        case .toggleDeviceMute: "toggleDeviceMute"
         }
     }
 }
@@ -141,11 +156,17 @@ extension SessionCommand {
     /// stop 86, next 87, previous 88, rewind 89, fast forward 90, play 126, pause 127.
     public static let aapMediaKeyCodes: [Int32] = [85, 86, 87, 88, 89, 90, 126, 127]
 
+    /// The volume keys (Android KEYCODE_VOLUME_UP 24, VOLUME_DOWN 25, VOLUME_MUTE 164), asked for
+    /// only while remote playback is declared and only when the car lists them: bound to the phone
+    /// they no longer reach the car's own amplifier.
+    public static let aapVolumeKeyCodes: [Int32] = [24, 25, 164]
+
     /// The command for an Android key code from an AAP KeyEvent, or nil for keys that are not
     /// media keys. Call it for key-down events only (a press is a down and an up).
     ///
     /// 85 play/pause toggle, 86 stop, 87 next, 88 previous, 126 play, 127 pause (aap-protocol.md
-    /// §4.5); 89 rewind and 90 fast forward become jump back / jump forward.
+    /// §4.5); 89 rewind and 90 fast forward become jump back / jump forward; 24 volume up, 25
+    /// volume down and 164 mute drive a declared remote playback.
     public static func fromAAPKeyCode(_ keyCode: Int32) -> SessionCommand? {
         switch keyCode {
         case 85: .playPause
@@ -156,6 +177,9 @@ extension SessionCommand {
         case 90: .jumpForward
         case 126: .play
         case 127: .pause
+        case 24: .adjustDeviceVolume(steps: 1)
+        case 25: .adjustDeviceVolume(steps: -1)
+        case 164: .toggleDeviceMute
         default: nil
         }
     }

@@ -47,7 +47,8 @@ extension SessionCore {
             return await deliver { try await self.handler.skipToPrevious(session: session) }
         case .skipToQueueItem(let index):
             guard QueueNavigator(count: queue.items.count).skip(to: index) != nil else {
-                return .rejected(reason: "queue index \(index) is outside a queue of \(queue.items.count)")
+                // Positions in words are 1-based, as cars show them.
+                return .rejected(reason: "queue position \(index &+ 1) is outside a queue of \(queue.items.count)")
             }
             return await deliver { try await self.handler.skipToQueueItem(index, session: session) }
         case .setRate(let rate):
@@ -71,6 +72,8 @@ extension SessionCore {
         case .cancelSleepTimer:
             cancelSleepTimer()
             return .accepted
+        case .setDeviceVolume, .adjustDeviceVolume, .setDeviceMuted, .toggleDeviceMute:
+            return await routeVolume(command)
         }
     }
 

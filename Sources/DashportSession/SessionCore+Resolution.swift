@@ -68,17 +68,20 @@ extension SessionCore {
         }
     }
 
-    /// The queue for a playable item: its own playable children when it is browsable too, else its
-    /// siblings (the playable children of its parent) starting at it, else the item alone.
+    /// The queue for a playable item. A queue holds tracks, never containers: a playable container
+    /// (an album, a playlist) plays its own playable leaves (its playable containers skipped), and
+    /// is refused when it has none; a leaf plays with its sibling leaves (containers among the
+    /// siblings skipped) from it, else alone.
     func playRequest(for item: BrowseItem) async throws -> PlayRequest {
         if item.browsable {
-            let children = try await listChildren(of: item.id).filter(\.playable).map(MediaItem.init)
-            if !children.isEmpty {
-                return PlayRequest(mediaId: item.id, queue: QueueState(items: children, title: item.title), startIndex: 0)
+            let children = try await listChildren(of: item.id).filter(\.isPlayableLeaf).map(MediaItem.init)
+            guard !children.isEmpty else {
+                throw SessionHandlerError.invalidArgument("'\(item.title)' has no tracks to play")
             }
+            return PlayRequest(mediaId: item.id, queue: QueueState(items: children, title: item.title), startIndex: 0)
         }
         if let parentId = await findParent(of: item.id) {
-            let siblings = try await listChildren(of: parentId).filter(\.playable).map(MediaItem.init)
+            let siblings = try await listChildren(of: parentId).filter(\.isPlayableLeaf).map(MediaItem.init)
             if let index = siblings.firstIndex(where: { $0.id == item.id }) {
                 var title: String?
                 if parentId != BrowseItem.rootId { title = try? await handler.item(id: parentId)?.title }

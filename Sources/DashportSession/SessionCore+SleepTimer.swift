@@ -32,19 +32,23 @@ extension SessionCore {
             armed.itemId = id
             armed.deadline = endOfTrackDeadline(now: now)
         }
-        cancelSleepTimer()
+        cancelSleepTimer(announce: false)
         sleepGeneration += 1
         armed.generation = sleepGeneration
         sleepTimer = armed
         scheduleSleepTimer(now: now)
         logger.info("sleep timer armed", ["deadline": armed.deadline?.description ?? "end of track"])
+        emit(.sleepTimer(sleepTimerStatus))
         return .accepted
     }
 
-    func cancelSleepTimer() {
+    /// Disarms the timer; with `announce`, subscribers hear `sleepTimer(nil)` if one was armed.
+    func cancelSleepTimer(announce: Bool = true) {
+        let wasArmed = sleepTimer != nil
         sleepTimer?.handle?.cancel()
         sleepTimer = nil
         sleepTimerDue = false
+        if announce, wasArmed { emit(.sleepTimer(nil)) }
     }
 
     /// Follows a broadcast: a deadline that has passed, or (end of track) another item, makes the
@@ -61,8 +65,10 @@ extension SessionCore {
             sleepTimerDue = true
             return
         }
+        let previous = armed.deadline
         sleepTimer?.deadline = endOfTrackDeadline(now: now)
         scheduleSleepTimer(now: now)
+        if sleepTimer?.deadline != previous, !sleepTimerDue { emit(.sleepTimer(sleepTimerStatus)) }
     }
 
     /// `now + (duration − projected position) / rate` while playing an item of known duration at a
@@ -116,5 +122,6 @@ extension SessionCore {
         }
         logger.info("sleep timer fired")
         emit(.sleepTimerFired)
+        emit(.sleepTimer(nil))
     }
 }

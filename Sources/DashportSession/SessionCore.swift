@@ -7,8 +7,13 @@ public enum SessionUpdate: Sendable, Hashable {
     case mediaItem(MediaItemState)
     case queue(QueueState)
     case error(SessionError)
-    /// The sleep timer fired; playback was paused just before this was sent.
+    /// The sleep timer fired; playback was paused just before this was sent (and a
+    /// `sleepTimer(nil)` follows).
     case sleepTimerFired
+    /// The sleep timer was armed, re-armed (an end-of-track deadline moved), cancelled or fired (nil).
+    case sleepTimer(SleepTimerStatus?)
+    /// The handler declared, changed or withdrew (nil) remote playback.
+    case remotePlayback(RemotePlayback?)
 }
 
 /// A problem the session (or a layer feeding it) reports to every subscriber, and so to every car.
@@ -47,12 +52,18 @@ public struct SessionError: Error, Sendable, Hashable, Codable, CustomStringConv
 
     public var code: Code
     public var severity: Severity
+    /// Words for a car: names items by id or title, never a server file path.
     public var message: String
+    /// What it is about: the dropped root entry's id (`browseRootRejected`), the cut parent's id
+    /// (`browseDepthExceeded`), the artwork key (`artworkFailed`), the queue entry's id
+    /// (`metadataMismatch`); nil when it is about no one item.
+    public var subject: String?
 
-    public init(code: Code, severity: Severity, message: String) {
+    public init(code: Code, severity: Severity, message: String, subject: String? = nil) {
         self.code = code
         self.severity = severity
         self.message = message
+        self.subject = subject
     }
 
     public var description: String { "\(code.rawValue) (\(severity.rawValue)): \(message)" }
@@ -89,6 +100,8 @@ public actor SessionCore {
     public internal(set) var mediaItem: MediaItemState
     /// The queue channel's current value.
     public internal(set) var queue: QueueState
+    /// Remote playback as the handler declared it; nil while audio plays locally. Never persisted.
+    public internal(set) var remotePlayback: RemotePlayback?
 
     var subscribers: [UInt64: AsyncStream<SessionUpdate>.Continuation] = [:]
     var nextSubscriberId: UInt64 = 0
@@ -124,6 +137,7 @@ public actor SessionCore {
             position: PositionAnchor(valueMs: 0, at: clock.now), capabilities: handler.initialCapabilities)
         self.mediaItem = .none
         self.queue = .empty
+        self.remotePlayback = handler.initialRemotePlayback
     }
 
     /// All three channels as one consistent reading.
@@ -144,8 +158,14 @@ public actor SessionCore {
         sleepTimer.map { ($0.timer, $0.deadline) }
     }
 
+    /// The armed sleep timer as cars see it, or nil.
+    public var sleepTimerStatus: SleepTimerStatus? {
+        sleepTimer.map { SleepTimerStatus(timer: $0.timer, deadline: $0.deadline) }
+    }
+
     /// A stream of every update from now on. The current queue, media item and playback state are
-    /// delivered first, in that order. A subscriber that falls behind by more than
+    /// delivered first, in that order, then the sleep timer and remote playback when there are
+    /// any. A subscriber that falls behind by more than
     /// ``SessionConfiguration/subscriberBufferLimit`` updates loses the oldest.
     public func subscribe() -> AsyncStream<SessionUpdate> {
         let (stream, continuation) = AsyncStream.makeStream(
@@ -157,6 +177,8 @@ public actor SessionCore {
         continuation.yield(.queue(queue))
         continuation.yield(.mediaItem(mediaItem))
         continuation.yield(.playbackState(playbackState))
+        if let status = sleepTimerStatus { continuation.yield(.sleepTimer(status)) }
+        if let remotePlayback { continuation.yield(.remotePlayback(remotePlayback)) }
         let id = nextSubscriberId
         nextSubscriberId += 1
         subscribers[id] = continuation
@@ -173,9 +195,10 @@ public actor SessionCore {
     /// Reports an error to every subscriber and the log: how the browse core, the artwork endpoint
     /// and the services surface problems to cars.
     public func report(_ error: SessionError) {
+        let subject = error.subject ?? "-"
         switch error.severity {
-        case .fatal: logger.error("session error: \(error.message)", ["code": error.code.rawValue])
-        case .degraded: logger.warning("session error: \(error.message)", ["code": error.code.rawValue])
+        case .fatal: logger.error("session error: \(error.message)", ["code": error.code.rawValue, "subject": subject])
+        case .degraded: logger.warning("session error: \(error.message)", ["code": error.code.rawValue, "subject": subject])
         }
         emit(.error(error))
     }
@@ -262,7 +285,8 @@ public actor SessionCore {
         if item.id == entry.id { return (MediaItemState(item: item.merged(over: entry)), nil) }
         let mismatch = SessionError(
             code: .metadataMismatch, severity: .degraded,
-            message: "media item '\(item.id)' is not the queue entry at the queue index ('\(entry.id)'); the queue entry is shown")
+            message: "media item '\(item.id)' is not the queue entry at the queue index ('\(entry.id)'); the queue entry is shown",
+            subject: entry.id)
         return (MediaItemState(item: entry), mismatch)
     }
 }

@@ -2,9 +2,9 @@ import DashportBrowse
 
 /// A resolved "play this": the queue to play and where in it to start.
 ///
-/// Built by the core from a media id or a search: the item's siblings (the playable children of
-/// its parent) with `startIndex` on the item, or, for an item that is browsable too (an album, a
-/// playlist), its own playable children from the first.
+/// Built by the core from a media id or a search: the item's siblings (the playable leaves among
+/// the children of its parent) with `startIndex` on the item, or, for an item that is browsable
+/// too (an album, a playlist), its own playable leaves from the first. Queues hold tracks only.
 public struct PlayRequest: Sendable, Hashable {
     /// The id the car asked for (or the search result chosen).
     public var mediaId: String
@@ -16,6 +16,11 @@ public struct PlayRequest: Sendable, Hashable {
         self.queue = queue
         self.startIndex = startIndex
     }
+}
+
+extension BrowseItem {
+    /// Playable and not a container: what a queue may hold.
+    public var isPlayableLeaf: Bool { playable && !browsable }
 }
 
 /// Why a handler refused a command; the core answers `rejected(reason:)` with its description.
@@ -54,6 +59,9 @@ public protocol SessionHandler: BrowseProvider {
     /// The capabilities of the idle session, before the handler's first broadcast. Default:
     /// `play` and `playFromMediaId`, plus `playFromSearch` when ``supportsSearch``.
     var initialCapabilities: Set<SessionCapability> { get }
+    /// Remote playback as declared before the handler's first ``SessionBroadcaster/setRemotePlayback(_:)``.
+    /// Default nil (audio plays locally).
+    var initialRemotePlayback: RemotePlayback? { get }
 
     func play(session: SessionBroadcaster) async throws
     func pause(session: SessionBroadcaster) async throws
@@ -66,6 +74,14 @@ public protocol SessionHandler: BrowseProvider {
     func customAction(_ name: String, extras: [String: String], session: SessionBroadcaster) async throws
     func onSetRepeatMode(_ mode: RepeatMode, session: SessionBroadcaster) async throws
     func onSetShuffle(_ enabled: Bool, session: SessionBroadcaster) async throws
+    /// Remote playback with `absolute` control: set the device to `volume` (0…1). A key press
+    /// arrives here too, as the level one step from the last published one. Publish the level the
+    /// device took with ``SessionBroadcaster/setRemotePlayback(_:)``.
+    func onSetDeviceVolume(_ volume: Double, session: SessionBroadcaster) async throws
+    /// Remote playback with `relative` control: step the device's volume (positive up, negative down).
+    func onAdjustDeviceVolume(_ steps: Int, session: SessionBroadcaster) async throws
+    /// Remote playback (absolute or relative): mute or unmute the device.
+    func onSetDeviceMuted(_ muted: Bool, session: SessionBroadcaster) async throws
 
     /// The parent of `id`, when the handler knows it cheaply. Default nil: the core then walks the
     /// tree from the root (bounded by ``SessionConfiguration/browseVisitLimit``).
@@ -108,6 +124,16 @@ extension SessionHandler {
     public func onSetShuffle(_ enabled: Bool, session: SessionBroadcaster) async throws {
         throw SessionHandlerError.notSupported("setShuffle")
     }
+    public var initialRemotePlayback: RemotePlayback? { nil }
+    public func onSetDeviceVolume(_ volume: Double, session: SessionBroadcaster) async throws {
+        throw SessionHandlerError.notSupported("setDeviceVolume")
+    }
+    public func onAdjustDeviceVolume(_ steps: Int, session: SessionBroadcaster) async throws {
+        throw SessionHandlerError.notSupported("adjustDeviceVolume")
+    }
+    public func onSetDeviceMuted(_ muted: Bool, session: SessionBroadcaster) async throws {
+        throw SessionHandlerError.notSupported("setDeviceMuted")
+    }
 
     public func children(of parentId: String, page: Int, pageSize: Int) async throws -> [BrowseItem] { [] }
     public func item(id: String) async throws -> BrowseItem? { nil }
@@ -139,6 +165,8 @@ public struct SessionBroadcaster: Sendable {
     public var playbackState: PlaybackState { get async { await core.playbackState } }
     public var mediaItem: MediaItemState { get async { await core.mediaItem } }
     public var queue: QueueState { get async { await core.queue } }
+    /// Remote playback as last declared (nil: local).
+    public var remotePlayback: RemotePlayback? { get async { await core.remotePlayback } }
 
     /// Changes any of the three channels in one step, validated together (so a new queue and the
     /// index into it arrive as one change).
@@ -165,6 +193,13 @@ public struct SessionBroadcaster: Sendable {
 
     public func setQueue(_ queue: QueueState) async throws(SessionStateError) {
         try await update(queue: queue)
+    }
+
+    /// Declares (or changes, or with nil withdraws) remote playback: the volume the device now
+    /// has, whether it is muted, its steps and how it can be driven. Pushed to every car; never
+    /// persisted. Refused when the volume is outside 0…1 or steps is below 1.
+    public func setRemotePlayback(_ remote: RemotePlayback?) async throws(SessionStateError) {
+        try await core.declareRemotePlayback(remote)
     }
 
     /// Reports a session error to every subscriber (and the log).

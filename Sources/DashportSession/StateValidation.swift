@@ -24,6 +24,10 @@ public enum SessionStateError: Error, Sendable, Hashable, CustomStringConvertibl
     case queueTooLong(count: Int, limit: Int)
     /// A text field is longer than its limit (in UTF-8 bytes).
     case textTooLong(field: String, bytes: Int, limit: Int)
+    /// A media item carries more extras than ``SessionConfiguration/maxCustomActionExtras``.
+    case tooManyExtras(id: String, count: Int)
+    /// A remote playback declaration is out of range (volume outside 0…1, no steps).
+    case invalidRemotePlayback(String)
 
     public var description: String {
         switch self {
@@ -35,10 +39,12 @@ public enum SessionStateError: Error, Sendable, Hashable, CustomStringConvertibl
         case .customActionsWithoutCapability: "custom actions are listed without the customAction capability"
         case .invalidCustomAction(let name): "custom action name '\(name)' is empty or used twice"
         case .tooManyCustomActions(let count, let limit): "\(count) custom actions, more than \(limit)"
-        case .emptyItemId(let index): index.map { "queue entry \($0) has an empty id" } ?? "the media item has an empty id"
+        case .emptyItemId(let index): index.map { "queue entry \($0 + 1) has an empty id" } ?? "the media item has an empty id"
         case .negativeDuration(let id, let ms): "item '\(id)' has a negative duration (\(ms) ms)"
         case .queueTooLong(let count, let limit): "queue of \(count) items is longer than \(limit)"
         case .textTooLong(let field, let bytes, let limit): "\(field) is \(bytes) bytes, more than \(limit)"
+        case .tooManyExtras(let id, let count): "item '\(id)' has \(count) extras, more than allowed"
+        case .invalidRemotePlayback(let why): "remote playback: \(why)"
         }
     }
 }
@@ -80,6 +86,15 @@ struct StateValidator {
         try text(item.artist, "artist")
         try text(item.album, "album")
         try text(item.artworkUri, "artwork URI")
+        try text(item.albumArtist, "album artist")
+        try text(item.genre, "genre")
+        if let extras = item.extras {
+            guard extras.count <= configuration.maxCustomActionExtras else { throw .tooManyExtras(id: item.id, count: extras.count) }
+            for (key, value) in extras {
+                try text(key, "extra key", limit: configuration.maxIdBytes)
+                try text(value, "extra value")
+            }
+        }
     }
 
     func validate(state: PlaybackState, queueCount: Int) throws(SessionStateError) {

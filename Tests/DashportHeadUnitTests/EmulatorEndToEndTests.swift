@@ -86,7 +86,7 @@ import Testing
         #expect(lines.contains("play So What: accepted"))
         #expect(lines.contains("pause: accepted"))
         #expect(Self.contains(lines, [
-            "== Now playing ==", "So What", "Miles Davis — Kind of Blue", "0:42 / 9:05 · paused · repeat off · shuffle off",
+            "== Now playing ==", "So What", "Miles Davis — Kind of Blue", "0:42 / 9:05 · paused · speed 1× · repeat off · shuffle off",
             "queue:", "  >  1  So What · Miles Davis", "     2  Blue in Green · Miles Davis",
         ]))
         #expect(lines.contains("seek to 0:30: rejected (notInCapabilities): seeking is not declared"))

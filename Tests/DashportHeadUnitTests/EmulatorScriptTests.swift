@@ -65,7 +65,7 @@ import Testing
         ("repeat twice", "repeat: say off, one or all"),
         ("shuffle maybe", "shuffle: say on or off"),
         ("sleep soon", "sleep: say a number of seconds, eot or cancel"),
-        ("key volume", "key: say playpause, stop, next, previous, play, pause or a keycode"),
+        ("key volume", "key: say playpause, stop, next, previous, play, pause, volup, voldown, mute or a keycode"),
         ("wait -1", "wait: milliseconds must be between 0 and 3600000"),
         ("wait 3600001", "wait: milliseconds must be between 0 and 3600000"),
     ])

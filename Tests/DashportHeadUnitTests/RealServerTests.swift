@@ -83,7 +83,7 @@ import Testing
             #expect(lines.contains { $0.hasPrefix("dashport.media hello: ") && $0.contains("root ") })
             #expect(lines.contains("== Tabs =="))
             #expect(lines.contains { $0.hasPrefix("play ") && $0.hasSuffix(": accepted") })
-            #expect(lines.contains { $0.contains(" · playing · repeat ") })
+            #expect(lines.contains { $0.contains(" · playing · speed 1× · repeat ") })
             #expect(lines.contains("pause: accepted"))
         }
     }

@@ -68,7 +68,7 @@ import Testing
             "== Now playing ==",
             "Freddie Freeloader",
             "Miles Davis — Kind of Blue",
-            "1:00 / 9:49 · playing · repeat all · shuffle on",
+            "1:00 / 9:49 · playing · speed 1× · repeat all · shuffle on",
             "queue:",
             "     1  So What · Miles Davis",
             "  >  2  Freddie Freeloader · Miles Davis",
@@ -76,12 +76,12 @@ import Testing
         ]
         #expect(ScreenRenderer.nowPlaying(client, now: .seconds(100)) == expected)
         let later = ScreenRenderer.nowPlaying(client, now: .seconds(175))
-        #expect(later[3] == "2:15 / 9:49 · playing · repeat all · shuffle on")
+        #expect(later[3] == "2:15 / 9:49 · playing · speed 1× · repeat all · shuffle on")
     }
 
     @Test func nowPlayingBeforeAnyState() {
         #expect(ScreenRenderer.nowPlaying(MediaChannelClient(), now: .zero) == [
-            "== Now playing ==", "(nothing loaded)", "-:-- · no state yet · repeat off · shuffle off", "queue: empty",
+            "== Now playing ==", "(nothing loaded)", "-:-- · no state yet · speed 1× · repeat off · shuffle off", "queue: empty",
         ])
     }
 

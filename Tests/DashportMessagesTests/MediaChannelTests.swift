@@ -143,6 +143,6 @@ import Testing
     @Test func messageIdsAreInTheServiceRange() {
         let ids = DashportMedia.MessageId.knownValues.map(\.rawValue)
         #expect(ids.first == 0x8001)
-        #expect(ids == Array(0x8001...0x8011))
+        #expect(ids == Array(0x8001...0x8014))
     }
 }

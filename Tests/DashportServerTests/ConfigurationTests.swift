@@ -87,7 +87,7 @@ struct ConfigurationTests {
     @Test func everyOptionInTheTableIsAppliedAndDocumented() throws {
         for option in ConfigurationParser.serveOptions where option.name != "config" {
             var config = ServerConfiguration()
-            let value = option.name == "log-level" ? "debug" : "1"
+            let value = ["log-level": "debug", "remote-volume": "absolute"][option.name] ?? "1"
             try ConfigurationParser.apply(OptionAssignment(name: option.name, value: value, origin: "test"), to: &config)
             #expect(config != ServerConfiguration(), "\(option.name) changed nothing")
             #expect(ConfigurationParser.serve.help.contains("  --\(option.name) "))

@@ -24,18 +24,18 @@ private func nodes(_ actions: [ClassicAction]) throws -> [ClassicNode] {
 }
 
 @Suite struct ClassicBrowserRobustnessTests {
-    /// "" is the root, echoed as sent; a path with no known prefix is answered as the root too
-    /// (the root's spelling is undocumented) and reported.
-    @Test func emptyAndUnrecognisedPathsGetTheRoot() async throws {
+    /// "" is the root, echoed as sent; a path with no known prefix is an unknown parent: an empty
+    /// list node echoing it (never the root and its sources), reported, nothing asked of the core.
+    @Test func emptyPathIsTheRootAndUnrecognisedPathsAreEmpty() async throws {
         var hu = ClassicFakeHeadUnit(provider: ClassicLibrary.standard)
         let empty = try #require(try await hu.node("", art: false).root)
         #expect(empty.path == "")
         #expect(empty.mediaSources.map(\.name) == ["Music", "Big", "Odd"])
         #expect(hu.problems.isEmpty)
-        let garbage = try #require(try await hu.node("hello?", art: false).root)
-        #expect(garbage.path == "hello?")
-        #expect(garbage.mediaSources.count == 3)
+        let before = hu.actions.count
+        #expect(try await hu.node("hello?", art: false) == .list(AAP.MediaListNode(list: AAP.MediaList(path: "hello?"), start: 0, total: 0)))
         #expect(hu.problems == [.unrecognisedPath("hello?")])
+        #expect(hu.actions.dropFirst(before).allSatisfy { if case .send = $0 { true } else if case .problem = $0 { true } else { false } })
     }
 
     /// A known prefix whose id does not decode gets an empty node of that kind, echoing the path.

@@ -57,6 +57,12 @@ import Testing
         media = ServicesFuzz.MediaRun(&reader)
         media.run()
         #expect(media.sent[.commandResult] == 5 && media.issued.count == 5 && media.pending.isEmpty)
+
+        reader = ServicesFuzz.Reader(bytes: try Self.seed("media-volume-and-sleep"), index: 1)
+        media = ServicesFuzz.MediaRun(&reader)
+        media.run()
+        #expect(media.sent[.commandResult] == 3 && media.issued.count == 3 && media.pending.isEmpty)
+        #expect(media.sent[.sleepTimerState] == 2 && media.sent[.sleepTimerFired] == 1 && media.sent[.remotePlaybackState] == 1)
     }
 
     /// The checks are live: what the fuzzer would trap on is reported here.

@@ -20,6 +20,9 @@ enum MediaChannelReceived: Hashable {
     case queueState(DashportMedia.QueueState)
     case sessionError(DashportMedia.SessionError)
     case artworkResult(DashportMedia.ArtworkResult)
+    case sleepTimer(DashportMedia.SleepTimerState)
+    case sleepTimerFired(DashportMedia.SleepTimerFired)
+    case remotePlayback(DashportMedia.RemotePlaybackState)
 }
 
 /// An artwork registry for tests: hands out `key-1`, `key-2`, … and refuses `bad:` URIs.
@@ -128,6 +131,9 @@ struct MediaChannelFakeCar {
         case .queueState: return .queueState(try DashportMedia.QueueState(serializedBytes: body))
         case .sessionError: return .sessionError(try DashportMedia.SessionError(serializedBytes: body))
         case .artworkResult: return .artworkResult(try DashportMedia.ArtworkResult(serializedBytes: body))
+        case .sleepTimerState: return .sleepTimer(try DashportMedia.SleepTimerState(serializedBytes: body))
+        case .sleepTimerFired: return .sleepTimerFired(try DashportMedia.SleepTimerFired(serializedBytes: body))
+        case .remotePlaybackState: return .remotePlayback(try DashportMedia.RemotePlaybackState(serializedBytes: body))
         default: throw MediaChannelTestFailure.unknownMessage(message.messageId)
         }
     }

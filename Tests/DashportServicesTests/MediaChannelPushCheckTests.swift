@@ -34,9 +34,16 @@ extension MediaChannelPushTests {
         case (.error(let error), .sessionError(let wire)):
             #expect(wire.message == error.message)
             #expect(wire.severity == (error.severity == .fatal ? .fatal : .degraded))
-        case (.sleepTimerFired, .sessionError(let wire)):
-            #expect(wire.subject == MediaChannelService.sleepTimerSubject)
-            #expect(wire.severity == .degraded && wire.code == .unknown)
+            #expect(wire.subject == error.subject)
+        case (.sleepTimerFired, .sleepTimerFired(let wire)):
+            #expect(wire.atMs == push.atMs)
+        case (.sleepTimer(let status), .sleepTimer(let wire)):
+            #expect(wire.sentAtMs == push.atMs)
+            #expect((wire.mode == nil) == (status == nil))
+            #expect(wire.remainingMs == status?.deadline.map { max(0, $0.milliseconds - push.atMs) })
+        case (.remotePlayback(let remote), .remotePlayback(let wire)):
+            #expect(wire.remote?.volume == remote?.volume)
+            #expect(wire.remote?.muted == remote?.muted)
         default:
             Issue.record("\(update) was pushed as \(received)")
         }
@@ -67,6 +74,14 @@ extension MediaChannelPushTests {
         #expect(wire.artist == item.artist)
         #expect(wire.album == item.album)
         #expect(wire.durationMs == item.durationMs)
+        #expect(wire.subtitle == item.subtitle)
+        #expect(wire.albumArtist == item.albumArtist)
+        #expect(wire.genre == item.genre)
+        #expect(wire.trackNumber.map { Int($0) } == item.trackNumber)
+        #expect(wire.discNumber.map { Int($0) } == item.discNumber)
+        #expect(wire.year.map { Int($0) } == item.year)
+        #expect(wire.isLive == item.isLive)
+        #expect(Dictionary(wire.extras.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 }) == (item.extras ?? [:]))
         #expect(wire.artworkKey == item.artworkUri.flatMap(registry.key(for:)))
         #expect(item.artworkUri == nil || wire.artworkKey != nil)
     }

@@ -166,6 +166,6 @@ import Testing
         #expect(!plain.initialCapabilities.contains(.playFromSearch))
         #expect(searching.initialCapabilities.contains(.playFromSearch))
         #expect(plain.initialCapabilities.isSuperset(of: [.play, .pause, .seekTo, .skipToNext, .setShuffle, .setRepeatMode]))
-        #expect(!plain.initialCapabilities.contains(.customAction))
+        #expect(plain.initialCapabilities.contains(.customAction))  // the "favourite" button
     }
 }

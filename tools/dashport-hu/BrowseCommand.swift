@@ -70,6 +70,12 @@ enum BrowseCommand {
             artSize: artSize)
         var configuration = HeadUnitConfiguration()
         configuration.version = try parsed.version(default: configuration.version)
+        // List the volume keys too: the server binds them only while it declares remote playback,
+        // and then `key volup` / `key voldown` / `key mute` drive that device.
+        configuration.car.services = configuration.car.services.map { service in
+            guard case .input(let keycodes) = service.kind else { return service }
+            return CarService(channel: service.channel, kind: .input(keycodes: keycodes + [24, 25, 164]))
+        }
         var script: EmulatorScript?
         if let path = parsed.string("script") {
             let text = try Console.readScript(path, limit: EmulatorScript.maxBytes)
@@ -100,9 +106,12 @@ enum BrowseCommand {
             return 1
         }
         let transcript = Transcript { Console.out($0) }
+        // Typed lines and the end of the link, in one stream: the shell stops when the phone goes.
+        let (input, inputSink) = AsyncStream.makeStream(of: ShellInput.self)
         let printer = Task {
             for await notice in session.notices {
-                if let lines = ScreenRenderer.notice(notice, stock: false) { await transcript.print(lines) }
+                if let lines = ScreenRenderer.notice(notice, stock: false) { await transcript.printNotice(lines) }
+                if case .closed = notice { inputSink.yield(.linkClosed) }
             }
         }
         let shell = BrowseShell(session: session, transcript: transcript, options: setup.options)
@@ -112,7 +121,7 @@ enum BrowseCommand {
             if let script = setup.script {
                 try await shell.run(script)
             } else {
-                try await interact(shell, transcript: transcript)
+                try await interact(shell, input: input, sink: inputSink)
             }
         } catch {
             Console.err("dashport-hu browse: \(error)")
@@ -126,25 +135,18 @@ enum BrowseCommand {
         return status
     }
 
-    /// Reads commands from standard input until `quit` or end of input. Mistakes and unanswered
-    /// requests are reported and the session goes on; a closed link ends it.
-    private static func interact(_ shell: BrowseShell, transcript: Transcript) async throws(BrowseShellError) {
-        for await line in Console.inputLines() {
-            let command: EmulatorCommand
-            do {
-                guard let parsed = try EmulatorCommand.parse(line) else { continue }
-                command = parsed
-            } catch {
-                await transcript.print("! \(error)")
-                continue
-            }
-            do {
-                guard try await shell.execute(command) else { return }
-            } catch .session(.closed(let reason)) {
-                throw .session(.closed(reason))
-            } catch {
-                await transcript.print("! \(error)")
-            }
+    /// Reads commands from standard input until `quit` or end of input, showing a prompt when the
+    /// input is a terminal; the phone's bye-bye ends it at once (``BrowseShell/interact(_:prompt:)``).
+    private static func interact(
+        _ shell: BrowseShell, input: AsyncStream<ShellInput>, sink: AsyncStream<ShellInput>.Continuation
+    ) async throws(BrowseShellError) {
+        let reader = Task<Void, Never> {
+            for await line in Console.inputLines() { sink.yield(ShellInput.line(line)) }
+            sink.yield(ShellInput.endOfInput)
         }
+        defer { reader.cancel() }
+        var prompt: (@Sendable () -> Void)?
+        if Console.inputIsTerminal { prompt = { Console.prompt() } }
+        try await shell.interact(input, prompt: prompt)
     }
 }

@@ -7,6 +7,12 @@ enum Console {
 
     static func err(_ line: String) { write(line + "\n", to: 2) }
 
+    /// Whether standard input is a terminal (a person typing), so a prompt helps.
+    static var inputIsTerminal: Bool { isatty(0) == 1 }
+
+    /// The interactive prompt, without a newline.
+    static func prompt() { write("dashport-hu> ", to: 1) }
+
     private static func write(_ text: String, to fd: Int32) {
         var bytes = Array(text.utf8)
         bytes.withUnsafeMutableBytes { buffer in

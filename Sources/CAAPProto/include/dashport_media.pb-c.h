@@ -44,9 +44,14 @@ typedef struct Dashport__Media__PositionAnchor Dashport__Media__PositionAnchor;
 typedef struct Dashport__Media__CustomActionInfo Dashport__Media__CustomActionInfo;
 typedef struct Dashport__Media__PlaybackState Dashport__Media__PlaybackState;
 typedef struct Dashport__Media__MediaItem Dashport__Media__MediaItem;
+typedef struct Dashport__Media__MediaItem__Extra Dashport__Media__MediaItem__Extra;
 typedef struct Dashport__Media__MediaItemState Dashport__Media__MediaItemState;
 typedef struct Dashport__Media__QueueState Dashport__Media__QueueState;
 typedef struct Dashport__Media__SessionError Dashport__Media__SessionError;
+typedef struct Dashport__Media__SleepTimerState Dashport__Media__SleepTimerState;
+typedef struct Dashport__Media__SleepTimerFired Dashport__Media__SleepTimerFired;
+typedef struct Dashport__Media__RemotePlayback Dashport__Media__RemotePlayback;
+typedef struct Dashport__Media__RemotePlaybackState Dashport__Media__RemotePlaybackState;
 typedef struct Dashport__Media__GetArtwork Dashport__Media__GetArtwork;
 typedef struct Dashport__Media__ArtworkImage Dashport__Media__ArtworkImage;
 typedef struct Dashport__Media__ArtworkError Dashport__Media__ArtworkError;
@@ -192,7 +197,22 @@ typedef enum _Dashport__Media__MessageId {
   /*
    * server→car: ArtworkResult.
    */
-  DASHPORT__MEDIA__MESSAGE_ID__MESSAGE_ID_ARTWORK_RESULT = 32785
+  DASHPORT__MEDIA__MESSAGE_ID__MESSAGE_ID_ARTWORK_RESULT = 32785,
+  /*
+   * server→car push: SleepTimerState, whenever the sleep timer is armed, re-armed, cancelled or
+   * fires (after SERVER_HELLO when one is armed; a car that heard none assumes no timer).
+   */
+  DASHPORT__MEDIA__MESSAGE_ID__MESSAGE_ID_SLEEP_TIMER_STATE = 32786,
+  /*
+   * server→car push: SleepTimerFired, when the sleep timer paused playback (after the PLAYBACK_STATE
+   * push that shows the pause).
+   */
+  DASHPORT__MEDIA__MESSAGE_ID__MESSAGE_ID_SLEEP_TIMER_FIRED = 32787,
+  /*
+   * server→car push: RemotePlaybackState, whenever the session declares, changes or withdraws
+   * remote playback (after SERVER_HELLO when declared; a car that heard none assumes local playback).
+   */
+  DASHPORT__MEDIA__MESSAGE_ID__MESSAGE_ID_REMOTE_PLAYBACK_STATE = 32788
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(DASHPORT__MEDIA__MESSAGE_ID)
 } Dashport__Media__MessageId;
 /*
@@ -368,6 +388,38 @@ typedef enum _Dashport__Media__Severity {
   DASHPORT__MEDIA__SEVERITY__SEVERITY_FATAL = 1
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(DASHPORT__MEDIA__SEVERITY)
 } Dashport__Media__Severity;
+/*
+ * What an armed sleep timer waits for.
+ */
+typedef enum _Dashport__Media__SleepTimerMode {
+  /*
+   * A clock duration (SleepTimer.duration_ms).
+   */
+  DASHPORT__MEDIA__SLEEP_TIMER_MODE__SLEEP_TIMER_MODE_DURATION = 1,
+  /*
+   * The end of the item that was playing when it was armed.
+   */
+  DASHPORT__MEDIA__SLEEP_TIMER_MODE__SLEEP_TIMER_MODE_END_OF_TRACK = 2
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(DASHPORT__MEDIA__SLEEP_TIMER_MODE)
+} Dashport__Media__SleepTimerMode;
+/*
+ * How the remote device's volume can be driven.
+ */
+typedef enum _Dashport__Media__VolumeControl {
+  /*
+   * The car may set any level (set_device_volume) or step from the last published one.
+   */
+  DASHPORT__MEDIA__VOLUME_CONTROL__VOLUME_CONTROL_ABSOLUTE = 1,
+  /*
+   * Only up/down steps and mute; the device decides the level.
+   */
+  DASHPORT__MEDIA__VOLUME_CONTROL__VOLUME_CONTROL_RELATIVE = 2,
+  /*
+   * Shown, not writable: every volume command is rejected NOT_SUPPORTED.
+   */
+  DASHPORT__MEDIA__VOLUME_CONTROL__VOLUME_CONTROL_FIXED = 3
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(DASHPORT__MEDIA__VOLUME_CONTROL)
+} Dashport__Media__VolumeControl;
 
 /* --- messages --- */
 
@@ -859,7 +911,10 @@ typedef enum {
   DASHPORT__MEDIA__PLAYBACK_COMMAND__COMMAND_JUMP_BACK = 13,
   DASHPORT__MEDIA__PLAYBACK_COMMAND__COMMAND_CUSTOM_ACTION = 14,
   DASHPORT__MEDIA__PLAYBACK_COMMAND__COMMAND_SET_SLEEP_TIMER = 15,
-  DASHPORT__MEDIA__PLAYBACK_COMMAND__COMMAND_CANCEL_SLEEP_TIMER = 16
+  DASHPORT__MEDIA__PLAYBACK_COMMAND__COMMAND_CANCEL_SLEEP_TIMER = 16,
+  DASHPORT__MEDIA__PLAYBACK_COMMAND__COMMAND_SET_DEVICE_VOLUME = 17,
+  DASHPORT__MEDIA__PLAYBACK_COMMAND__COMMAND_ADJUST_DEVICE_VOLUME = 18,
+  DASHPORT__MEDIA__PLAYBACK_COMMAND__COMMAND_SET_DEVICE_MUTED = 19
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(DASHPORT__MEDIA__PLAYBACK_COMMAND__COMMAND__CASE)
 } Dashport__Media__PlaybackCommand__CommandCase;
 
@@ -884,7 +939,7 @@ struct  Dashport__Media__PlaybackCommand
     Dashport__Media__Empty *skip_to_next;
     Dashport__Media__Empty *skip_to_previous;
     /*
-     * Index into QueueState.items.
+     * 0-based index into QueueState.items (a car showing positions from 1 sends position − 1).
      */
     uint32_t skip_to_queue_item;
     /*
@@ -898,6 +953,23 @@ struct  Dashport__Media__PlaybackCommand
     Dashport__Media__CustomAction *custom_action;
     Dashport__Media__SleepTimer *set_sleep_timer;
     Dashport__Media__Empty *cancel_sleep_timer;
+    /*
+     * The remote device's volume, 0…1 (clamped). Only while RemotePlaybackState.remote is declared
+     * with control ABSOLUTE; otherwise rejected (NOT_IN_CAPABILITIES without remote playback,
+     * NOT_SUPPORTED when the control is RELATIVE or FIXED).
+     */
+    double set_device_volume;
+    /*
+     * Volume steps up (positive) or down (negative): with control ABSOLUTE the new volume is the
+     * last published one ± steps / RemotePlayback.steps, clamped to 0…1; with RELATIVE the device
+     * is told to step. Rejected as for set_device_volume when FIXED or not declared; 0 is an
+     * invalid argument.
+     */
+    int32_t adjust_device_volume;
+    /*
+     * Mute or unmute the remote device (ABSOLUTE or RELATIVE control; FIXED is NOT_SUPPORTED).
+     */
+    protobuf_c_boolean set_device_muted;
   };
 };
 #define DASHPORT__MEDIA__PLAYBACK_COMMAND__INIT \
@@ -1011,14 +1083,35 @@ struct  Dashport__Media__PlaybackState
   Dashport__Media__RepeatMode repeat_mode;
   protobuf_c_boolean has_shuffle;
   protobuf_c_boolean shuffle;
+  /*
+   * The speed the player is set to (1.0 = normal), also while paused; position.rate is this while
+   * playing and 0 otherwise.
+   */
+  protobuf_c_boolean has_speed;
+  double speed;
 };
 #define DASHPORT__MEDIA__PLAYBACK_STATE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&dashport__media__playback_state__descriptor) \
-    , 0, DASHPORT__MEDIA__PLAYBACK_STATUS__PLAYBACK_STATUS_STOPPED, NULL, 0, 0, 0, 0, 0,NULL, 0,NULL, 0,NULL, 0, 0, NULL, 0, DASHPORT__MEDIA__REPEAT_MODE__REPEAT_MODE_OFF, 0, 0 }
+    , 0, DASHPORT__MEDIA__PLAYBACK_STATUS__PLAYBACK_STATUS_STOPPED, NULL, 0, 0, 0, 0, 0,NULL, 0,NULL, 0,NULL, 0, 0, NULL, 0, DASHPORT__MEDIA__REPEAT_MODE__REPEAT_MODE_OFF, 0, 0, 0, 0 }
 
 
 /*
- * The item being played or one queue entry.
+ * One handler-defined key/value pair (MediaItem.extras).
+ */
+struct  Dashport__Media__MediaItem__Extra
+{
+  ProtobufCMessage base;
+  char *key;
+  char *value;
+};
+#define DASHPORT__MEDIA__MEDIA_ITEM__EXTRA__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&dashport__media__media_item__extra__descriptor) \
+    , NULL, NULL }
+
+
+/*
+ * The item being played or one queue entry. A queue entry is always a playable leaf (a track, an
+ * episode, a stream), never an album or another container.
  */
 struct  Dashport__Media__MediaItem
 {
@@ -1028,12 +1121,47 @@ struct  Dashport__Media__MediaItem
   char *artist;
   char *album;
   char *artwork_key;
+  /*
+   * Absent: the length is unknown or the item is live; never sent as 0 for "unknown".
+   */
   protobuf_c_boolean has_duration_ms;
   int64_t duration_ms;
+  /*
+   * A second line under the title (an episode's show, a station's slogan).
+   */
+  char *subtitle;
+  /*
+   * The album's artist, when it differs from the track artist (compilations).
+   */
+  char *album_artist;
+  char *genre;
+  /*
+   * 1-based position on its disc, and the disc's number (1-based).
+   */
+  protobuf_c_boolean has_track_number;
+  uint32_t track_number;
+  protobuf_c_boolean has_disc_number;
+  uint32_t disc_number;
+  /*
+   * Release year, e.g. 1977.
+   */
+  protobuf_c_boolean has_year;
+  int32_t year;
+  /*
+   * A live stream: the car shows no scrubber and no remaining time, even when duration_ms is set
+   * (some streams announce a programme length).
+   */
+  protobuf_c_boolean has_is_live;
+  protobuf_c_boolean is_live;
+  /*
+   * Handler-defined metadata the car may show or ignore, sorted by key; keys unique.
+   */
+  size_t n_extras;
+  Dashport__Media__MediaItem__Extra **extras;
 };
 #define DASHPORT__MEDIA__MEDIA_ITEM__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&dashport__media__media_item__descriptor) \
-    , NULL, NULL, NULL, NULL, NULL, 0, 0 }
+    , NULL, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0,NULL }
 
 
 /*
@@ -1067,7 +1195,9 @@ struct  Dashport__Media__QueueState
 
 
 /*
- * server→car push, SESSION_ERROR.
+ * server→car push, SESSION_ERROR. Reports caused by a car's own profile (its tab cap, its depth) go
+ * to that car (and to each car whose profile causes the same), once per car and subject; others go
+ * to every car. Messages name items by title or id, never server file paths.
  */
 struct  Dashport__Media__SessionError
 {
@@ -1078,13 +1208,110 @@ struct  Dashport__Media__SessionError
   Dashport__Media__Severity severity;
   char *message;
   /*
-   * What it is about: an item id, a parent id, an artwork key.
+   * What it is about: BROWSE_ROOT_REJECTED the dropped entry's id; BROWSE_DEPTH_EXCEEDED the id of
+   * the parent whose children were cut; ARTWORK_FAILED the artwork key; METADATA_MISMATCH the
+   * queue entry's id. Absent when the report is about no one item.
    */
   char *subject;
 };
 #define DASHPORT__MEDIA__SESSION_ERROR__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&dashport__media__session_error__descriptor) \
     , 0, DASHPORT__MEDIA__SESSION_ERROR_CODE__SESSION_ERROR_CODE_UNKNOWN, 0, DASHPORT__MEDIA__SEVERITY__SEVERITY_DEGRADED, NULL, NULL }
+
+
+/*
+ * server→car push, SLEEP_TIMER_STATE: the sleep timer now. Pushed after SERVER_HELLO when one is
+ * armed, and whenever it is armed, re-armed (an end-of-track timer moves with seeks, pauses and
+ * rate changes), cancelled or fired (then without a mode). Until the first one, no timer is armed. Remaining time is anchored like the position: at server monotonic sent_at_ms there were
+ * remaining_ms left, counting down in clock time (not playback time).
+ */
+struct  Dashport__Media__SleepTimerState
+{
+  ProtobufCMessage base;
+  /*
+   * Absent: no timer is armed.
+   */
+  protobuf_c_boolean has_mode;
+  Dashport__Media__SleepTimerMode mode;
+  /*
+   * Milliseconds left at sent_at_ms. Absent while an end-of-track timer waits for a time (paused,
+   * or an item of unknown length): it fires when the item changes or ends.
+   */
+  protobuf_c_boolean has_remaining_ms;
+  int64_t remaining_ms;
+  /*
+   * The server's monotonic clock (ms) when this message was built.
+   */
+  protobuf_c_boolean has_sent_at_ms;
+  int64_t sent_at_ms;
+};
+#define DASHPORT__MEDIA__SLEEP_TIMER_STATE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&dashport__media__sleep_timer_state__descriptor) \
+    , 0, DASHPORT__MEDIA__SLEEP_TIMER_MODE__SLEEP_TIMER_MODE_DURATION, 0, 0, 0, 0 }
+
+
+/*
+ * server→car push, SLEEP_TIMER_FIRED: the sleep timer ran out and playback was paused (the pause
+ * arrives as PLAYBACK_STATE just before this; SLEEP_TIMER_STATE without a mode follows). A car may
+ * show "Sleep timer: playback paused".
+ */
+struct  Dashport__Media__SleepTimerFired
+{
+  ProtobufCMessage base;
+  /*
+   * The server's monotonic clock (ms) when it fired.
+   */
+  protobuf_c_boolean has_at_ms;
+  int64_t at_ms;
+};
+#define DASHPORT__MEDIA__SLEEP_TIMER_FIRED__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&dashport__media__sleep_timer_fired__descriptor) \
+    , 0, 0 }
+
+
+/*
+ * Audio comes out of another device (a speaker, a cast target) whose volume the car's volume and
+ * mute keys drive instead of its own amplifier.
+ */
+struct  Dashport__Media__RemotePlayback
+{
+  ProtobufCMessage base;
+  /*
+   * 0…1, the last level the device published.
+   */
+  protobuf_c_boolean has_volume;
+  double volume;
+  protobuf_c_boolean has_muted;
+  protobuf_c_boolean muted;
+  /*
+   * How many steps 0…1 is divided into (a key press moves one step); default 20.
+   */
+  protobuf_c_boolean has_steps;
+  uint32_t steps;
+  protobuf_c_boolean has_control;
+  Dashport__Media__VolumeControl control;
+};
+#define DASHPORT__MEDIA__REMOTE_PLAYBACK__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&dashport__media__remote_playback__descriptor) \
+    , 0, 0, 0, 0, 0, 20u, 0, DASHPORT__MEDIA__VOLUME_CONTROL__VOLUME_CONTROL_ABSOLUTE }
+
+
+/*
+ * server→car push, REMOTE_PLAYBACK_STATE: the session's remote playback, after SERVER_HELLO when
+ * declared and on every change. Until the first one, audio plays locally. Never persisted: after a server restart playback is local until the handler
+ * declares otherwise.
+ */
+struct  Dashport__Media__RemotePlaybackState
+{
+  ProtobufCMessage base;
+  /*
+   * Absent: audio plays locally; volume commands are rejected NOT_IN_CAPABILITIES.
+   */
+  Dashport__Media__RemotePlayback *remote;
+};
+#define DASHPORT__MEDIA__REMOTE_PLAYBACK_STATE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&dashport__media__remote_playback_state__descriptor) \
+    , NULL }
 
 
 /*
@@ -1617,6 +1844,9 @@ Dashport__Media__PlaybackState *
 void   dashport__media__playback_state__free_unpacked
                      (Dashport__Media__PlaybackState *message,
                       ProtobufCAllocator *allocator);
+/* Dashport__Media__MediaItem__Extra methods */
+void   dashport__media__media_item__extra__init
+                     (Dashport__Media__MediaItem__Extra         *message);
 /* Dashport__Media__MediaItem methods */
 void   dashport__media__media_item__init
                      (Dashport__Media__MediaItem         *message);
@@ -1692,6 +1922,82 @@ Dashport__Media__SessionError *
                       const uint8_t       *data);
 void   dashport__media__session_error__free_unpacked
                      (Dashport__Media__SessionError *message,
+                      ProtobufCAllocator *allocator);
+/* Dashport__Media__SleepTimerState methods */
+void   dashport__media__sleep_timer_state__init
+                     (Dashport__Media__SleepTimerState         *message);
+size_t dashport__media__sleep_timer_state__get_packed_size
+                     (const Dashport__Media__SleepTimerState   *message);
+size_t dashport__media__sleep_timer_state__pack
+                     (const Dashport__Media__SleepTimerState   *message,
+                      uint8_t             *out);
+size_t dashport__media__sleep_timer_state__pack_to_buffer
+                     (const Dashport__Media__SleepTimerState   *message,
+                      ProtobufCBuffer     *buffer);
+Dashport__Media__SleepTimerState *
+       dashport__media__sleep_timer_state__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   dashport__media__sleep_timer_state__free_unpacked
+                     (Dashport__Media__SleepTimerState *message,
+                      ProtobufCAllocator *allocator);
+/* Dashport__Media__SleepTimerFired methods */
+void   dashport__media__sleep_timer_fired__init
+                     (Dashport__Media__SleepTimerFired         *message);
+size_t dashport__media__sleep_timer_fired__get_packed_size
+                     (const Dashport__Media__SleepTimerFired   *message);
+size_t dashport__media__sleep_timer_fired__pack
+                     (const Dashport__Media__SleepTimerFired   *message,
+                      uint8_t             *out);
+size_t dashport__media__sleep_timer_fired__pack_to_buffer
+                     (const Dashport__Media__SleepTimerFired   *message,
+                      ProtobufCBuffer     *buffer);
+Dashport__Media__SleepTimerFired *
+       dashport__media__sleep_timer_fired__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   dashport__media__sleep_timer_fired__free_unpacked
+                     (Dashport__Media__SleepTimerFired *message,
+                      ProtobufCAllocator *allocator);
+/* Dashport__Media__RemotePlayback methods */
+void   dashport__media__remote_playback__init
+                     (Dashport__Media__RemotePlayback         *message);
+size_t dashport__media__remote_playback__get_packed_size
+                     (const Dashport__Media__RemotePlayback   *message);
+size_t dashport__media__remote_playback__pack
+                     (const Dashport__Media__RemotePlayback   *message,
+                      uint8_t             *out);
+size_t dashport__media__remote_playback__pack_to_buffer
+                     (const Dashport__Media__RemotePlayback   *message,
+                      ProtobufCBuffer     *buffer);
+Dashport__Media__RemotePlayback *
+       dashport__media__remote_playback__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   dashport__media__remote_playback__free_unpacked
+                     (Dashport__Media__RemotePlayback *message,
+                      ProtobufCAllocator *allocator);
+/* Dashport__Media__RemotePlaybackState methods */
+void   dashport__media__remote_playback_state__init
+                     (Dashport__Media__RemotePlaybackState         *message);
+size_t dashport__media__remote_playback_state__get_packed_size
+                     (const Dashport__Media__RemotePlaybackState   *message);
+size_t dashport__media__remote_playback_state__pack
+                     (const Dashport__Media__RemotePlaybackState   *message,
+                      uint8_t             *out);
+size_t dashport__media__remote_playback_state__pack_to_buffer
+                     (const Dashport__Media__RemotePlaybackState   *message,
+                      ProtobufCBuffer     *buffer);
+Dashport__Media__RemotePlaybackState *
+       dashport__media__remote_playback_state__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   dashport__media__remote_playback_state__free_unpacked
+                     (Dashport__Media__RemotePlaybackState *message,
                       ProtobufCAllocator *allocator);
 /* Dashport__Media__GetArtwork methods */
 void   dashport__media__get_artwork__init
@@ -1846,6 +2152,9 @@ typedef void (*Dashport__Media__CustomActionInfo_Closure)
 typedef void (*Dashport__Media__PlaybackState_Closure)
                  (const Dashport__Media__PlaybackState *message,
                   void *closure_data);
+typedef void (*Dashport__Media__MediaItem__Extra_Closure)
+                 (const Dashport__Media__MediaItem__Extra *message,
+                  void *closure_data);
 typedef void (*Dashport__Media__MediaItem_Closure)
                  (const Dashport__Media__MediaItem *message,
                   void *closure_data);
@@ -1857,6 +2166,18 @@ typedef void (*Dashport__Media__QueueState_Closure)
                   void *closure_data);
 typedef void (*Dashport__Media__SessionError_Closure)
                  (const Dashport__Media__SessionError *message,
+                  void *closure_data);
+typedef void (*Dashport__Media__SleepTimerState_Closure)
+                 (const Dashport__Media__SleepTimerState *message,
+                  void *closure_data);
+typedef void (*Dashport__Media__SleepTimerFired_Closure)
+                 (const Dashport__Media__SleepTimerFired *message,
+                  void *closure_data);
+typedef void (*Dashport__Media__RemotePlayback_Closure)
+                 (const Dashport__Media__RemotePlayback *message,
+                  void *closure_data);
+typedef void (*Dashport__Media__RemotePlaybackState_Closure)
+                 (const Dashport__Media__RemotePlaybackState *message,
                   void *closure_data);
 typedef void (*Dashport__Media__GetArtwork_Closure)
                  (const Dashport__Media__GetArtwork *message,
@@ -1888,6 +2209,8 @@ extern const ProtobufCEnumDescriptor    dashport__media__playback_action__descri
 extern const ProtobufCEnumDescriptor    dashport__media__playback_status__descriptor;
 extern const ProtobufCEnumDescriptor    dashport__media__session_error_code__descriptor;
 extern const ProtobufCEnumDescriptor    dashport__media__severity__descriptor;
+extern const ProtobufCEnumDescriptor    dashport__media__sleep_timer_mode__descriptor;
+extern const ProtobufCEnumDescriptor    dashport__media__volume_control__descriptor;
 extern const ProtobufCMessageDescriptor dashport__media__empty__descriptor;
 extern const ProtobufCMessageDescriptor dashport__media__artwork_size__descriptor;
 extern const ProtobufCMessageDescriptor dashport__media__car_profile__descriptor;
@@ -1916,9 +2239,14 @@ extern const ProtobufCMessageDescriptor dashport__media__position_anchor__descri
 extern const ProtobufCMessageDescriptor dashport__media__custom_action_info__descriptor;
 extern const ProtobufCMessageDescriptor dashport__media__playback_state__descriptor;
 extern const ProtobufCMessageDescriptor dashport__media__media_item__descriptor;
+extern const ProtobufCMessageDescriptor dashport__media__media_item__extra__descriptor;
 extern const ProtobufCMessageDescriptor dashport__media__media_item_state__descriptor;
 extern const ProtobufCMessageDescriptor dashport__media__queue_state__descriptor;
 extern const ProtobufCMessageDescriptor dashport__media__session_error__descriptor;
+extern const ProtobufCMessageDescriptor dashport__media__sleep_timer_state__descriptor;
+extern const ProtobufCMessageDescriptor dashport__media__sleep_timer_fired__descriptor;
+extern const ProtobufCMessageDescriptor dashport__media__remote_playback__descriptor;
+extern const ProtobufCMessageDescriptor dashport__media__remote_playback_state__descriptor;
 extern const ProtobufCMessageDescriptor dashport__media__get_artwork__descriptor;
 extern const ProtobufCMessageDescriptor dashport__media__artwork_image__descriptor;
 extern const ProtobufCMessageDescriptor dashport__media__artwork_error__descriptor;

@@ -50,6 +50,15 @@ extension DashportMedia {
         public static let getArtwork = MessageId(rawValue: 32784)
         /// server→car: ArtworkResult.
         public static let artworkResult = MessageId(rawValue: 32785)
+        /// server→car push: SleepTimerState, whenever the sleep timer is armed, re-armed, cancelled or
+        /// fires (after SERVER_HELLO when one is armed; a car that heard none assumes no timer).
+        public static let sleepTimerState = MessageId(rawValue: 32786)
+        /// server→car push: SleepTimerFired, when the sleep timer paused playback (after the PLAYBACK_STATE
+        /// push that shows the pause).
+        public static let sleepTimerFired = MessageId(rawValue: 32787)
+        /// server→car push: RemotePlaybackState, whenever the session declares, changes or withdraws
+        /// remote playback (after SERVER_HELLO when declared; a car that heard none assumes local playback).
+        public static let remotePlaybackState = MessageId(rawValue: 32788)
 
         /// Every value the schema names, in declaration order.
         public static let knownValues: [MessageId] = [
@@ -70,6 +79,9 @@ extension DashportMedia {
             .sessionError,
             .getArtwork,
             .artworkResult,
+            .sleepTimerState,
+            .sleepTimerFired,
+            .remotePlaybackState,
         ]
 
         public var description: String {
@@ -91,6 +103,9 @@ extension DashportMedia {
             case 32783: "sessionError"
             case 32784: "getArtwork"
             case 32785: "artworkResult"
+            case 32786: "sleepTimerState"
+            case 32787: "sleepTimerFired"
+            case 32788: "remotePlaybackState"
             default: "MessageId(\(rawValue))"
             }
         }
@@ -578,6 +593,70 @@ extension DashportMedia {
             case 0: "degraded"
             case 1: "fatal"
             default: "Severity(\(rawValue))"
+            }
+        }
+    }
+
+    /// What an armed sleep timer waits for.
+    ///
+    /// A value the schema does not name is kept as it is (see ``rawValue``), never dropped.
+    public struct SleepTimerMode: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        public var rawValue: Int32
+
+        public init(rawValue: Int32) {
+            self.rawValue = rawValue
+        }
+
+        /// A clock duration (SleepTimer.duration_ms).
+        public static let duration = SleepTimerMode(rawValue: 1)
+        /// The end of the item that was playing when it was armed.
+        public static let endOfTrack = SleepTimerMode(rawValue: 2)
+
+        /// Every value the schema names, in declaration order.
+        public static let knownValues: [SleepTimerMode] = [
+            .duration,
+            .endOfTrack,
+        ]
+
+        public var description: String {
+            switch rawValue {
+            case 1: "duration"
+            case 2: "endOfTrack"
+            default: "SleepTimerMode(\(rawValue))"
+            }
+        }
+    }
+
+    /// How the remote device's volume can be driven.
+    ///
+    /// A value the schema does not name is kept as it is (see ``rawValue``), never dropped.
+    public struct VolumeControl: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        public var rawValue: Int32
+
+        public init(rawValue: Int32) {
+            self.rawValue = rawValue
+        }
+
+        /// The car may set any level (set_device_volume) or step from the last published one.
+        public static let absolute = VolumeControl(rawValue: 1)
+        /// Only up/down steps and mute; the device decides the level.
+        public static let relative = VolumeControl(rawValue: 2)
+        /// Shown, not writable: every volume command is rejected NOT_SUPPORTED.
+        public static let fixed = VolumeControl(rawValue: 3)
+
+        /// Every value the schema names, in declaration order.
+        public static let knownValues: [VolumeControl] = [
+            .absolute,
+            .relative,
+            .fixed,
+        ]
+
+        public var description: String {
+            switch rawValue {
+            case 1: "absolute"
+            case 2: "relative"
+            case 3: "fixed"
+            default: "VolumeControl(\(rawValue))"
             }
         }
     }
@@ -1342,7 +1421,7 @@ extension DashportMedia {
             case seekToMs(Int64)
             case skipToNext(DashportMedia.Empty)
             case skipToPrevious(DashportMedia.Empty)
-            /// Index into QueueState.items.
+            /// 0-based index into QueueState.items (a car showing positions from 1 sends position − 1).
             case skipToQueueItem(UInt32)
             /// 1.0 = normal speed.
             case setRate(Double)
@@ -1353,6 +1432,17 @@ extension DashportMedia {
             case customAction(DashportMedia.CustomAction)
             case setSleepTimer(DashportMedia.SleepTimer)
             case cancelSleepTimer(DashportMedia.Empty)
+            /// The remote device's volume, 0…1 (clamped). Only while RemotePlaybackState.remote is declared
+            /// with control ABSOLUTE; otherwise rejected (NOT_IN_CAPABILITIES without remote playback,
+            /// NOT_SUPPORTED when the control is RELATIVE or FIXED).
+            case setDeviceVolume(Double)
+            /// Volume steps up (positive) or down (negative): with control ABSOLUTE the new volume is the
+            /// last published one ± steps / RemotePlayback.steps, clamped to 0…1; with RELATIVE the device
+            /// is told to step. Rejected as for set_device_volume when FIXED or not declared; 0 is an
+            /// invalid argument.
+            case adjustDeviceVolume(Int32)
+            /// Mute or unmute the remote device (ABSOLUTE or RELATIVE control; FIXED is NOT_SUPPORTED).
+            case setDeviceMuted(Bool)
         }
 
         /// Required: always written; reads as `0` when a sender omits it.
@@ -1557,6 +1647,9 @@ extension DashportMedia {
         public var errorMessage: String? = nil
         public var repeatMode: DashportMedia.RepeatMode? = nil
         public var shuffle: Bool? = nil
+        /// The speed the player is set to (1.0 = normal), also while paused; position.rate is this while
+        /// playing and 0 otherwise.
+        public var speed: Double? = nil
 
         /// An empty message: optional fields absent, repeated fields empty, required fields zero.
         public init() {}
@@ -1572,7 +1665,8 @@ extension DashportMedia {
             queueIndex: UInt32? = nil,
             errorMessage: String? = nil,
             repeatMode: DashportMedia.RepeatMode? = nil,
-            shuffle: Bool? = nil
+            shuffle: Bool? = nil,
+            speed: Double? = nil
         ) {
             self.status = status
             self.position = position
@@ -1585,6 +1679,7 @@ extension DashportMedia {
             self.errorMessage = errorMessage
             self.repeatMode = repeatMode
             self.shuffle = shuffle
+            self.speed = speed
         }
 
         /// Decodes the protobuf wire format. Absent required fields read as zero (tolerant reader).
@@ -1598,15 +1693,61 @@ extension DashportMedia {
         }
     }
 
-    /// The item being played or one queue entry.
+    /// The item being played or one queue entry. A queue entry is always a playable leaf (a track, an
+    /// episode, a stream), never an album or another container.
     public struct MediaItem: WireMessage, Sendable, Hashable {
+        /// One handler-defined key/value pair (MediaItem.extras).
+        public struct Extra: WireMessage, Sendable, Hashable {
+            /// Required: always written; reads as `""` when a sender omits it.
+            public var key: String = ""
+            /// Required: always written; reads as `""` when a sender omits it.
+            public var value: String = ""
+
+            /// An empty message: optional fields absent, repeated fields empty, required fields zero.
+            public init() {}
+
+            public init(
+                key: String = "",
+                value: String = ""
+            ) {
+                self.key = key
+                self.value = value
+            }
+
+            /// Decodes the protobuf wire format. Absent required fields read as zero (tolerant reader).
+            public init(serializedBytes bytes: some Collection<UInt8>) throws(WireDecodingError) {
+                self = try WireCodec.decode(bytes, as: Self.self)
+            }
+
+            /// Encodes the protobuf wire format, required fields always included (strict writer).
+            public func serializedBytes() -> [UInt8] {
+                WireCodec.encode(self)
+            }
+        }
+
         /// Required: always written; reads as `""` when a sender omits it.
         public var id: String = ""
         public var title: String? = nil
         public var artist: String? = nil
         public var album: String? = nil
         public var artworkKey: String? = nil
+        /// Absent: the length is unknown or the item is live; never sent as 0 for "unknown".
         public var durationMs: Int64? = nil
+        /// A second line under the title (an episode's show, a station's slogan).
+        public var subtitle: String? = nil
+        /// The album's artist, when it differs from the track artist (compilations).
+        public var albumArtist: String? = nil
+        public var genre: String? = nil
+        /// 1-based position on its disc, and the disc's number (1-based).
+        public var trackNumber: UInt32? = nil
+        public var discNumber: UInt32? = nil
+        /// Release year, e.g. 1977.
+        public var year: Int32? = nil
+        /// A live stream: the car shows no scrubber and no remaining time, even when duration_ms is set
+        /// (some streams announce a programme length).
+        public var isLive: Bool? = nil
+        /// Handler-defined metadata the car may show or ignore, sorted by key; keys unique.
+        public var extras: [DashportMedia.MediaItem.Extra] = []
 
         /// An empty message: optional fields absent, repeated fields empty, required fields zero.
         public init() {}
@@ -1617,7 +1758,15 @@ extension DashportMedia {
             artist: String? = nil,
             album: String? = nil,
             artworkKey: String? = nil,
-            durationMs: Int64? = nil
+            durationMs: Int64? = nil,
+            subtitle: String? = nil,
+            albumArtist: String? = nil,
+            genre: String? = nil,
+            trackNumber: UInt32? = nil,
+            discNumber: UInt32? = nil,
+            year: Int32? = nil,
+            isLive: Bool? = nil,
+            extras: [DashportMedia.MediaItem.Extra] = []
         ) {
             self.id = id
             self.title = title
@@ -1625,6 +1774,14 @@ extension DashportMedia {
             self.album = album
             self.artworkKey = artworkKey
             self.durationMs = durationMs
+            self.subtitle = subtitle
+            self.albumArtist = albumArtist
+            self.genre = genre
+            self.trackNumber = trackNumber
+            self.discNumber = discNumber
+            self.year = year
+            self.isLive = isLive
+            self.extras = extras
         }
 
         /// Decodes the protobuf wire format. Absent required fields read as zero (tolerant reader).
@@ -1687,14 +1844,18 @@ extension DashportMedia {
         }
     }
 
-    /// server→car push, SESSION_ERROR.
+    /// server→car push, SESSION_ERROR. Reports caused by a car's own profile (its tab cap, its depth) go
+    /// to that car (and to each car whose profile causes the same), once per car and subject; others go
+    /// to every car. Messages name items by title or id, never server file paths.
     public struct SessionError: WireMessage, Sendable, Hashable {
         /// Required: always written; reads as `DashportMedia.SessionErrorCode(rawValue: 0)` when a sender omits it.
         public var code: DashportMedia.SessionErrorCode = DashportMedia.SessionErrorCode(rawValue: 0)
         /// Required: always written; reads as `DashportMedia.Severity(rawValue: 0)` when a sender omits it.
         public var severity: DashportMedia.Severity = DashportMedia.Severity(rawValue: 0)
         public var message: String? = nil
-        /// What it is about: an item id, a parent id, an artwork key.
+        /// What it is about: BROWSE_ROOT_REJECTED the dropped entry's id; BROWSE_DEPTH_EXCEEDED the id of
+        /// the parent whose children were cut; ARTWORK_FAILED the artwork key; METADATA_MISMATCH the
+        /// queue entry's id. Absent when the report is about no one item.
         public var subject: String? = nil
 
         /// An empty message: optional fields absent, repeated fields empty, required fields zero.
@@ -1710,6 +1871,139 @@ extension DashportMedia {
             self.severity = severity
             self.message = message
             self.subject = subject
+        }
+
+        /// Decodes the protobuf wire format. Absent required fields read as zero (tolerant reader).
+        public init(serializedBytes bytes: some Collection<UInt8>) throws(WireDecodingError) {
+            self = try WireCodec.decode(bytes, as: Self.self)
+        }
+
+        /// Encodes the protobuf wire format, required fields always included (strict writer).
+        public func serializedBytes() -> [UInt8] {
+            WireCodec.encode(self)
+        }
+    }
+
+    /// server→car push, SLEEP_TIMER_STATE: the sleep timer now. Pushed after SERVER_HELLO when one is
+    /// armed, and whenever it is armed, re-armed (an end-of-track timer moves with seeks, pauses and
+    /// rate changes), cancelled or fired (then without a mode). Until the first one, no timer is armed. Remaining time is anchored like the position: at server monotonic sent_at_ms there were
+    /// remaining_ms left, counting down in clock time (not playback time).
+    public struct SleepTimerState: WireMessage, Sendable, Hashable {
+        /// Absent: no timer is armed.
+        public var mode: DashportMedia.SleepTimerMode? = nil
+        /// Milliseconds left at sent_at_ms. Absent while an end-of-track timer waits for a time (paused,
+        /// or an item of unknown length): it fires when the item changes or ends.
+        public var remainingMs: Int64? = nil
+        /// The server's monotonic clock (ms) when this message was built.
+        public var sentAtMs: Int64? = nil
+
+        /// An empty message: optional fields absent, repeated fields empty, required fields zero.
+        public init() {}
+
+        public init(
+            mode: DashportMedia.SleepTimerMode? = nil,
+            remainingMs: Int64? = nil,
+            sentAtMs: Int64? = nil
+        ) {
+            self.mode = mode
+            self.remainingMs = remainingMs
+            self.sentAtMs = sentAtMs
+        }
+
+        /// Decodes the protobuf wire format. Absent required fields read as zero (tolerant reader).
+        public init(serializedBytes bytes: some Collection<UInt8>) throws(WireDecodingError) {
+            self = try WireCodec.decode(bytes, as: Self.self)
+        }
+
+        /// Encodes the protobuf wire format, required fields always included (strict writer).
+        public func serializedBytes() -> [UInt8] {
+            WireCodec.encode(self)
+        }
+    }
+
+    /// server→car push, SLEEP_TIMER_FIRED: the sleep timer ran out and playback was paused (the pause
+    /// arrives as PLAYBACK_STATE just before this; SLEEP_TIMER_STATE without a mode follows). A car may
+    /// show "Sleep timer: playback paused".
+    public struct SleepTimerFired: WireMessage, Sendable, Hashable {
+        /// The server's monotonic clock (ms) when it fired.
+        public var atMs: Int64? = nil
+
+        /// An empty message: optional fields absent, repeated fields empty, required fields zero.
+        public init() {}
+
+        public init(
+            atMs: Int64? = nil
+        ) {
+            self.atMs = atMs
+        }
+
+        /// Decodes the protobuf wire format. Absent required fields read as zero (tolerant reader).
+        public init(serializedBytes bytes: some Collection<UInt8>) throws(WireDecodingError) {
+            self = try WireCodec.decode(bytes, as: Self.self)
+        }
+
+        /// Encodes the protobuf wire format, required fields always included (strict writer).
+        public func serializedBytes() -> [UInt8] {
+            WireCodec.encode(self)
+        }
+    }
+
+    /// Audio comes out of another device (a speaker, a cast target) whose volume the car's volume and
+    /// mute keys drive instead of its own amplifier.
+    public struct RemotePlayback: WireMessage, Sendable, Hashable {
+        /// 0…1, the last level the device published.
+        /// Required: always written; reads as `0` when a sender omits it.
+        public var volume: Double = 0
+        /// Required: always written; reads as `false` when a sender omits it.
+        public var muted: Bool = false
+        /// How many steps 0…1 is divided into (a key press moves one step); default 20.
+        public var steps: UInt32? = nil
+        /// Required: always written; reads as `DashportMedia.VolumeControl(rawValue: 0)` when a sender omits it.
+        public var control: DashportMedia.VolumeControl = DashportMedia.VolumeControl(rawValue: 0)
+
+        /// ``steps``, or its schema default `20` when absent.
+        public var stepsOrDefault: UInt32 { steps ?? 20 }
+
+        /// An empty message: optional fields absent, repeated fields empty, required fields zero.
+        public init() {}
+
+        public init(
+            volume: Double = 0,
+            muted: Bool = false,
+            steps: UInt32? = nil,
+            control: DashportMedia.VolumeControl = DashportMedia.VolumeControl(rawValue: 0)
+        ) {
+            self.volume = volume
+            self.muted = muted
+            self.steps = steps
+            self.control = control
+        }
+
+        /// Decodes the protobuf wire format. Absent required fields read as zero (tolerant reader).
+        public init(serializedBytes bytes: some Collection<UInt8>) throws(WireDecodingError) {
+            self = try WireCodec.decode(bytes, as: Self.self)
+        }
+
+        /// Encodes the protobuf wire format, required fields always included (strict writer).
+        public func serializedBytes() -> [UInt8] {
+            WireCodec.encode(self)
+        }
+    }
+
+    /// server→car push, REMOTE_PLAYBACK_STATE: the session's remote playback, after SERVER_HELLO when
+    /// declared and on every change. Until the first one, audio plays locally. Never persisted: after a server restart playback is local until the handler
+    /// declares otherwise.
+    public struct RemotePlaybackState: WireMessage, Sendable, Hashable {
+        /// Absent: audio plays locally; volume commands are rejected NOT_IN_CAPABILITIES.
+        public var remote: DashportMedia.RemotePlayback? = nil
+
+        /// An empty message: optional fields absent, repeated fields empty, required fields zero.
+        public init() {}
+
+        public init(
+            remote: DashportMedia.RemotePlayback? = nil
+        ) {
+            self.remote = remote
         }
 
         /// Decodes the protobuf wire format. Absent required fields read as zero (tolerant reader).
@@ -2704,6 +2998,12 @@ extension DashportMedia.PlaybackCommand: CMessageMirror {
             if let value = c.pointee.cancel_sleep_timer {
                 self.command = .cancelSleepTimer(DashportMedia.Empty(cMessage: value))
             }
+        case 17:
+            self.command = .setDeviceVolume(c.pointee.set_device_volume)
+        case 18:
+            self.command = .adjustDeviceVolume(c.pointee.adjust_device_volume)
+        case 19:
+            self.command = .setDeviceMuted(c.pointee.set_device_muted != 0)
         default:
             break
         }
@@ -2758,6 +3058,15 @@ extension DashportMedia.PlaybackCommand: CMessageMirror {
         case .cancelSleepTimer(let value)?:
             c.pointee.command_case = .init(rawValue: 16)
             c.pointee.cancel_sleep_timer = arena.message(value)
+        case .setDeviceVolume(let value)?:
+            c.pointee.command_case = .init(rawValue: 17)
+            c.pointee.set_device_volume = value
+        case .adjustDeviceVolume(let value)?:
+            c.pointee.command_case = .init(rawValue: 18)
+            c.pointee.adjust_device_volume = value
+        case .setDeviceMuted(let value)?:
+            c.pointee.command_case = .init(rawValue: 19)
+            c.pointee.set_device_muted = value ? 1 : 0
         case nil:
             break
         }
@@ -2899,6 +3208,9 @@ extension DashportMedia.PlaybackState: CMessageMirror {
         if c.pointee.has_shuffle != 0 {
             self.shuffle = c.pointee.shuffle != 0
         }
+        if c.pointee.has_speed != 0 {
+            self.speed = c.pointee.speed
+        }
     }
 
     func fill(_ c: UnsafeMutablePointer<Dashport__Media__PlaybackState>, arena: WireArena) {
@@ -2936,6 +3248,10 @@ extension DashportMedia.PlaybackState: CMessageMirror {
             c.pointee.has_shuffle = 1
             c.pointee.shuffle = value ? 1 : 0
         }
+        if let value = self.speed {
+            c.pointee.has_speed = 1
+            c.pointee.speed = value
+        }
     }
 }
 
@@ -2966,6 +3282,28 @@ extension DashportMedia.MediaItem: CMessageMirror {
         if c.pointee.has_duration_ms != 0 {
             self.durationMs = c.pointee.duration_ms
         }
+        if let value = c.pointee.subtitle {
+            self.subtitle = String(cString: value)
+        }
+        if let value = c.pointee.album_artist {
+            self.albumArtist = String(cString: value)
+        }
+        if let value = c.pointee.genre {
+            self.genre = String(cString: value)
+        }
+        if c.pointee.has_track_number != 0 {
+            self.trackNumber = c.pointee.track_number
+        }
+        if c.pointee.has_disc_number != 0 {
+            self.discNumber = c.pointee.disc_number
+        }
+        if c.pointee.has_year != 0 {
+            self.year = c.pointee.year
+        }
+        if c.pointee.has_is_live != 0 {
+            self.isLive = c.pointee.is_live != 0
+        }
+        self.extras = WireCodec.messages(c.pointee.extras, count: c.pointee.n_extras, as: DashportMedia.MediaItem.Extra.self)
     }
 
     func fill(_ c: UnsafeMutablePointer<Dashport__Media__MediaItem>, arena: WireArena) {
@@ -2986,6 +3324,56 @@ extension DashportMedia.MediaItem: CMessageMirror {
             c.pointee.has_duration_ms = 1
             c.pointee.duration_ms = value
         }
+        if let value = self.subtitle {
+            c.pointee.subtitle = arena.string(value)
+        }
+        if let value = self.albumArtist {
+            c.pointee.album_artist = arena.string(value)
+        }
+        if let value = self.genre {
+            c.pointee.genre = arena.string(value)
+        }
+        if let value = self.trackNumber {
+            c.pointee.has_track_number = 1
+            c.pointee.track_number = value
+        }
+        if let value = self.discNumber {
+            c.pointee.has_disc_number = 1
+            c.pointee.disc_number = value
+        }
+        if let value = self.year {
+            c.pointee.has_year = 1
+            c.pointee.year = value
+        }
+        if let value = self.isLive {
+            c.pointee.has_is_live = 1
+            c.pointee.is_live = value ? 1 : 0
+        }
+        c.pointee.n_extras = self.extras.count
+        c.pointee.extras = arena.messages(self.extras)
+    }
+}
+
+extension DashportMedia.MediaItem.Extra: CMessageMirror {
+    static var protoName: String { "dashport.media.MediaItem.Extra" }
+
+    static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__MediaItem__Extra>) {
+        dashport__media__media_item__extra__init(c)
+    }
+
+    init(cMessage c: UnsafePointer<Dashport__Media__MediaItem__Extra>) {
+        self.init()
+        if let value = c.pointee.key {
+            self.key = String(cString: value)
+        }
+        if let value = c.pointee.value {
+            self.value = String(cString: value)
+        }
+    }
+
+    func fill(_ c: UnsafeMutablePointer<Dashport__Media__MediaItem__Extra>, arena: WireArena) {
+        c.pointee.key = arena.string(self.key)
+        c.pointee.value = arena.string(self.value)
     }
 }
 
@@ -3061,6 +3449,122 @@ extension DashportMedia.SessionError: CMessageMirror {
         }
         if let value = self.subject {
             c.pointee.subject = arena.string(value)
+        }
+    }
+}
+
+extension DashportMedia.SleepTimerState: CMessageMirror {
+    static var protoName: String { "dashport.media.SleepTimerState" }
+
+    static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__SleepTimerState>) {
+        dashport__media__sleep_timer_state__init(c)
+    }
+
+    init(cMessage c: UnsafePointer<Dashport__Media__SleepTimerState>) {
+        self.init()
+        if c.pointee.has_mode != 0 {
+            self.mode = DashportMedia.SleepTimerMode(rawValue: Int32(truncatingIfNeeded: c.pointee.mode.rawValue))
+        }
+        if c.pointee.has_remaining_ms != 0 {
+            self.remainingMs = c.pointee.remaining_ms
+        }
+        if c.pointee.has_sent_at_ms != 0 {
+            self.sentAtMs = c.pointee.sent_at_ms
+        }
+    }
+
+    func fill(_ c: UnsafeMutablePointer<Dashport__Media__SleepTimerState>, arena: WireArena) {
+        if let value = self.mode {
+            c.pointee.has_mode = 1
+            c.pointee.mode = Dashport__Media__SleepTimerMode(rawValue: .init(truncatingIfNeeded: value.rawValue))
+        }
+        if let value = self.remainingMs {
+            c.pointee.has_remaining_ms = 1
+            c.pointee.remaining_ms = value
+        }
+        if let value = self.sentAtMs {
+            c.pointee.has_sent_at_ms = 1
+            c.pointee.sent_at_ms = value
+        }
+    }
+}
+
+extension DashportMedia.SleepTimerFired: CMessageMirror {
+    static var protoName: String { "dashport.media.SleepTimerFired" }
+
+    static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__SleepTimerFired>) {
+        dashport__media__sleep_timer_fired__init(c)
+    }
+
+    init(cMessage c: UnsafePointer<Dashport__Media__SleepTimerFired>) {
+        self.init()
+        if c.pointee.has_at_ms != 0 {
+            self.atMs = c.pointee.at_ms
+        }
+    }
+
+    func fill(_ c: UnsafeMutablePointer<Dashport__Media__SleepTimerFired>, arena: WireArena) {
+        if let value = self.atMs {
+            c.pointee.has_at_ms = 1
+            c.pointee.at_ms = value
+        }
+    }
+}
+
+extension DashportMedia.RemotePlayback: CMessageMirror {
+    static var protoName: String { "dashport.media.RemotePlayback" }
+
+    static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__RemotePlayback>) {
+        dashport__media__remote_playback__init(c)
+    }
+
+    init(cMessage c: UnsafePointer<Dashport__Media__RemotePlayback>) {
+        self.init()
+        if c.pointee.has_volume != 0 {
+            self.volume = c.pointee.volume
+        }
+        if c.pointee.has_muted != 0 {
+            self.muted = c.pointee.muted != 0
+        }
+        if c.pointee.has_steps != 0 {
+            self.steps = c.pointee.steps
+        }
+        if c.pointee.has_control != 0 {
+            self.control = DashportMedia.VolumeControl(rawValue: Int32(truncatingIfNeeded: c.pointee.control.rawValue))
+        }
+    }
+
+    func fill(_ c: UnsafeMutablePointer<Dashport__Media__RemotePlayback>, arena: WireArena) {
+        c.pointee.has_volume = 1
+        c.pointee.volume = self.volume
+        c.pointee.has_muted = 1
+        c.pointee.muted = self.muted ? 1 : 0
+        if let value = self.steps {
+            c.pointee.has_steps = 1
+            c.pointee.steps = value
+        }
+        c.pointee.has_control = 1
+        c.pointee.control = Dashport__Media__VolumeControl(rawValue: .init(truncatingIfNeeded: self.control.rawValue))
+    }
+}
+
+extension DashportMedia.RemotePlaybackState: CMessageMirror {
+    static var protoName: String { "dashport.media.RemotePlaybackState" }
+
+    static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__RemotePlaybackState>) {
+        dashport__media__remote_playback_state__init(c)
+    }
+
+    init(cMessage c: UnsafePointer<Dashport__Media__RemotePlaybackState>) {
+        self.init()
+        if let value = c.pointee.remote {
+            self.remote = DashportMedia.RemotePlayback(cMessage: value)
+        }
+    }
+
+    func fill(_ c: UnsafeMutablePointer<Dashport__Media__RemotePlaybackState>, arena: WireArena) {
+        if let value = self.remote {
+            c.pointee.remote = arena.message(value)
         }
     }
 }

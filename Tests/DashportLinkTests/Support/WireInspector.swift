@@ -40,6 +40,7 @@ extension LinkCloseReason {
     var kind: String {
         switch self {
         case .notAAP: "notAAP"
+        case .notAAPServer: "notAAPServer"
         case .versionMismatch: "versionMismatch"
         case .versionRejected: "versionRejected"
         case .badFrame: "badFrame"

@@ -7,10 +7,10 @@ import DashportMessages
 
 enum WireSamples {
     /// Every message with every field set, and its reference encoding.
-    static let full: [WireSample] = [full0(), full1(), full2(), full3(), full4(), full5(), full6(), full7(), full8(), full9(), full10(), full11(), full12(), full13(), full14(), full15(), full16(), full17(), full18(), full19(), full20(), full21(), full22(), full23(), full24(), full25(), full26(), full27(), full28(), full29(), full30(), full31(), full32(), full33(), full34(), full35(), full36(), full37(), full38(), full39(), full40(), full41(), full42(), full43(), full44(), full45(), full46(), full47(), full48(), full49(), full50(), full51(), full52(), full53(), full54(), full55(), full56(), full57(), full58(), full59(), full60(), full61(), full62(), full63(), full64(), full65(), full66(), full67(), full68(), full69(), full70(), full71(), full72(), full73(), full74(), full75(), full76(), full77(), full78(), full79(), full80(), full81(), full82(), full83(), full84(), full85(), full86(), full87(), full88(), full89(), full90(), full91(), full92(), full93(), full94(), full95(), full96(), full97(), full98(), full99(), full100(), full101(), full102(), full103(), full104(), full105(), full106(), full107(), full108(), full109(), full110(), full111(), full112(), full113(), full114(), full115(), full116(), full117(), full118(), full119(), full120(), full121(), full122(), full123(), full124()]
+    static let full: [WireSample] = [full0(), full1(), full2(), full3(), full4(), full5(), full6(), full7(), full8(), full9(), full10(), full11(), full12(), full13(), full14(), full15(), full16(), full17(), full18(), full19(), full20(), full21(), full22(), full23(), full24(), full25(), full26(), full27(), full28(), full29(), full30(), full31(), full32(), full33(), full34(), full35(), full36(), full37(), full38(), full39(), full40(), full41(), full42(), full43(), full44(), full45(), full46(), full47(), full48(), full49(), full50(), full51(), full52(), full53(), full54(), full55(), full56(), full57(), full58(), full59(), full60(), full61(), full62(), full63(), full64(), full65(), full66(), full67(), full68(), full69(), full70(), full71(), full72(), full73(), full74(), full75(), full76(), full77(), full78(), full79(), full80(), full81(), full82(), full83(), full84(), full85(), full86(), full87(), full88(), full89(), full90(), full91(), full92(), full93(), full94(), full95(), full96(), full97(), full98(), full99(), full100(), full101(), full102(), full103(), full104(), full105(), full106(), full107(), full108(), full109(), full110(), full111(), full112(), full113(), full114(), full115(), full116(), full117(), full118(), full119(), full120(), full121(), full122(), full123(), full124(), full125(), full126(), full127(), full128(), full129(), full130(), full131(), full132()]
 
     /// Every message as `X()`, and the bytes a strict writer produces for it.
-    static let empty: [WireSample] = [empty0(), empty1(), empty2(), empty3(), empty4(), empty5(), empty6(), empty7(), empty8(), empty9(), empty10(), empty11(), empty12(), empty13(), empty14(), empty15(), empty16(), empty17(), empty18(), empty19(), empty20(), empty21(), empty22(), empty23(), empty24(), empty25(), empty26(), empty27(), empty28(), empty29(), empty30(), empty31(), empty32(), empty33(), empty34(), empty35(), empty36(), empty37(), empty38(), empty39(), empty40(), empty41(), empty42(), empty43(), empty44(), empty45(), empty46(), empty47(), empty48(), empty49(), empty50(), empty51(), empty52(), empty53(), empty54(), empty55(), empty56(), empty57(), empty58(), empty59(), empty60(), empty61(), empty62(), empty63(), empty64(), empty65(), empty66(), empty67(), empty68(), empty69(), empty70(), empty71(), empty72(), empty73(), empty74(), empty75(), empty76(), empty77(), empty78(), empty79(), empty80(), empty81(), empty82(), empty83(), empty84(), empty85(), empty86(), empty87(), empty88(), empty89(), empty90(), empty91(), empty92(), empty93(), empty94(), empty95(), empty96(), empty97(), empty98(), empty99(), empty100(), empty101(), empty102(), empty103()]
+    static let empty: [WireSample] = [empty0(), empty1(), empty2(), empty3(), empty4(), empty5(), empty6(), empty7(), empty8(), empty9(), empty10(), empty11(), empty12(), empty13(), empty14(), empty15(), empty16(), empty17(), empty18(), empty19(), empty20(), empty21(), empty22(), empty23(), empty24(), empty25(), empty26(), empty27(), empty28(), empty29(), empty30(), empty31(), empty32(), empty33(), empty34(), empty35(), empty36(), empty37(), empty38(), empty39(), empty40(), empty41(), empty42(), empty43(), empty44(), empty45(), empty46(), empty47(), empty48(), empty49(), empty50(), empty51(), empty52(), empty53(), empty54(), empty55(), empty56(), empty57(), empty58(), empty59(), empty60(), empty61(), empty62(), empty63(), empty64(), empty65(), empty66(), empty67(), empty68(), empty69(), empty70(), empty71(), empty72(), empty73(), empty74(), empty75(), empty76(), empty77(), empty78(), empty79(), empty80(), empty81(), empty82(), empty83(), empty84(), empty85(), empty86(), empty87(), empty88(), empty89(), empty90(), empty91(), empty92(), empty93(), empty94(), empty95(), empty96(), empty97(), empty98(), empty99(), empty100(), empty101(), empty102(), empty103(), empty104(), empty105(), empty106(), empty107(), empty108()]
 
     private static func full0() -> WireSample {
         WireSample(
@@ -2195,6 +2195,36 @@ enum WireSamples {
         )
     }
 
+    private static func full112() -> WireSample {
+        WireSample(
+            name: "dashport.media.PlaybackCommand #15",
+            message: DashportMedia.PlaybackCommand(requestId: 4000000001, command: .setDeviceVolume(17.125)),
+            bytes: [
+                0x08, 0x81, 0xd0, 0xac, 0xf3, 0x0e, 0x89, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x20, 0x31, 0x40,
+            ]
+        )
+    }
+
+    private static func full113() -> WireSample {
+        WireSample(
+            name: "dashport.media.PlaybackCommand #16",
+            message: DashportMedia.PlaybackCommand(requestId: 4000000001, command: .adjustDeviceVolume(18169)),
+            bytes: [
+                0x08, 0x81, 0xd0, 0xac, 0xf3, 0x0e, 0x90, 0x01, 0xf2, 0x9b, 0x02,
+            ]
+        )
+    }
+
+    private static func full114() -> WireSample {
+        WireSample(
+            name: "dashport.media.PlaybackCommand #17",
+            message: DashportMedia.PlaybackCommand(requestId: 4000000001, command: .setDeviceMuted(true)),
+            bytes: [
+                0x08, 0x81, 0xd0, 0xac, 0xf3, 0x0e, 0x98, 0x01, 0x01,
+            ]
+        )
+    }
+
     private static func empty91() -> WireSample {
         WireSample(
             name: "dashport.media.PlaybackCommand (empty)",
@@ -2205,7 +2235,7 @@ enum WireSamples {
         )
     }
 
-    private static func full112() -> WireSample {
+    private static func full115() -> WireSample {
         WireSample(
             name: "dashport.media.CommandResult",
             message: DashportMedia.CommandResult(requestId: 4000000001, accepted: false, reason: DashportMedia.CommandResult.Reason(rawValue: 6), message: "f4 é ✓"),
@@ -2226,7 +2256,7 @@ enum WireSamples {
         )
     }
 
-    private static func full113() -> WireSample {
+    private static func full116() -> WireSample {
         WireSample(
             name: "dashport.media.PositionAnchor",
             message: DashportMedia.PositionAnchor(valueMs: -1000000000007, atMs: 2000000000007, rate: 3.125),
@@ -2247,7 +2277,7 @@ enum WireSamples {
         )
     }
 
-    private static func full114() -> WireSample {
+    private static func full117() -> WireSample {
         WireSample(
             name: "dashport.media.CustomActionInfo",
             message: DashportMedia.CustomActionInfo(name: "f1 é ✓", label: "f2 é ✓", iconArtworkKey: "f3 é ✓"),
@@ -2269,10 +2299,10 @@ enum WireSamples {
         )
     }
 
-    private static func full115() -> WireSample {
+    private static func full118() -> WireSample {
         WireSample(
             name: "dashport.media.PlaybackState",
-            message: DashportMedia.PlaybackState(status: DashportMedia.PlaybackStatus(rawValue: 4), position: DashportMedia.PositionAnchor(valueMs: -1000000000007, atMs: 2000000000007, rate: 3.125), sentAtMs: -3000000000007, bufferedPositionMs: 4000000000007, controls: [DashportMedia.PlaybackAction(rawValue: 16), DashportMedia.PlaybackAction(rawValue: 15)], capabilities: [DashportMedia.PlaybackAction(rawValue: 16), DashportMedia.PlaybackAction(rawValue: 15)], customActions: [DashportMedia.CustomActionInfo(name: "f1 é ✓", label: "f2 é ✓", iconArtworkKey: "f3 é ✓"), DashportMedia.CustomActionInfo(name: "f101 é ✓", label: "f102 é ✓", iconArtworkKey: "f103 é ✓")], queueIndex: 4000000008, errorMessage: "f9 é ✓", repeatMode: DashportMedia.RepeatMode(rawValue: 2), shuffle: true),
+            message: DashportMedia.PlaybackState(status: DashportMedia.PlaybackStatus(rawValue: 4), position: DashportMedia.PositionAnchor(valueMs: -1000000000007, atMs: 2000000000007, rate: 3.125), sentAtMs: -3000000000007, bufferedPositionMs: 4000000000007, controls: [DashportMedia.PlaybackAction(rawValue: 16), DashportMedia.PlaybackAction(rawValue: 15)], capabilities: [DashportMedia.PlaybackAction(rawValue: 16), DashportMedia.PlaybackAction(rawValue: 15)], customActions: [DashportMedia.CustomActionInfo(name: "f1 é ✓", label: "f2 é ✓", iconArtworkKey: "f3 é ✓"), DashportMedia.CustomActionInfo(name: "f101 é ✓", label: "f102 é ✓", iconArtworkKey: "f103 é ✓")], queueIndex: 4000000008, errorMessage: "f9 é ✓", repeatMode: DashportMedia.RepeatMode(rawValue: 2), shuffle: true, speed: 12.125),
             bytes: [
                 0x08, 0x04, 0x12, 0x1b, 0x08, 0xf9, 0xdf, 0xeb, 0xda, 0xf2, 0xe2, 0xff, 0xff, 0xff, 0x01, 0x10,
                 0x87, 0xc0, 0xa8, 0xca, 0x9a, 0x3a, 0x19, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x40, 0x18,
@@ -2283,7 +2313,8 @@ enum WireSamples {
                 0x66, 0x31, 0x30, 0x31, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x12, 0x0b, 0x66, 0x31, 0x30,
                 0x32, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x1a, 0x0b, 0x66, 0x31, 0x30, 0x33, 0x20, 0xc3,
                 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x40, 0x88, 0xd0, 0xac, 0xf3, 0x0e, 0x4a, 0x09, 0x66, 0x39, 0x20,
-                0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x50, 0x02, 0x58, 0x01,
+                0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x50, 0x02, 0x58, 0x01, 0x61, 0x00, 0x00, 0x00, 0x00, 0x00,
+                0x40, 0x28, 0x40,
             ]
         )
     }
@@ -2298,15 +2329,22 @@ enum WireSamples {
         )
     }
 
-    private static func full116() -> WireSample {
+    private static func full119() -> WireSample {
         WireSample(
             name: "dashport.media.MediaItem",
-            message: DashportMedia.MediaItem(id: "f1 é ✓", title: "f2 é ✓", artist: "f3 é ✓", album: "f4 é ✓", artworkKey: "f5 é ✓", durationMs: 6000000000007),
+            message: DashportMedia.MediaItem(id: "f1 é ✓", title: "f2 é ✓", artist: "f3 é ✓", album: "f4 é ✓", artworkKey: "f5 é ✓", durationMs: 6000000000007, subtitle: "f7 é ✓", albumArtist: "f8 é ✓", genre: "f9 é ✓", trackNumber: 4000000010, discNumber: 4000000011, year: 12115, isLive: true, extras: [DashportMedia.MediaItem.Extra(key: "f1 é ✓", value: "f2 é ✓"), DashportMedia.MediaItem.Extra(key: "f101 é ✓", value: "f102 é ✓")]),
             bytes: [
                 0x0a, 0x09, 0x66, 0x31, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x12, 0x09, 0x66, 0x32, 0x20,
                 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x1a, 0x09, 0x66, 0x33, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c,
                 0x93, 0x22, 0x09, 0x66, 0x34, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x2a, 0x09, 0x66, 0x35,
-                0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x30, 0x87, 0xc0, 0xf9, 0xde, 0xcf, 0xae, 0x01,
+                0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x30, 0x87, 0xc0, 0xf9, 0xde, 0xcf, 0xae, 0x01, 0x3a,
+                0x09, 0x66, 0x37, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x42, 0x09, 0x66, 0x38, 0x20, 0xc3,
+                0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x4a, 0x09, 0x66, 0x39, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93,
+                0x50, 0x8a, 0xd0, 0xac, 0xf3, 0x0e, 0x58, 0x8b, 0xd0, 0xac, 0xf3, 0x0e, 0x60, 0xd3, 0x5e, 0x68,
+                0x01, 0x72, 0x16, 0x0a, 0x09, 0x66, 0x31, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x12, 0x09,
+                0x66, 0x32, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x72, 0x1a, 0x0a, 0x0b, 0x66, 0x31, 0x30,
+                0x31, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x12, 0x0b, 0x66, 0x31, 0x30, 0x32, 0x20, 0xc3,
+                0xa9, 0x20, 0xe2, 0x9c, 0x93,
             ]
         )
     }
@@ -2321,21 +2359,48 @@ enum WireSamples {
         )
     }
 
-    private static func full117() -> WireSample {
+    private static func full120() -> WireSample {
         WireSample(
-            name: "dashport.media.MediaItemState",
-            message: DashportMedia.MediaItemState(item: DashportMedia.MediaItem(id: "f1 é ✓", title: "f2 é ✓", artist: "f3 é ✓", album: "f4 é ✓", artworkKey: "f5 é ✓", durationMs: 6000000000007)),
+            name: "dashport.media.MediaItem.Extra",
+            message: DashportMedia.MediaItem.Extra(key: "f1 é ✓", value: "f2 é ✓"),
             bytes: [
-                0x0a, 0x3f, 0x0a, 0x09, 0x66, 0x31, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x12, 0x09, 0x66,
-                0x32, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x1a, 0x09, 0x66, 0x33, 0x20, 0xc3, 0xa9, 0x20,
-                0xe2, 0x9c, 0x93, 0x22, 0x09, 0x66, 0x34, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x2a, 0x09,
-                0x66, 0x35, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x30, 0x87, 0xc0, 0xf9, 0xde, 0xcf, 0xae,
-                0x01,
+                0x0a, 0x09, 0x66, 0x31, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x12, 0x09, 0x66, 0x32, 0x20,
+                0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93,
             ]
         )
     }
 
     private static func empty97() -> WireSample {
+        WireSample(
+            name: "dashport.media.MediaItem.Extra (empty)",
+            message: DashportMedia.MediaItem.Extra(),
+            bytes: [
+                0x0a, 0x00, 0x12, 0x00,
+            ]
+        )
+    }
+
+    private static func full121() -> WireSample {
+        WireSample(
+            name: "dashport.media.MediaItemState",
+            message: DashportMedia.MediaItemState(item: DashportMedia.MediaItem(id: "f1 é ✓", title: "f2 é ✓", artist: "f3 é ✓", album: "f4 é ✓", artworkKey: "f5 é ✓", durationMs: 6000000000007, subtitle: "f7 é ✓", albumArtist: "f8 é ✓", genre: "f9 é ✓", trackNumber: 4000000010, discNumber: 4000000011, year: 12115, isLive: true, extras: [DashportMedia.MediaItem.Extra(key: "f1 é ✓", value: "f2 é ✓"), DashportMedia.MediaItem.Extra(key: "f101 é ✓", value: "f102 é ✓")])),
+            bytes: [
+                0x0a, 0xa5, 0x01, 0x0a, 0x09, 0x66, 0x31, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x12, 0x09,
+                0x66, 0x32, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x1a, 0x09, 0x66, 0x33, 0x20, 0xc3, 0xa9,
+                0x20, 0xe2, 0x9c, 0x93, 0x22, 0x09, 0x66, 0x34, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x2a,
+                0x09, 0x66, 0x35, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x30, 0x87, 0xc0, 0xf9, 0xde, 0xcf,
+                0xae, 0x01, 0x3a, 0x09, 0x66, 0x37, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x42, 0x09, 0x66,
+                0x38, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x4a, 0x09, 0x66, 0x39, 0x20, 0xc3, 0xa9, 0x20,
+                0xe2, 0x9c, 0x93, 0x50, 0x8a, 0xd0, 0xac, 0xf3, 0x0e, 0x58, 0x8b, 0xd0, 0xac, 0xf3, 0x0e, 0x60,
+                0xd3, 0x5e, 0x68, 0x01, 0x72, 0x16, 0x0a, 0x09, 0x66, 0x31, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c,
+                0x93, 0x12, 0x09, 0x66, 0x32, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x72, 0x1a, 0x0a, 0x0b,
+                0x66, 0x31, 0x30, 0x31, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x12, 0x0b, 0x66, 0x31, 0x30,
+                0x32, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93,
+            ]
+        )
+    }
+
+    private static func empty98() -> WireSample {
         WireSample(
             name: "dashport.media.MediaItemState (empty)",
             message: DashportMedia.MediaItemState(),
@@ -2343,25 +2408,39 @@ enum WireSamples {
         )
     }
 
-    private static func full118() -> WireSample {
+    private static func full122() -> WireSample {
         WireSample(
             name: "dashport.media.QueueState",
-            message: DashportMedia.QueueState(items: [DashportMedia.MediaItem(id: "f1 é ✓", title: "f2 é ✓", artist: "f3 é ✓", album: "f4 é ✓", artworkKey: "f5 é ✓", durationMs: 6000000000007), DashportMedia.MediaItem(id: "f101 é ✓", title: "f102 é ✓", artist: "f103 é ✓", album: "f104 é ✓", artworkKey: "f105 é ✓", durationMs: 106000000000007)]),
+            message: DashportMedia.QueueState(items: [DashportMedia.MediaItem(id: "f1 é ✓", title: "f2 é ✓", artist: "f3 é ✓", album: "f4 é ✓", artworkKey: "f5 é ✓", durationMs: 6000000000007, subtitle: "f7 é ✓", albumArtist: "f8 é ✓", genre: "f9 é ✓", trackNumber: 4000000010, discNumber: 4000000011, year: 12115, isLive: true, extras: [DashportMedia.MediaItem.Extra(key: "f1 é ✓", value: "f2 é ✓"), DashportMedia.MediaItem.Extra(key: "f101 é ✓", value: "f102 é ✓")]), DashportMedia.MediaItem(id: "f101 é ✓", title: "f102 é ✓", artist: "f103 é ✓", album: "f104 é ✓", artworkKey: "f105 é ✓", durationMs: 106000000000007, subtitle: "f107 é ✓", albumArtist: "f108 é ✓", genre: "f109 é ✓", trackNumber: 4000000110, discNumber: 4000000111, year: 113015, isLive: true, extras: [DashportMedia.MediaItem.Extra(key: "f101 é ✓", value: "f102 é ✓"), DashportMedia.MediaItem.Extra(key: "f201 é ✓", value: "f202 é ✓")])]),
             bytes: [
-                0x0a, 0x3f, 0x0a, 0x09, 0x66, 0x31, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x12, 0x09, 0x66,
-                0x32, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x1a, 0x09, 0x66, 0x33, 0x20, 0xc3, 0xa9, 0x20,
-                0xe2, 0x9c, 0x93, 0x22, 0x09, 0x66, 0x34, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x2a, 0x09,
-                0x66, 0x35, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x30, 0x87, 0xc0, 0xf9, 0xde, 0xcf, 0xae,
-                0x01, 0x0a, 0x49, 0x0a, 0x0b, 0x66, 0x31, 0x30, 0x31, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93,
-                0x12, 0x0b, 0x66, 0x31, 0x30, 0x32, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x1a, 0x0b, 0x66,
-                0x31, 0x30, 0x33, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x22, 0x0b, 0x66, 0x31, 0x30, 0x34,
-                0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x2a, 0x0b, 0x66, 0x31, 0x30, 0x35, 0x20, 0xc3, 0xa9,
-                0x20, 0xe2, 0x9c, 0x93, 0x30, 0x87, 0xc0, 0xe2, 0xe2, 0x80, 0x8d, 0x18,
+                0x0a, 0xa5, 0x01, 0x0a, 0x09, 0x66, 0x31, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x12, 0x09,
+                0x66, 0x32, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x1a, 0x09, 0x66, 0x33, 0x20, 0xc3, 0xa9,
+                0x20, 0xe2, 0x9c, 0x93, 0x22, 0x09, 0x66, 0x34, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x2a,
+                0x09, 0x66, 0x35, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x30, 0x87, 0xc0, 0xf9, 0xde, 0xcf,
+                0xae, 0x01, 0x3a, 0x09, 0x66, 0x37, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x42, 0x09, 0x66,
+                0x38, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x4a, 0x09, 0x66, 0x39, 0x20, 0xc3, 0xa9, 0x20,
+                0xe2, 0x9c, 0x93, 0x50, 0x8a, 0xd0, 0xac, 0xf3, 0x0e, 0x58, 0x8b, 0xd0, 0xac, 0xf3, 0x0e, 0x60,
+                0xd3, 0x5e, 0x68, 0x01, 0x72, 0x16, 0x0a, 0x09, 0x66, 0x31, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c,
+                0x93, 0x12, 0x09, 0x66, 0x32, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x72, 0x1a, 0x0a, 0x0b,
+                0x66, 0x31, 0x30, 0x31, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x12, 0x0b, 0x66, 0x31, 0x30,
+                0x32, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x0a, 0xba, 0x01, 0x0a, 0x0b, 0x66, 0x31, 0x30,
+                0x31, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x12, 0x0b, 0x66, 0x31, 0x30, 0x32, 0x20, 0xc3,
+                0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x1a, 0x0b, 0x66, 0x31, 0x30, 0x33, 0x20, 0xc3, 0xa9, 0x20, 0xe2,
+                0x9c, 0x93, 0x22, 0x0b, 0x66, 0x31, 0x30, 0x34, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x2a,
+                0x0b, 0x66, 0x31, 0x30, 0x35, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x30, 0x87, 0xc0, 0xe2,
+                0xe2, 0x80, 0x8d, 0x18, 0x3a, 0x0b, 0x66, 0x31, 0x30, 0x37, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c,
+                0x93, 0x42, 0x0b, 0x66, 0x31, 0x30, 0x38, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x4a, 0x0b,
+                0x66, 0x31, 0x30, 0x39, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x50, 0xee, 0xd0, 0xac, 0xf3,
+                0x0e, 0x58, 0xef, 0xd0, 0xac, 0xf3, 0x0e, 0x60, 0xf7, 0xf2, 0x06, 0x68, 0x01, 0x72, 0x1a, 0x0a,
+                0x0b, 0x66, 0x31, 0x30, 0x31, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x12, 0x0b, 0x66, 0x31,
+                0x30, 0x32, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x72, 0x1a, 0x0a, 0x0b, 0x66, 0x32, 0x30,
+                0x31, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93, 0x12, 0x0b, 0x66, 0x32, 0x30, 0x32, 0x20, 0xc3,
+                0xa9, 0x20, 0xe2, 0x9c, 0x93,
             ]
         )
     }
 
-    private static func empty98() -> WireSample {
+    private static func empty99() -> WireSample {
         WireSample(
             name: "dashport.media.QueueState (empty)",
             message: DashportMedia.QueueState(),
@@ -2369,7 +2448,7 @@ enum WireSamples {
         )
     }
 
-    private static func full119() -> WireSample {
+    private static func full123() -> WireSample {
         WireSample(
             name: "dashport.media.SessionError",
             message: DashportMedia.SessionError(code: DashportMedia.SessionErrorCode(rawValue: 8), severity: DashportMedia.Severity(rawValue: 1), message: "f3 é ✓", subject: "f4 é ✓"),
@@ -2380,7 +2459,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty99() -> WireSample {
+    private static func empty100() -> WireSample {
         WireSample(
             name: "dashport.media.SessionError (empty)",
             message: DashportMedia.SessionError(),
@@ -2390,7 +2469,84 @@ enum WireSamples {
         )
     }
 
-    private static func full120() -> WireSample {
+    private static func full124() -> WireSample {
+        WireSample(
+            name: "dashport.media.SleepTimerState",
+            message: DashportMedia.SleepTimerState(mode: DashportMedia.SleepTimerMode(rawValue: 2), remainingMs: 2000000000007, sentAtMs: -3000000000007),
+            bytes: [
+                0x08, 0x02, 0x10, 0x87, 0xc0, 0xa8, 0xca, 0x9a, 0x3a, 0x18, 0xf9, 0x9f, 0xc3, 0x90, 0xd8, 0xa8,
+                0xff, 0xff, 0xff, 0x01,
+            ]
+        )
+    }
+
+    private static func empty101() -> WireSample {
+        WireSample(
+            name: "dashport.media.SleepTimerState (empty)",
+            message: DashportMedia.SleepTimerState(),
+            bytes: []
+        )
+    }
+
+    private static func full125() -> WireSample {
+        WireSample(
+            name: "dashport.media.SleepTimerFired",
+            message: DashportMedia.SleepTimerFired(atMs: -1000000000007),
+            bytes: [
+                0x08, 0xf9, 0xdf, 0xeb, 0xda, 0xf2, 0xe2, 0xff, 0xff, 0xff, 0x01,
+            ]
+        )
+    }
+
+    private static func empty102() -> WireSample {
+        WireSample(
+            name: "dashport.media.SleepTimerFired (empty)",
+            message: DashportMedia.SleepTimerFired(),
+            bytes: []
+        )
+    }
+
+    private static func full126() -> WireSample {
+        WireSample(
+            name: "dashport.media.RemotePlayback",
+            message: DashportMedia.RemotePlayback(volume: 1.125, muted: false, steps: 4000000003, control: DashportMedia.VolumeControl(rawValue: 3)),
+            bytes: [
+                0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xf2, 0x3f, 0x10, 0x00, 0x18, 0x83, 0xd0, 0xac, 0xf3,
+                0x0e, 0x20, 0x03,
+            ]
+        )
+    }
+
+    private static func empty103() -> WireSample {
+        WireSample(
+            name: "dashport.media.RemotePlayback (empty)",
+            message: DashportMedia.RemotePlayback(),
+            bytes: [
+                0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x20, 0x00,
+            ]
+        )
+    }
+
+    private static func full127() -> WireSample {
+        WireSample(
+            name: "dashport.media.RemotePlaybackState",
+            message: DashportMedia.RemotePlaybackState(remote: DashportMedia.RemotePlayback(volume: 1.125, muted: false, steps: 4000000003, control: DashportMedia.VolumeControl(rawValue: 3))),
+            bytes: [
+                0x0a, 0x13, 0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xf2, 0x3f, 0x10, 0x00, 0x18, 0x83, 0xd0,
+                0xac, 0xf3, 0x0e, 0x20, 0x03,
+            ]
+        )
+    }
+
+    private static func empty104() -> WireSample {
+        WireSample(
+            name: "dashport.media.RemotePlaybackState (empty)",
+            message: DashportMedia.RemotePlaybackState(),
+            bytes: []
+        )
+    }
+
+    private static func full128() -> WireSample {
         WireSample(
             name: "dashport.media.GetArtwork",
             message: DashportMedia.GetArtwork(requestId: 4000000001, key: "f2 é ✓", width: 4000000003, height: 4000000004),
@@ -2401,7 +2557,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty100() -> WireSample {
+    private static func empty105() -> WireSample {
         WireSample(
             name: "dashport.media.GetArtwork (empty)",
             message: DashportMedia.GetArtwork(),
@@ -2411,7 +2567,7 @@ enum WireSamples {
         )
     }
 
-    private static func full121() -> WireSample {
+    private static func full129() -> WireSample {
         WireSample(
             name: "dashport.media.ArtworkImage",
             message: DashportMedia.ArtworkImage(data: [1, 0, 255, 128], mimeType: "f2 é ✓", width: 4000000003, height: 4000000004),
@@ -2422,7 +2578,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty101() -> WireSample {
+    private static func empty106() -> WireSample {
         WireSample(
             name: "dashport.media.ArtworkImage (empty)",
             message: DashportMedia.ArtworkImage(),
@@ -2432,7 +2588,7 @@ enum WireSamples {
         )
     }
 
-    private static func full122() -> WireSample {
+    private static func full130() -> WireSample {
         WireSample(
             name: "dashport.media.ArtworkError",
             message: DashportMedia.ArtworkError(code: DashportMedia.ArtworkError.Code(rawValue: 4), message: "f2 é ✓"),
@@ -2442,7 +2598,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty102() -> WireSample {
+    private static func empty107() -> WireSample {
         WireSample(
             name: "dashport.media.ArtworkError (empty)",
             message: DashportMedia.ArtworkError(),
@@ -2452,7 +2608,7 @@ enum WireSamples {
         )
     }
 
-    private static func full123() -> WireSample {
+    private static func full131() -> WireSample {
         WireSample(
             name: "dashport.media.ArtworkResult #0",
             message: DashportMedia.ArtworkResult(requestId: 4000000001, outcome: .image(DashportMedia.ArtworkImage(data: [1, 0, 255, 128], mimeType: "f2 é ✓", width: 4000000003, height: 4000000004))),
@@ -2464,7 +2620,7 @@ enum WireSamples {
         )
     }
 
-    private static func full124() -> WireSample {
+    private static func full132() -> WireSample {
         WireSample(
             name: "dashport.media.ArtworkResult #1",
             message: DashportMedia.ArtworkResult(requestId: 4000000001, outcome: .error(DashportMedia.ArtworkError(code: DashportMedia.ArtworkError.Code(rawValue: 4), message: "f2 é ✓"))),
@@ -2475,7 +2631,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty103() -> WireSample {
+    private static func empty108() -> WireSample {
         WireSample(
             name: "dashport.media.ArtworkResult (empty)",
             message: DashportMedia.ArtworkResult(),

@@ -156,9 +156,13 @@ extension ServicesFuzz {
                         statuses += 1
                     } else if message.messageId == metadataId {
                         guard let metadata = decode(AAP.MediaPlaybackMetadata.self, message.body) else { continue }
-                        let song = onWire(item?.title ?? ""), artist = onWire(item?.artist ?? item?.subtitle ?? "")
+                        let song = onWire(item?.title ?? "")
+                        let artist = onWire(item?.artist ?? item?.albumArtist ?? item?.subtitle ?? "")
                         fuzzCheck(metadata.song == song && metadata.artist == artist,
                                   "metadata for another item than \(String(describing: item))")
+                        // A live or unknown-length item is never a track of 0 s.
+                        fuzzCheck(item == nil || item?.hasScrubber == true || metadata.durationSeconds == nil,
+                                  "a duration for a live or unknown-length item")
                         if let art = metadata.albumArt {
                             fuzzCheck(!art.isEmpty && art.count <= configuration.maxArtworkBytes, "album art of \(art.count) bytes")
                             covers += 1

@@ -144,7 +144,7 @@ extension ServicesFuzz {
 
         private mutating func playbackCommand() -> DashportMedia.PlaybackCommand.Command? {
             let empty = DashportMedia.Empty()
-            switch reader.byte() % 17 {
+            switch reader.byte() % 20 {
             case 0: return .play(empty)
             case 1: return .seekToMs(reader.bool() ? reader.int64() : -reader.millis())
             case 2: return .skipToQueueItem(UInt32(reader.u16()) << 16)
@@ -176,6 +176,9 @@ extension ServicesFuzz {
             case 13: return .skipToPrevious(empty)
             case 14: return .stop(empty)
             case 15: return .setRate(Double(reader.u16()) / 1000)
+            case 16: return .setDeviceVolume(reader.pick([0.5, -1, 2, .nan, .infinity, 0, 1]))
+            case 17: return .adjustDeviceVolume(Int32(Int8(bitPattern: reader.byte())))
+            case 18: return .setDeviceMuted(reader.bool())
             default: return nil
             }
         }
@@ -295,6 +298,14 @@ extension ServicesFuzz {
             case .serverHello: _ = decode(DashportMedia.ServerHello.self, message.body)
             case .childrenChanged: _ = decode(DashportMedia.ChildrenChanged.self, message.body)
             case .sessionError: _ = decode(DashportMedia.SessionError.self, message.body)
+            case .sleepTimerFired: _ = decode(DashportMedia.SleepTimerFired.self, message.body)
+            case .remotePlaybackState:
+                let state = decode(DashportMedia.RemotePlaybackState.self, message.body)
+                fuzzCheck(state?.remote.map { (0...1).contains($0.volume) } ?? true, "REMOTE_PLAYBACK_STATE volume outside 0…1")
+            case .sleepTimerState:
+                let state = decode(DashportMedia.SleepTimerState.self, message.body)
+                fuzzCheck(state.map { $0.sentAtMs == now.milliseconds && ($0.remainingMs ?? 0) >= 0 } ?? true,
+                          "SLEEP_TIMER_STATE not stamped with now, or negative time left")
             case .browseResult:
                 let result = decode(DashportMedia.BrowseResult.self, message.body)
                 echoed = result?.requestId

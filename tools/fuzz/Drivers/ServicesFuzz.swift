@@ -164,7 +164,11 @@ public enum ServicesFuzz {
             id: id.isEmpty ? "item" : id, title: flags & 0x01 != 0 ? r.string() : nil,
             subtitle: flags & 0x02 != 0 ? r.string() : nil, artist: flags & 0x04 != 0 ? r.string() : nil,
             album: flags & 0x08 != 0 ? r.string() : nil, artworkUri: flags & 0x10 != 0 ? r.uri() : nil,
-            durationMs: flags & 0x20 != 0 ? r.millis() : nil)
+            durationMs: flags & 0x20 != 0 ? r.millis() : nil,
+            albumArtist: flags & 0x40 != 0 ? r.string() : nil, genre: flags & 0x40 != 0 ? r.string() : nil,
+            trackNumber: flags & 0x80 != 0 ? Int(r.u16()) : nil, discNumber: flags & 0x80 != 0 ? Int(r.byte()) : nil,
+            year: flags & 0x80 != 0 ? Int(Int16(bitPattern: r.u16())) : nil, isLive: flags & 0x40 != 0 ? r.bool() : nil,
+            extras: flags & 0x40 != 0 ? [r.string(): r.string()] : nil)
     }
 
     static func playbackState(_ r: inout Reader) -> PlaybackState {
@@ -184,13 +188,23 @@ public enum ServicesFuzz {
     }
 
     static func sessionUpdate(_ r: inout Reader) -> SessionUpdate {
-        switch r.byte() % 5 {
+        switch r.byte() % 7 {
         case 0: .playbackState(playbackState(&r))
         case 1: .mediaItem(MediaItemState(item: r.maybe(mediaItem)))
         case 2: .queue(QueueState(items: (0..<Int(r.byte() % 8)).map { _ in mediaItem(&r) }, title: r.maybe { $0.string() }))
         case 3:
             .error(SessionError(code: r.pick(SessionError.Code.allCases), severity: r.pick([.fatal, .degraded]),
-                                message: r.string()))
+                                message: r.string(), subject: r.maybe { $0.string() }))
+        case 5:
+            .sleepTimer(r.maybe { r in
+                SleepTimerStatus(timer: r.bool() ? .endOfTrack : .duration(ms: 1000),
+                                 deadline: r.maybe { ClockInstant(milliseconds: $0.int64()) })
+            })
+        case 6:
+            .remotePlayback(r.maybe { r in
+                RemotePlayback(volume: Double(r.byte()) / 255, muted: r.bool(), steps: Int(r.byte()),
+                               control: r.pick(RemotePlayback.Control.allCases))
+            })
         default: .sleepTimerFired
         }
     }
@@ -203,6 +217,7 @@ public enum ServicesFuzz {
     static let rejections = [
         "", "seekTo is not in the declared capabilities", "notSupported: ", "there is no item '", "seek position ",
         "custom action '", "already at the end of the queue", "3 extras, more than ",
+        SessionCore.remotePlaybackNotDeclared, SessionCore.remoteVolumeNotWritable, "queue position ", "volume ",
     ]
 
     static func command(_ r: inout Reader) -> SessionCommand {
