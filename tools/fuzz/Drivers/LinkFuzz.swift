@@ -213,27 +213,6 @@ public enum LinkFuzz {
 
     // MARK: - Input helpers
 
-    /// Reads the script; past the end every read is zero.
-    struct ByteReader {
-        let bytes: [UInt8]
-        var index: Int
-        var isAtEnd: Bool { index >= bytes.count }
-
-        mutating func byte() -> UInt8 {
-            guard index < bytes.count else { return 0 }
-            defer { index += 1 }
-            return bytes[index]
-        }
-
-        mutating func u16() -> UInt16 { UInt16(byte()) << 8 | UInt16(byte()) }
-
-        mutating func take(_ count: Int) -> [UInt8] {
-            let end = min(bytes.count, index + count)
-            defer { index = max(index, end) }
-            return index < end ? Array(bytes[index..<end]) : []
-        }
-    }
-
     /// FNV-1a over the input: the seed of its split points.
     static func fnv1a(_ bytes: [UInt8]) -> UInt64 {
         bytes.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 }

@@ -19,7 +19,7 @@ extension LinkFuzz {
         let phone: PhoneLink
         let headUnit: HeadUnitLink
         let watch: Watch
-        private var reader: ByteReader
+        private var reader: FuzzReader
         private var random: FuzzRandom
         private(set) var now = Duration.seconds(1000)
         private var toPhone: [UInt8] = []
@@ -37,7 +37,7 @@ extension LinkFuzz {
 
         init(_ input: [UInt8]) {
             let flags = input[0]
-            reader = ByteReader(bytes: input, index: 1)
+            reader = FuzzReader(bytes: input, index: 1)
             fuzzedDiscovery = flags & 0x80 != 0
             let discovery = fuzzedDiscovery ? reader.take(Int(reader.byte()) | Int(reader.byte()) << 8) : nil
             let configuration = HeadUnitConfiguration(

@@ -65,71 +65,7 @@ public enum ServicesFuzz {
 
     // MARK: - Reading the input
 
-    /// Reads the script; past the end every read is zero.
-    struct Reader {
-        let bytes: [UInt8]
-        var index: Int
-        var isAtEnd: Bool { index >= bytes.count }
-
-        mutating func byte() -> UInt8 {
-            guard index < bytes.count else { return 0 }
-            defer { index += 1 }
-            return bytes[index]
-        }
-
-        mutating func u16() -> UInt16 { UInt16(byte()) << 8 | UInt16(byte()) }
-        mutating func bool() -> Bool { byte() & 1 == 1 }
-
-        mutating func take(_ count: Int) -> [UInt8] {
-            let end = min(bytes.count, index + count)
-            defer { index = max(index, end) }
-            return index < end ? Array(bytes[index..<end]) : []
-        }
-
-        /// One byte; with its top bit set, 15 bits from two.
-        mutating func length() -> Int {
-            let first = byte()
-            return first & 0x80 == 0 ? Int(first) : Int(first & 0x7F) << 8 | Int(byte())
-        }
-
-        mutating func pick<T>(_ options: [T]) -> T { options[Int(byte()) % options.count] }
-
-        /// One of `options`, or (the choice after the last) whatever `other` reads.
-        mutating func pick<T>(_ options: [T], or other: (inout Reader) -> T) -> T {
-            let choice = Int(byte()) % (options.count + 1)
-            return choice < options.count ? options[choice] : other(&self)
-        }
-
-        mutating func maybe<T>(_ make: (inout Reader) -> T) -> T? {
-            bool() ? make(&self) : nil
-        }
-
-        /// A string from a menu of troublesome ones, or (top bit) any bytes as UTF-8.
-        mutating func string() -> String {
-            let choice = byte()
-            if choice & 0x80 != 0 { return String(decoding: take(Int(choice & 0x7F)), as: UTF8.self) }
-            return Self.strings[Int(choice) % Self.strings.count]
-        }
-
-        static let strings = [
-            "", "a", "b", "c", "song-1", "album-7", BrowseItem.rootId, "é ü/%2F", "%", "%zz", "/src/a", "\u{0}",
-            String(repeating: "x", count: 300), "tab 1", "🎵",
-        ]
-
-        /// An Int64 from edge values, or a multiple of 1000 from two bytes.
-        mutating func int64() -> Int64 {
-            let choice = byte()
-            if choice & 0x80 != 0 { return Int64(u16()) * 1000 }
-            return [0, 1, 999, 1000, 59_999, 180_000, .max, .max - 1, 1 << 53][Int(choice) % 9]
-        }
-
-        /// A non-negative Int64 duration or position (what the session core accepts).
-        mutating func millis() -> Int64 { max(0, int64()) }
-
-        mutating func uri() -> String? { pick(Self.uris) }
-
-        static let uris: [String?] = [nil, "", "https://img.example/1.jpg", "https://img.example/2.jpg", "file:///music/c.png"]
-    }
+    typealias Reader = FuzzReader
 
     // MARK: - Values from the core, within what the core would hand over
 
@@ -239,4 +175,51 @@ public enum ServicesFuzz {
         default: [UInt8](repeating: 0xAB, count: r.length() * 8)
         }
     }
+}
+
+/// ServicesFuzz's menus of values the core hands over (strings, ids, URIs, times).
+extension FuzzReader {
+    /// One byte; with its top bit set, 15 bits from two.
+    mutating func length() -> Int {
+        let first = byte()
+        return first & 0x80 == 0 ? Int(first) : Int(first & 0x7F) << 8 | Int(byte())
+    }
+
+    mutating func pick<T>(_ options: [T]) -> T { options[Int(byte()) % options.count] }
+
+    /// One of `options`, or (the choice after the last) whatever `other` reads.
+    mutating func pick<T>(_ options: [T], or other: (inout FuzzReader) -> T) -> T {
+        let choice = Int(byte()) % (options.count + 1)
+        return choice < options.count ? options[choice] : other(&self)
+    }
+
+    mutating func maybe<T>(_ make: (inout FuzzReader) -> T) -> T? {
+        bool() ? make(&self) : nil
+    }
+
+    /// A string from a menu of troublesome ones, or (top bit) any bytes as UTF-8.
+    mutating func string() -> String {
+        let choice = byte()
+        if choice & 0x80 != 0 { return String(decoding: take(Int(choice & 0x7F)), as: UTF8.self) }
+        return Self.strings[Int(choice) % Self.strings.count]
+    }
+
+    static let strings = [
+        "", "a", "b", "c", "song-1", "album-7", BrowseItem.rootId, "é ü/%2F", "%", "%zz", "/src/a", "\u{0}",
+        String(repeating: "x", count: 300), "tab 1", "🎵",
+    ]
+
+    /// An Int64 from edge values, or a multiple of 1000 from two bytes.
+    mutating func int64() -> Int64 {
+        let choice = byte()
+        if choice & 0x80 != 0 { return Int64(u16()) * 1000 }
+        return [0, 1, 999, 1000, 59_999, 180_000, .max, .max - 1, 1 << 53][Int(choice) % 9]
+    }
+
+    /// A non-negative Int64 duration or position (what the session core accepts).
+    mutating func millis() -> Int64 { max(0, int64()) }
+
+    mutating func uri() -> String? { pick(Self.uris) }
+
+    static let uris: [String?] = [nil, "", "https://img.example/1.jpg", "https://img.example/2.jpg", "file:///music/c.png"]
 }
