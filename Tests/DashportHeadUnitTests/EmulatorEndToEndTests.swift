@@ -146,11 +146,7 @@ import DashportTLS
         let session = try MediaChannelSession.start(client: client, timeout: .seconds(20))
         let output = CollectedLines()
         let transcript = Transcript { output.append($0) }
-        Task {
-            for await notice in session.notices {
-                if let lines = ScreenRenderer.notice(notice, stock: false) { await transcript.print(lines) }
-            }
-        }
+        transcript.printNotices(of: session)
         return (output, BrowseShell(session: session, transcript: transcript, options: options))
     }
 

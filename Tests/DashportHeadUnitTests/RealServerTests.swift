@@ -60,11 +60,7 @@ import DashportLink
             let session = try MediaChannelSession.start(client: client, timeout: .seconds(20))
             let output = CollectedLines()
             let transcript = Transcript { output.append($0) }
-            Task {
-                for await notice in session.notices {
-                    if let lines = ScreenRenderer.notice(notice, stock: false) { await transcript.print(lines) }
-                }
-            }
+            transcript.printNotices(of: session)
             let shell = BrowseShell(session: session, transcript: transcript, options: BrowseShellOptions(expectTimeout: .seconds(20)))
             try await shell.start()
             try await shell.run(try EmulatorScript.parse("""

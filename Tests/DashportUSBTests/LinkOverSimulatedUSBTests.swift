@@ -69,11 +69,7 @@ import DashportLink
         let shell = BrowseShell(
             session: session, transcript: transcript,
             options: BrowseShellOptions(saveArtDirectory: art, expectTimeout: .seconds(30)))
-        let notices = Task {
-            for await notice in session.notices {
-                if let lines = ScreenRenderer.notice(notice, stock: false) { await transcript.print(lines) }
-            }
-        }
+        let notices = transcript.printNotices(of: session)
         try await shell.start()
         try await shell.run(try EmulatorScript.parse("""
             open 2

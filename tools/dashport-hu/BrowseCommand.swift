@@ -120,12 +120,7 @@ enum BrowseCommand {
         let transcript = Transcript { Console.out($0) }
         // Typed lines and the end of the link, in one stream: the shell stops when the phone goes.
         let (input, inputSink) = AsyncStream.makeStream(of: ShellInput.self)
-        let printer = Task {
-            for await notice in session.notices {
-                if let lines = ScreenRenderer.notice(notice, stock: false) { await transcript.printNotice(lines) }
-                if case .closed = notice { inputSink.yield(.linkClosed) }
-            }
-        }
+        let printer = transcript.printNotices(of: session) { inputSink.yield(.linkClosed) }
         let shell = BrowseShell(session: session, transcript: transcript, options: setup.options)
         var status: Int32 = 0
         do {

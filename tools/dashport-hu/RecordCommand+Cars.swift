@@ -79,11 +79,7 @@ enum MultiCarScript {
                         ? MediaChannelSession.startStock(client: client, timeout: setup.timeout)
                         : try MediaChannelSession.start(client: client, timeout: setup.timeout)
                     let transcript = Transcript { Console.out("[car \(section.car)] " + $0) }
-                    let printer = Task {
-                        for await notice in session.notices {
-                            if let lines = ScreenRenderer.notice(notice, stock: false) { await transcript.print(lines) }
-                        }
-                    }
+                    let printer = transcript.printNotices(of: session)
                     let shell = BrowseShell(session: session, transcript: transcript, options: setup.options)
                     if stock {
                         try await waitForInputChannel(client, timeout: setup.timeout)
