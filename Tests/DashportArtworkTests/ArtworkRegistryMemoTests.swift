@@ -78,6 +78,28 @@ import Glibc
         #expect(registry.counters.keysComputed == 3)
     }
 
+    /// Keys are content digests up to `maxDigestedFileBytes`; past it the file is not read, and
+    /// its key follows path, size and modification time (a touch is then a new key).
+    @Test func aFileOverTheDigestLimitIsKeyedWithoutReadingIt() throws {
+        var registry = registry()
+        let big = root.file("huge.png")
+        let fd = open(big, O_CREAT | O_WRONLY, 0o600)
+        try #require(fd >= 0)
+        #expect(ftruncate(fd, off_t(ArtworkRegistry.maxDigestedFileBytes + 1)) == 0)  // sparse: no disk used
+        close(fd)
+        let uri = "file://\(big)"
+        let first = try registry.register(uri, at: at(0)).get()
+        touch(big, seconds: 1_000_000)
+        let touched = try registry.register(uri, at: at(1000)).get()
+        #expect(touched != first, "over the limit the key follows the modification time")
+
+        // Two files with the same bytes under the limit share one key; over it, they do not.
+        root.write("copy.jpg", Fixture.landscape)
+        root.write("cover.jpg", Fixture.landscape)
+        #expect(try registry.register("file://\(root.file("copy.jpg"))", at: at(1000)).get()
+                == registry.register(coverURI, at: at(1000)).get())
+    }
+
     @Test func zeroIntervalChecksOnEveryRegistration() throws {
         var registry = registry(recheck: .zero)
         let original = try registry.register(coverURI, at: at(0)).get()
