@@ -132,12 +132,18 @@ let package = Package(
             // The head-unit emulator's IO half: HeadUnitClient drives the sans-IO car-role link over a
             // transport; the browse shell, scripts and screens of `dashport-hu` sit on it.
             name: "DashportEmulator",
-            dependencies: ["DashportHeadUnit", "DashportRecording", "DashportTransport", "DashportTLS", "DashportMessages", "DashportLink", "DashportLog", "DashportFiles", "DashportDigest"],
+            dependencies: [
+                "DashportHeadUnit", "DashportRecording", "DashportTransport", "DashportTLS", "DashportMessages", "DashportLink",
+                "DashportClock", "DashportLog", "DashportFiles", "DashportDigest",
+            ],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "dashport-hu",
-            dependencies: ["DashportEmulator", "DashportHeadUnit", "DashportTransport", "DashportUSBHost", "DashportLink", "DashportLog", "DashportCommandLine", "DashportRecording"],
+            dependencies: [
+                "DashportEmulator", "DashportHeadUnit", "DashportTransport", "DashportUSBHost", "DashportLink", "DashportClock",
+                "DashportLog", "DashportCommandLine", "DashportRecording",
+            ],
             path: "tools/dashport-hu",
             swiftSettings: strict
         ),

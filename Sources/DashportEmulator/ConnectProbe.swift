@@ -54,10 +54,11 @@ public enum ConnectProbe {
 
     private static func watch(client: HeadUnitClient, session: MediaChannelSession, timeout: Duration, transcript: Transcript) async -> Outcome {
         // Out of time: say bye-bye with what we have; if even that hangs, close.
+        let clock = client.clock
         let timer = Task {
-            try await Task.sleep(for: timeout)
+            try await clock.sleep(for: timeout)
             await client.byeBye()
-            try await Task.sleep(for: client.configuration.byeByeGrace + .seconds(2))
+            try await clock.sleep(for: client.configuration.byeByeGrace + .seconds(2))
             await client.close()
         }
         defer { timer.cancel() }
