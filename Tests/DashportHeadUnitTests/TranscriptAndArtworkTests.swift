@@ -1,4 +1,5 @@
 import DashportEmulator
+import DashportTestSupport
 import DashportHeadUnit
 import DashportMessages
 import Foundation
@@ -22,6 +23,24 @@ import Testing
         async let seen = transcript.expect("* playback: paused", within: .seconds(20))
         await transcript.print("* playback: playing")
         await transcript.print("* playback: paused")
+        #expect(await seen)
+    }
+
+    /// `expect` gives up on the transcript's clock: with a manual clock, exactly when the test moves
+    /// it past the limit (a transcript on real time would never sleep on it, and hit the time limit).
+    @Test(.timeLimit(.minutes(1))) func expectTimesOutOnTheTranscriptsClock() async {
+        let clock = ManualClock()
+        let transcript = Transcript(clock: clock) { _ in }
+        async let missed = transcript.expect("never printed", within: .seconds(20))
+        await clock.waitForSleeper(dueAt: .seconds(20))
+        await transcript.print("something else")
+        await clock.advance(by: .seconds(20))
+        #expect(await missed == false)
+
+        async let seen = transcript.expect("in time", within: .seconds(20))
+        await clock.waitForSleeper(dueAt: .seconds(40))
+        await clock.advance(by: .seconds(19))
+        await transcript.print("in time")
         #expect(await seen)
     }
 
