@@ -10,6 +10,7 @@
 //                   DashportFiles (atomic writes, non-blocking state-file reads, 0700 directories)
 //                   DashportDigest (SHA-256 from libcrypto, CRC-32 from zlib, hex renderings)
 //                   DashportCommandLine (the option table behind every command line, --help and config file)
+//                   DashportRandom (SplitMix64: the one seeded generator of shuffles, fuzz splits and tests)
 //   Messages        DashportMessages   (generated Swift wrappers over CAAPProto)
 //   Frames          DashportFrames
 //   TLS             DashportTLS
@@ -73,6 +74,7 @@ let package = Package(
         .target(name: "DashportClock", swiftSettings: strict),
         .target(name: "DashportFiles", swiftSettings: strict),
         .target(name: "DashportCommandLine", swiftSettings: strict),
+        .target(name: "DashportRandom", swiftSettings: strict),
         .target(name: "DashportDigest", dependencies: ["CDashportSSL", "CDashportZlib"], swiftSettings: strict),
 
         // MARK: Sans-IO protocol stack
@@ -101,7 +103,7 @@ let package = Package(
         // MARK: Core (async Swift behind a narrow seam)
         .target(name: "DashportBrowse", dependencies: ["DashportClock", "DashportLog", "DashportFiles", "DashportDigest"], swiftSettings: strict),
         .target(name: "DashportArtwork", dependencies: ["CDashportVips", "CDashportCurl", "DashportClock", "DashportLog", "DashportFiles", "DashportDigest"], swiftSettings: strict),
-        .target(name: "DashportSession", dependencies: ["DashportBrowse", "DashportClock", "DashportLog", "DashportFiles"], swiftSettings: strict),
+        .target(name: "DashportSession", dependencies: ["DashportBrowse", "DashportClock", "DashportLog", "DashportFiles", "DashportRandom"], swiftSettings: strict),
 
         // MARK: Services (sans-IO, on top of the link, asking the core through events)
         .target(
@@ -186,7 +188,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "FuzzFrames",
-            dependencies: ["DashportFrames"],
+            dependencies: ["DashportFrames", "DashportRandom"],
             path: "tools/fuzz/FuzzFrames",
             swiftSettings: strict
         ),
@@ -195,7 +197,7 @@ let package = Package(
             name: "DashportFuzzDrivers",
             dependencies: [
                 "DashportLink", "DashportHeadUnit", "DashportTLS", "DashportFrames", "DashportMessages",
-                "DashportServices", "DashportSession", "DashportBrowse", "DashportClock", "DashportControl",
+                "DashportServices", "DashportSession", "DashportBrowse", "DashportClock", "DashportControl", "DashportRandom",
             ],
             path: "tools/fuzz/Drivers",
             swiftSettings: strict
@@ -237,7 +239,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DashportFramesTests",
-            dependencies: ["DashportFrames"],
+            dependencies: ["DashportFrames", "DashportRandom"],
             exclude: ["FuzzCrashes"],
             swiftSettings: strict
         ),
@@ -257,7 +259,7 @@ let package = Package(
         .testTarget(name: "DashportTLSTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportTLS", "DashportLog", "CDashportSSL", "DashportDigest"], swiftSettings: strict),
         .testTarget(
             name: "DashportLinkTests",
-            dependencies: ["DashportFuzzDrivers", "DashportTestSupport", "DashportClock", "DashportLink", "DashportHeadUnit", "DashportTLS", "DashportFrames", "DashportMessages", "DashportDigest"],
+            dependencies: ["DashportFuzzDrivers", "DashportTestSupport", "DashportClock", "DashportLink", "DashportHeadUnit", "DashportTLS", "DashportFrames", "DashportMessages", "DashportDigest", "DashportRandom"],
             exclude: ["FuzzCrashes"],
             swiftSettings: strict
         ),
@@ -269,7 +271,7 @@ let package = Package(
         .testTarget(name: "DashportLogTests", dependencies: ["DashportLog"], swiftSettings: strict),
         .testTarget(name: "DashportBrowseTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportBrowse"], swiftSettings: strict),
         .testTarget(name: "DashportArtworkTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportArtwork", "DashportFiles"], swiftSettings: strict),
-        .testTarget(name: "DashportSessionTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportSession", "DashportBrowse", "DashportLog"], swiftSettings: strict),
+        .testTarget(name: "DashportSessionTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportSession", "DashportBrowse", "DashportLog", "DashportRandom"], swiftSettings: strict),
         .testTarget(
             name: "DashportServicesTests",
             dependencies: ["DashportFuzzDrivers", "DashportTestSupport", "DashportClock", "DashportServices", "DashportMessages", "DashportSession", "DashportBrowse", "DashportLog"],
