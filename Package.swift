@@ -117,7 +117,7 @@ let package = Package(
         // MARK: Transport and server
         .target(name: "DashportTransport", dependencies: ["CDashportLinux", "DashportLog"], swiftSettings: strict),
         .target(name: "DashportUSB", dependencies: ["CDashportFunctionFS", "DashportTransport", "DashportClock", "DashportLog"], swiftSettings: strict),
-        .target(name: "DashportUSBHost", dependencies: ["CDashportUSB", "DashportUSB", "DashportTransport", "DashportLog"], swiftSettings: strict),
+        .target(name: "DashportUSBHost", dependencies: ["CDashportUSB", "DashportUSB", "DashportTransport", "DashportClock", "DashportLog"], swiftSettings: strict),
         .target(
             name: "DashportServer",
             dependencies: [
