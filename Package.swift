@@ -284,7 +284,7 @@ let package = Package(
             dependencies: ["DashportSoak", "DashportServer", "DashportTransport"],
             swiftSettings: strict
         ),
-        .testTarget(name: "DashportTransportTests", dependencies: ["DashportTransport"], swiftSettings: strict),
+        .testTarget(name: "DashportTransportTests", dependencies: ["DashportTestSupport", "DashportTransport"], swiftSettings: strict),
         .testTarget(
             name: "DashportUSBTests",
             dependencies: [
