@@ -11,11 +11,13 @@ import Glibc
 
 /// Registering a URI seen before: answered from what the registry remembers, checked again on time.
 @Suite struct ArtworkRegistryMemoTests {
-    let root = TemporaryDirectory()
-    let outside = TemporaryDirectory()
+    let root: TemporaryDirectory
+    let outside: TemporaryDirectory
     let start = ClockInstant(milliseconds: 1_000_000)
 
-    init() {
+    init() throws {
+        root = try TemporaryDirectory()
+        outside = try TemporaryDirectory()
         root.write("cover.jpg", Fixture.small)
         outside.write("secret.jpg", Fixture.small)
     }
@@ -165,7 +167,8 @@ import Glibc
 
     @Test func aFileSwappedForASymlinkOutOfTheRootIsRefusedWhenServed() async throws {
         let clock = ManualClock()
-        let cache = TemporaryDirectory()
+        let cache = try TemporaryDirectory()
+        defer { cache.remove() }
         let sink = CollectingSink()
         let artwork = ArtworkService(
             configuration: .forTests(cache: cache, roots: [root.path]), logger: Logger(label: "test", sink: sink), clock: clock)
