@@ -191,9 +191,9 @@ import Glibc
 @Suite("Registering many URIs at once")
 struct RegisterAllTests {
     @Test func registerAllReturnsTheKeysOfTheAcceptedURIsOnly() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dashport-register-all-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let directory = temporary.path
         let service = ArtworkService(configuration: ArtworkConfiguration(roots: [directory], cacheDirectory: directory + "/cache"))
         let accepted = "https://example.com/a.jpg"
         let refused = "ftp://example.com/b.jpg"

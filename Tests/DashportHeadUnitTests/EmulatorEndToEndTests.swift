@@ -60,9 +60,9 @@ import DashportTLS
 
     @Test func aBrowseScriptDrawsEveryScreen() async throws {
         let phone = try FakePhone()
-        let artDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("dashport-hu-e2e-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: artDirectory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: artDirectory) }
+        let artDirectoryDirectory = try TemporaryDirectory()
+        defer { artDirectoryDirectory.remove() }
+        let artDirectory = artDirectoryDirectory.path
         let script = try EmulatorScript.parse("""
             # albums, a cover, play, pause, now playing, a refused seek
             open 1

@@ -56,9 +56,9 @@ import Testing
     }
 
     @Test func savesTheImageBytesAndLeavesNoTemporaryFile() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dashport-hu-art-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let directory = temporary.path
         let image = DashportMedia.ArtworkImage(data: FakeMediaServer.png, mimeType: "image/png", width: 64, height: 64)
         let path = try ArtworkFiles.save(image, key: "cover-1", directory: directory)
         #expect(path == directory + "/cover-1.png")
@@ -67,9 +67,9 @@ import Testing
     }
 
     @Test func aMissingDirectoryIsCreated() throws {
-        let parent = FileManager.default.temporaryDirectory.appendingPathComponent("dashport-hu-art-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: parent) }
+        let parentDirectory = try TemporaryDirectory()
+        defer { parentDirectory.remove() }
+        let parent = parentDirectory.path
         let image = DashportMedia.ArtworkImage(data: [1], mimeType: "image/jpeg", width: 1, height: 1)
         let path = try ArtworkFiles.save(image, key: "k", directory: parent + "/covers")
         #expect(path == parent + "/covers/k.jpg")
