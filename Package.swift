@@ -233,13 +233,13 @@ let package = Package(
         // MARK: Tests (Swift Testing only)
         .testTarget(
             name: "DashportMessagesTests",
-            dependencies: ["DashportMessages"],
+            dependencies: ["DashportTestSupport", "DashportMessages"],
             exclude: ["FuzzCrashes"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "DashportFramesTests",
-            dependencies: ["DashportFrames", "DashportRandom"],
+            dependencies: ["DashportTestSupport", "DashportFrames", "DashportRandom"],
             exclude: ["FuzzCrashes"],
             swiftSettings: strict
         ),
