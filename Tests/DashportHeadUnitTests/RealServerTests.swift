@@ -11,22 +11,10 @@ import DashportLink
 /// (any port) with its own state directory and the embedded demo library. Assertions about the
 /// browse screens stay loose: the demo catalog belongs to another part of the project.
 @Suite(.serialized) struct RealServerTests {
-    /// A server on a fresh state directory; `body` runs against it, then it stops and the directory goes.
+    /// A server on a fresh state directory (``TestServer``); `body` runs against it, then it stops
+    /// (awaited) and the directory goes.
     static func withServer(_ body: (DashportServer) async throws -> Void) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dashport-hu-server-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        var configuration = ServerConfiguration()
-        configuration.listen = "127.0.0.1:0"
-        configuration.stateDirectory = directory
-        let server = try await DashportServer.start(
-            configuration: configuration, logger: Logger(label: "server", level: .error, sink: CollectingSink()))
-        do {
-            try await body(server)
-        } catch {
-            await server.stop(grace: .seconds(2))
-            throw error
-        }
-        await server.stop(grace: .seconds(2))
+        try await TestServer.with { try await body($0.server) }
     }
 
     @Test func connectNegotiatesWithTheServerAndSaysByeBye() async throws {
