@@ -25,7 +25,7 @@
 //   Server          DashportServer     (wires a transport connection to the sans-IO stack and the core)
 //                   DashportEmulator   (the same for the car role: HeadUnitClient, the emulator's shell)
 //   Executables     dashport (Sources/dashport), dashport-hu (tools/dashport-hu)
-//   Test support    DashportTestSupport (manual clock, TLS identities, loopback server fixture, polling),
+//   Test support    DashportTestSupport (manual clock, TLS identities, loopback server fixture, waits, emulated shell),
 //                   DashportFuzzDrivers (tools/fuzz/Drivers: the fuzz drivers the tests replay)
 import PackageDescription
 
@@ -226,7 +226,10 @@ let package = Package(
         // MARK: Test support (one target every test suite shares)
         .target(
             name: "DashportTestSupport",
-            dependencies: ["DashportFuzzDrivers", "DashportClock", "DashportTLS", "DashportServer", "DashportBrowse", "DashportArtwork", "DashportLog"],
+            dependencies: [
+                "DashportFuzzDrivers", "DashportClock", "DashportTLS", "DashportServer", "DashportEmulator", "DashportBrowse",
+                "DashportArtwork", "DashportLog",
+            ],
             swiftSettings: strict
         ),
 

@@ -160,11 +160,8 @@ import DashportTLS
     static func shell(phone: FakePhone, options: BrowseShellOptions) async throws -> (CollectedLines, BrowseShell) {
         let client = try await HeadUnitClient.connect(
             to: phone.address, configuration: configuration, identity: try TestTLS.carIdentity.get())
-        let session = try MediaChannelSession.start(client: client, timeout: .seconds(20))
-        let output = CollectedLines()
-        let transcript = Transcript { output.append($0) }
-        transcript.printNotices(of: session)
-        return (output, BrowseShell(session: session, transcript: transcript, options: options))
+        let car = try EmulatedShell(client: client, options: options)
+        return (car.output, car.shell)
     }
 
     /// Whether `block` appears in `lines` as consecutive lines.

@@ -45,11 +45,8 @@ import DashportLink
             let client = try await HeadUnitClient.connect(
                 to: server.address, configuration: HeadUnitConfiguration().withDashportProfile(CarProfileOptions().profile),
                 identity: try TestTLS.carIdentity.get())
-            let session = try MediaChannelSession.start(client: client, timeout: .seconds(20))
-            let output = CollectedLines()
-            let transcript = Transcript { output.append($0) }
-            transcript.printNotices(of: session)
-            let shell = BrowseShell(session: session, transcript: transcript, options: BrowseShellOptions(expectTimeout: .seconds(20)))
+            let car = try EmulatedShell(client: client, options: BrowseShellOptions(expectTimeout: .seconds(20)))
+            let (output, shell) = (car.output, car.shell)
             try await shell.start()
             try await shell.run(try EmulatorScript.parse("""
                 open 2
