@@ -69,6 +69,16 @@ final class CarMailbox: Sendable {
     /// in its inbox (a test seam; never more than ``inboundHighWater`` + one transport read).
     var queuedInboundBytes: Int { state.withLock { $0.receivedBytes } }
 
+    /// The mailbox and its stream in one line, for a test that timed out waiting on a car.
+    var debugState: String {
+        let mine = state.withLock { state in
+            "inbox=\(state.received.count - state.head) chunks/\(state.receivedBytes) bytes services=\(state.services.count - state.servicesHead) "
+                + "tick=\(state.tick) closed=\(state.closed != nil) readingPaused=\(state.readingPaused) "
+                + "outboundPaused=\(state.outboundPaused) waiting=\(state.waiter != nil) finished=\(state.finished)"
+        }
+        return mine + ((stream as? TCPConnection).map { "; tcp " + $0.debugState } ?? "")
+    }
+
     /// Whether the transport is told to stop reading (a test seam).
     var isReadingPaused: Bool { state.withLock { $0.readingPaused } }
 

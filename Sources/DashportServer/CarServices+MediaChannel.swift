@@ -55,7 +55,11 @@ extension CarServices {
                 + reports.compactMap(ServerCore.sessionError(for:)).flatMap { service.carReport($0) }
         case .mediaCommand(let ticket, let result): actions = service.commandAnswered(ticket, result)
         case .mediaArtwork(let ticket, let result): actions = service.artworkAnswered(ticket, result)
-        case .browseNotification(let notification): actions = service.browseNotified(notification)
+        case .browseNotification(let notification):
+            // The car may ask again as soon as it is told: the memo must not answer with the old
+            // page then, whether or not the core's own invalidation task has run yet.
+            if case .childrenChanged(let parentId) = notification { answers.invalidate(parentId) }
+            actions = service.browseNotified(notification)
         default: actions = []
         }
         media = service

@@ -63,6 +63,13 @@ final class ConnectionRegistry: Sendable {
     /// How many cars the server has stopped reading from (inbound back-pressure; a test seam).
     var readingPausedCount: Int { mailboxes.filter(\.isReadingPaused).count }
 
+    /// One line per connected car: its peer, mailbox and transport state (for a test that timed out).
+    var diagnostics: [String] {
+        state.withLock { $0.entries.values.map { ($0.peer, $0.mailbox) } }.map { peer, mailbox in
+            "\(peer): " + (mailbox?.debugState ?? "no mailbox")
+        }
+    }
+
     private var mailboxes: [CarMailbox] { state.withLock { $0.entries.values.compactMap(\.mailbox) } }
 
     /// Asks every car to end its session and returns once all are gone or `grace` has passed.

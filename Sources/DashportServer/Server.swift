@@ -166,6 +166,10 @@ public final class DashportServer: Sendable {
     /// ``CarMailbox``); for tests and benchmarks.
     public var queuedInboundBytes: Int { context.registry.queuedInboundBytes }
 
+    /// One line per connected car with its inbox and transport state: what a test prints when a car
+    /// it waited on never got its answer.
+    public var connectionDiagnostics: [String] { context.registry.diagnostics }
+
     /// How many cars the server has paused reading from right now (inbound back-pressure).
     public var readingPausedCount: Int { context.registry.readingPausedCount }
 

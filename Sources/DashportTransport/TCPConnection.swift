@@ -106,6 +106,15 @@ public final class TCPConnection: ByteStream {
     /// Bytes queued for the peer and not yet handed to the kernel.
     public var outboundBufferedBytes: Int { state.withLock { $0.outbound.count } }
 
+    /// The connection's state in one line, for a test that timed out waiting on it.
+    public var debugState: String {
+        state.withLock { state in
+            "phase=\(state.phase) started=\(state.started) readPaused=\(state.readPaused) "
+                + "flushScheduled=\(state.flushScheduled) queued=\(state.outbound.count) "
+                + "closeRequested=\(state.closeRequested) deferred=\(state.deferredEvents) drainWaiters=\(state.drainWaiters.count)"
+        }
+    }
+
     public func start(_ handler: @escaping @Sendable (TransportEvent) -> Void) {
         enum Next { case ignore, deliverClosed(TransportError?), poll(UInt32) }
         let next = state.withLock { state -> Next in

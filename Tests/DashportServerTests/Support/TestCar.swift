@@ -105,7 +105,10 @@ actor TestCar {
         let deadline = clock.now + timeout
         while !condition(self) {
             if clock.now > deadline {
-                Issue.record("timed out waiting for \(what); events: \(events.map { "\($0)" }.suffix(8))", sourceLocation: sourceLocation)
+                Issue.record(
+                    Comment(rawValue: "timed out waiting for \(what); events: \(events.map { "\($0)" }.suffix(8))\n"
+                        + "this car: link \(link.phase), tcp \(connection.debugState)\n" + TestServer.diagnostics()),
+                    sourceLocation: sourceLocation)
                 throw TestTimeout(what: what)
             }
             try await Task.sleep(for: .milliseconds(20))
