@@ -40,6 +40,10 @@ actor TestCar {
         to address: ListenAddress, configuration: HeadUnitConfiguration = HeadUnitConfiguration(), startLink: Bool = true
     ) async throws -> TestCar {
         let connection = try await TCPClient.connect(to: address)
+        // Not the 10 s of a real car: when the whole suite starts at once, a car's first turns can
+        // come that late (the server's side is TestServer's, also 120 s).
+        var configuration = configuration
+        configuration.handshakeDeadline = .seconds(120)
         let link = HeadUnitLink(configuration: configuration, tls: try TLSSession(context: clientContext))
         let car = TestCar(connection: connection, link: link)
         await car.begin(startLink: startLink)
