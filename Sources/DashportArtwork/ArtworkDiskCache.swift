@@ -92,6 +92,7 @@ struct ArtworkDiskCache {
             evictToFit()
         } catch {
             logger.error("artwork cache unavailable: \(error)", ["directory": self.directory])
+            _ = health.failed(error)  // every write into it fails for the same reason: this one line says so
         }
     }
 

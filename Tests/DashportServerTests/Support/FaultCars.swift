@@ -11,7 +11,7 @@ import DashportServer
 /// generous bound that only a broken server reaches.
 enum FaultCars {
     static let mediaChannel: UInt8 = 16
-    private static let requestIds = Atomic<UInt32>(1)
+    private static let requestIds = Atomic<UInt32>(1_000_000)  // clear of the small ids tests pick by hand
 
     /// A request id no other request of the test process uses.
     static func nextId() -> UInt32 { requestIds.add(1, ordering: .relaxed).newValue }
