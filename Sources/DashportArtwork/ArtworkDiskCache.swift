@@ -164,7 +164,7 @@ struct ArtworkDiskCache {
     }
 
     private mutating func failedWrite(_ error: FileError) -> ArtworkError {
-        let failure = ArtworkError.storage(error.description)
+        let failure = ArtworkError.storage(error.causeText)
         recordWrite(failure: failure)
         return failure
     }

@@ -24,8 +24,9 @@ public enum ArtworkError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A file or network error other than the above; the system's text.
     case io(String)
     /// The artwork cache cannot be written (a full or failing disk: `ENOSPC`, `EIO`, `EFBIG`), so
-    /// a download has nowhere to go; the system's text. Not the URI's fault: no backoff, and the
-    /// fault is logged once for the cache, not per cover.
+    /// a download has nowhere to go; the system's text, without the path (cars are told it; the
+    /// cache's log line names the directory). Not the URI's fault: no backoff, and the fault is
+    /// logged once for the cache, not per cover.
     case storage(String)
     /// The URI failed recently and is not tried again before this much time has passed.
     case backingOff(retryAfter: Duration)

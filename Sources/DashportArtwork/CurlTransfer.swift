@@ -94,7 +94,7 @@ final class CurlTransfer: Sendable {
             do throws(FileError) {
                 try Files.writeAll(UnsafeRawBufferPointer(start: data, count: count), to: fd, path: path)
             } catch {
-                state.outcome.error = .storage(error.description)  // the disk, not the cover host
+                state.outcome.error = .storage(error.causeText)  // the disk, not the cover host
                 return false
             }
             state.outcome.bytes += count

@@ -7,6 +7,10 @@ import Testing
 import DashportLog
 @testable import DashportServer
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A cover host that drops the connection mid-body, trickles one byte at a time, or redirects in a
 /// loop, behind a running server (issue 11). One car asks for that cover while a second car keeps
 /// browsing: the second car's answers keep coming and stay the same, the first car gets the
@@ -121,6 +125,51 @@ import DashportLog
             #expect(!cached.contains { Files.isTemporary($0) || $0.contains(key) }, "\(cached)")
             #expect(cached.contains("o-\(goodKey)"), "\(cached)")
             #expect(try await FaultCars.items(browsing, "tab-albums") == albums)
+            await asking.abort()
+            await browsing.abort()
+        }
+    }
+
+    /// A full disk is not the cover host's fault: the download that has nowhere to go answers
+    /// `CODE_FETCH_FAILED` naming the disk, the cache logs it once, the cover is not put into
+    /// backoff, and it is served as soon as there is room.
+    @Test func aFullDiskFailsTheDownloadWithoutBlamingTheHost() async throws {
+        try #require(!Self.jpeg.isEmpty)
+        let host = try LoopbackHTTPServer(routes: [("/good", .body(Self.jpeg, contentType: "image/jpeg"))])
+        defer { host.stop() }
+        let provider = CoverProvider(demo: try CatalogProvider(contentsOf: try DemoLibrary.catalogPath()), host: host.url(""))
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("dashport-full-cover-\(UUID().uuidString)").path
+        defer { Files.clearWriteFault(under: state) }
+        try await TestServer.with(stateDirectory: state, provider: provider, configure: { $0.artworkAllowPlainHTTP = true }) { server in
+            let asking = try await FaultCars.linked(server)
+            let browsing = try await FaultCars.linked(server)
+            let covers = try await FaultCars.items(asking, "fault-covers")
+            let key = try #require(covers.first { $0.id == "cover-good" }?.artworkKey)
+
+            Files.injectWriteFault(ENOSPC, under: state)
+            for _ in 0..<2 {
+                let answer = try await FaultCars.artwork(asking, key: key)
+                guard case .error(let error) = answer.outcome else {
+                    Issue.record("expected an error while the disk is full, got \(String(describing: answer.outcome))")
+                    return
+                }
+                #expect(error.code == .fetchFailed)
+                #expect(error.message?.contains(String(cString: strerror(ENOSPC))) == true, "\(error.message ?? "-")")
+                #expect(error.message?.contains(state) == false, "no server path goes to the car")
+                #expect(!(try await FaultCars.items(browsing, "tab-albums")).isEmpty)
+            }
+            #expect(host.requests(to: "/good") == 2, "no backoff: the host was not at fault")
+            let warnings = server.log.records.filter { $0.level >= .warning }.map(\.message)
+            #expect(warnings.filter { $0.contains("artwork cache writes fail") }.count == 1, "\(warnings)")
+            #expect(!warnings.contains { $0.contains("artwork failed") }, "\(warnings)")
+            #expect(!(try Files.list(state + "/artwork-cache")).contains { Files.isTemporary($0) })
+
+            Files.clearWriteFault(under: state)
+            guard case .image = try await FaultCars.artwork(asking, key: key).outcome else {
+                Issue.record("the cover is served once there is room")
+                return
+            }
+            try await server.waitForLog("artwork cache writes work again")
             await asking.abort()
             await browsing.abort()
         }
