@@ -15,8 +15,9 @@ import Glibc
 /// either), each store logs the fault exactly once with its cause, and once the disk has room
 /// again each store says so and writes again.
 ///
-/// Twice: through the write seam of `DashportFiles` (`ENOSPC`, `EIO`, `EFBIG` at the `write`
-/// call, everywhere), and on a real full tmpfs when the tests may mount one (root; CI).
+/// Three ways: through the write seam of `DashportFiles` (`ENOSPC`, `EIO`, `EFBIG` at the `write`
+/// call, everywhere), and, when the tests may mount a tmpfs (root; CI), on a real full tmpfs and
+/// on one remounted read-only (`EROFS`, refused when the temporary file is created).
 @Suite struct FullDiskOverTCPTests {
     /// The three stores' once-per-fault lines, by what they say.
     static let faultLines = ["browse cache writes fail", "the session cannot be saved", "artwork cache writes fail"]
@@ -41,6 +42,16 @@ import Glibc
             stateDirectory: mount.path + "/state", cause: String(cString: strerror(ENOSPC)),
             breakDisk: { try TmpfsMount.fill(filler) },
             healDisk: { try Files.remove(filler) })
+    }
+
+    @Test(.enabled(if: TmpfsMount.available, "needs root and a kernel that lets it mount a tmpfs (CI runs as root)"))
+    func aCacheDiskRemountedReadOnlyKeepsCarsAnsweredAndLeavesTheFiles() async throws {
+        let mount = try TmpfsMount(bytes: 2 << 20)
+        defer { mount.remove() }
+        try await scenario(
+            stateDirectory: mount.path + "/state", cause: String(cString: strerror(EROFS)),
+            breakDisk: { try mount.remount(readOnly: true) },
+            healDisk: { try mount.remount(readOnly: false) })
     }
 
     /// Everything but how the disk is broken and healed.
@@ -149,6 +160,14 @@ struct TmpfsMount {
             throw MountError(description: "cannot mount a tmpfs on \(path): \(error)")
         }
         self.path = path
+    }
+
+    /// Makes the filesystem read-only (as a kernel does after an I/O error) or writable again.
+    func remount(readOnly: Bool) throws {
+        let flags = UInt(MS_REMOUNT) | (readOnly ? UInt(MS_RDONLY) : 0)
+        guard Glibc.mount("tmpfs", path, "tmpfs", flags, nil) == 0 else {
+            throw MountError(description: "cannot remount \(path): \(String(cString: strerror(errno)))")
+        }
     }
 
     /// Unmounts (lazily: a descriptor still open cannot keep it) and removes the mount point.
