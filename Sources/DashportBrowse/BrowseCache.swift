@@ -163,7 +163,7 @@ public actor BrowseCache {
         } catch {
             if health.failed(error) {
                 reports.append(failure(
-                    "browse cache writes fail (\(error.causeText)), first for node '\(parentId)': nodes are kept in memory and their previous files left as they were until writes work again",
+                    "browse cache writes fail in \(directory) (\(error.causeText)), first for node '\(parentId)': nodes are kept in memory and their previous files left as they were until writes work again",
                     parentId))
             } else {
                 logger.debug("cache write failed again", ["parent": parentId, "cause": error.causeText])
