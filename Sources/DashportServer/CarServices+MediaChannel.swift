@@ -137,7 +137,7 @@ extension MediaChannelArtworkFailure {
     init(_ error: ArtworkError) {
         let code: Code = switch error {
         case .notRegistered, .outsideRoots, .unsupportedScheme: .notFound
-        case .tooLarge, .httpStatus, .tooManyRedirects, .timeout, .io, .backingOff: .fetchFailed
+        case .tooLarge, .httpStatus, .tooManyRedirects, .timeout, .io, .backingOff, .storage: .fetchFailed
         case .decodeFailed, .tooManyPixels: .decodeFailed
         default: .unknown
         }

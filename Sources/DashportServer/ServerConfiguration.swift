@@ -53,6 +53,11 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// When set, every car's session is recorded into this directory as a session recording
     /// (`--record-dir`, off by default; recordings hold what the cars asked for).
     public var recordDirectory: String?
+    /// Also fetch plain `http://` covers (off: covers come over https). For a music server on the
+    /// LAN, and for the loopback cover hosts of tests; not a command-line option yet.
+    public var artworkAllowPlainHTTP = false
+    /// Deadline of one cover download, connection to last byte (the artwork pipeline's default).
+    public var artworkDownloadTimeout: Duration = .seconds(10)
     /// Session defaults (jump distances, caps, the demo player's remote speaker).
     public var session = SessionSettings()
     /// Serve a car over USB too (`--usb-gadget DIR ...`); nil = TCP only.

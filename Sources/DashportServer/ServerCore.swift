@@ -59,9 +59,11 @@ public struct ServerCore: Sendable {
         let cache = BrowseCache(directory: state + "/browse-cache", logger: logger)
         let browse = BrowseCore(provider: provider, cache: cache, configuration: BrowseConfiguration(clock: clock), logger: logger)
 
-        let artworkConfiguration = ArtworkConfiguration(
+        var artworkConfiguration = ArtworkConfiguration(
             roots: [URL(fileURLWithPath: catalogPath).deletingLastPathComponent().path],
             cacheDirectory: state + "/artwork-cache")
+        artworkConfiguration.allowPlainHTTP = configuration.artworkAllowPlainHTTP
+        artworkConfiguration.downloadTimeout = configuration.artworkDownloadTimeout
         let artwork = ArtworkService(configuration: artworkConfiguration, logger: logger, fetcher: artworkFetcher, clock: clock)
 
         let handler = DemoPlaybackHandler(library: provider, clock: clock, remoteVolume: configuration.session.remoteVolume)
