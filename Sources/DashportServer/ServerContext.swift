@@ -14,4 +14,6 @@ struct ServerContext: Sendable {
     let admission: HandshakeAdmission
     /// `--record-dir`: where each car's session recording goes; `nil` records nothing.
     var recordDirectory: String? = nil
+    /// How long a car may leave more than the outbound high-water mark unread before it is closed.
+    var writeStallLimit: Duration = .seconds(15)
 }

@@ -16,6 +16,8 @@ actor TestCar {
     let link: HeadUnitLink
     private(set) var events: [HeadUnitEvent] = []
     private(set) var closeReason: LinkCloseReason?
+    /// What the servers looked like when this car's link closed itself (see ``waitUntil``).
+    private var closedState: String?
     /// The server closed the TCP connection (or it failed).
     private(set) var transportClosed = false
     private let clock: any DashportClock
@@ -35,6 +37,10 @@ actor TestCar {
         clock: any DashportClock = SystemClock()
     ) async throws -> TestCar {
         let connection = try await TCPClient.connect(to: address)
+        // Not the 10 s of a real car: when the whole suite starts at once, a car's first turns can
+        // come that late (the server's side is TestServer's, also 120 s).
+        var configuration = configuration
+        configuration.handshakeDeadline = .seconds(120)
         let link = HeadUnitLink(configuration: configuration, tls: try TLSSession(context: TestTLS.carContext.get()))
         let car = TestCar(connection: connection, link: link, clock: clock)
         await car.begin(startLink: startLink)
@@ -93,6 +99,8 @@ actor TestCar {
             case .event(let event): events.append(event)
             case .close(let reason):
                 closeReason = reason
+                // Both ends as they were when this car gave up, for a test that then times out.
+                closedState = "closed at \(now) (\(reason)); " + TestServer.diagnostics()
                 connection.close()
             }
         }
@@ -119,12 +127,21 @@ actor TestCar {
         _ what: String, timeout: Duration = .seconds(60), sourceLocation: SourceLocation = #_sourceLocation,
         _ condition: @Sendable (isolated TestCar) -> Bool
     ) async throws {
+        var timedOut: (any Error)?
         do {
-            try await eventually(what, timeout: timeout, sourceLocation: sourceLocation) { condition(self) }
+            // A closed connection brings nothing more: stop waiting then rather than at the deadline.
+            try await eventually(what, timeout: timeout, sourceLocation: sourceLocation) { condition(self) || transportClosed }
         } catch {
-            Issue.record("last events: \(events.map { "\($0)" }.suffix(8))", sourceLocation: sourceLocation)
-            throw error
+            timedOut = error
         }
+        guard timedOut != nil || !condition(self) else { return }
+        Issue.record(
+            Comment(rawValue: (timedOut == nil ? "the connection closed before \(what)" : "timed out waiting for \(what)")
+                + "; events: \(events.map { "\($0)" }.suffix(8))\n"
+                + "this car: link \(link.phase), tcp \(connection.debugState)\n"
+                + (closedState.map { "when its link closed: \($0)\nnow: " } ?? "") + TestServer.diagnostics()),
+            sourceLocation: sourceLocation)
+        throw timedOut ?? TestTimeout(what: what)
     }
 
     var openedChannels: Set<UInt8> {
