@@ -75,6 +75,7 @@ public final class DashportServer: Sendable {
         let context = ServerContext(
             tls: tls, link: link, core: core, logger: logger.labelled("car"), registry: ConnectionRegistry(), admission: admission,
             recordDirectory: try SessionFiles.prepare(configuration.recordDirectory),
+            reassembly: ReassemblyBudget(limit: configuration.maxUnfinishedMessageBytes),
             writeStallLimit: .milliseconds(Int64(configuration.writeStallTimeoutSeconds * 1000)))
         listener.start { connection in
             // On the reactor thread: a flood of connects is trimmed here, before any task runs.
@@ -169,6 +170,10 @@ public final class DashportServer: Sendable {
     /// One line per connected car with its inbox and transport state: what a test prints when a car
     /// it waited on never got its answer.
     public var connectionDiagnostics: [String] { context.registry.diagnostics }
+
+    /// Bytes all cars together hold in unfinished messages now (bounded by
+    /// ``ServerConfiguration/maxUnfinishedMessageBytes``); for tests and benchmarks.
+    public var heldMessageBytes: Int { context.reassembly.heldBytes }
 
     /// How many cars the server has paused reading from right now (inbound back-pressure).
     public var readingPausedCount: Int { context.registry.readingPausedCount }
