@@ -86,7 +86,7 @@ public final class DashportServer: Sendable {
         }
         func abandon(_ error: ConfigurationError) async -> ConfigurationError {
             listener.shutdown()
-            _ = await context.registry.shutdownAll(grace: .seconds(1))
+            _ = await context.registry.shutdownAll(grace: .seconds(1), clock: core.clock)
             core.stop()
             await core.session.close()
             return error
@@ -193,7 +193,7 @@ public final class DashportServer: Sendable {
         defer { gadgets.forEach { $0.stop() } }
         let cars = context.registry.count
         if cars > 0 { context.logger.notice("saying bye-bye to \(cars) car(s)") }
-        let left = await context.registry.shutdownAll(grace: grace)
+        let left = await context.registry.shutdownAll(grace: grace, clock: context.core.clock)
         if left > 0 { context.logger.warning("\(left) car(s) did not leave within \(grace)") }
         core.stop()
         await core.session.close()
