@@ -78,6 +78,8 @@ struct CarConnection {
         stream.start { event in mailbox.yield(.transport(event)) }
 
         var finished = false
+        /// What this car holds in unfinished messages, as charged to the process-wide budget.
+        var charged = 0
         /// When the car's unread output first passed the high-water mark (nil: it reads).
         var stalledSince: Duration?
         func perform(_ actions: [LinkAction]) {
@@ -123,6 +125,18 @@ struct CarConnection {
                 // cannot push its own handshake deadline back.
                 if let deadline = link.nextDeadline, deadline <= now { perform(link.tick(now: now)) }
                 if !finished { perform(link.receive(bytes, now: now)) }
+                // Unfinished messages count against the process-wide budget, whatever the phase.
+                let held = finished ? 0 : link.pendingMessageBytes
+                if context.reassembly.recharge(from: charged, to: held) {
+                    logger.warning("closing connection: all cars together hold more than \(context.reassembly.limit) bytes in unfinished messages; this car holds \(held)",
+                                   ["phase": "\(link.phase)"])
+                    _ = context.reassembly.recharge(from: held, to: 0)
+                    charged = 0
+                    stream.abort()
+                    finished = true
+                    break
+                }
+                charged = held
             case .transport(.closed(let error)):
                 if let error {
                     logger.warning("connection lost during \(link.phase): \(error)")
@@ -162,6 +176,7 @@ struct CarConnection {
             let stallDeadline = stalledSince.map { $0 + context.writeStallLimit }
             timer.arm(at: [link.nextDeadline, services.nextDeadline, stallDeadline].compactMap { $0 }.min())
         }
+        _ = context.reassembly.recharge(from: charged, to: 0)
         timer.cancel()
         services.stop()
         mailbox.finish()

@@ -141,6 +141,6 @@ extension MediaChannelArtworkFailure {
         case .decodeFailed, .tooManyPixels: .decodeFailed
         default: .unknown
         }
-        self.init(code: code, message: "\(error)")
+        self.init(code: code, message: error.carMessage)  // never a server path or URI
     }
 }

@@ -1,3 +1,4 @@
+import DashportClock
 import Foundation
 import Synchronization
 
@@ -74,7 +75,7 @@ final class ConnectionRegistry: Sendable {
 
     /// Asks every car to end its session and returns once all are gone or `grace` has passed.
     /// Returns how many were still connected at the end.
-    func shutdownAll(grace: Duration) async -> Int {
+    func shutdownAll(grace: Duration, clock: any DashportClock) async -> Int {
         let entries = state.withLock { state -> [Entry] in
             state.shuttingDown = true
             return Array(state.entries.values)
@@ -85,7 +86,7 @@ final class ConnectionRegistry: Sendable {
             group.addTask { [drained] in
                 for await _ in drained { return }
             }
-            group.addTask { try? await Task.sleep(for: grace) }
+            group.addTask { try? await clock.sleep(for: grace) }
             await group.next()
             group.cancelAll()
         }

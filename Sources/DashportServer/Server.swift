@@ -75,6 +75,7 @@ public final class DashportServer: Sendable {
         let context = ServerContext(
             tls: tls, link: link, core: core, logger: logger.labelled("car"), registry: ConnectionRegistry(), admission: admission,
             recordDirectory: try SessionFiles.prepare(configuration.recordDirectory),
+            reassembly: ReassemblyBudget(limit: configuration.maxUnfinishedMessageBytes),
             writeStallLimit: .milliseconds(Int64(configuration.writeStallTimeoutSeconds * 1000)))
         listener.start { connection in
             // On the reactor thread: a flood of connects is trimmed here, before any task runs.
@@ -85,7 +86,7 @@ public final class DashportServer: Sendable {
         }
         func abandon(_ error: ConfigurationError) async -> ConfigurationError {
             listener.shutdown()
-            _ = await context.registry.shutdownAll(grace: .seconds(1))
+            _ = await context.registry.shutdownAll(grace: .seconds(1), clock: core.clock)
             core.stop()
             await core.session.close()
             return error
@@ -170,6 +171,10 @@ public final class DashportServer: Sendable {
     /// it waited on never got its answer.
     public var connectionDiagnostics: [String] { context.registry.diagnostics }
 
+    /// Bytes all cars together hold in unfinished messages now (bounded by
+    /// ``ServerConfiguration/maxUnfinishedMessageBytes``); for tests and benchmarks.
+    public var heldMessageBytes: Int { context.reassembly.heldBytes }
+
     /// How many cars the server has paused reading from right now (inbound back-pressure).
     public var readingPausedCount: Int { context.registry.readingPausedCount }
 
@@ -188,7 +193,7 @@ public final class DashportServer: Sendable {
         defer { gadgets.forEach { $0.stop() } }
         let cars = context.registry.count
         if cars > 0 { context.logger.notice("saying bye-bye to \(cars) car(s)") }
-        let left = await context.registry.shutdownAll(grace: grace)
+        let left = await context.registry.shutdownAll(grace: grace, clock: context.core.clock)
         if left > 0 { context.logger.warning("\(left) car(s) did not leave within \(grace)") }
         core.stop()
         await core.session.close()

@@ -58,6 +58,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var artworkAllowPlainHTTP = false
     /// Deadline of one cover download, connection to last byte (the artwork pipeline's default).
     public var artworkDownloadTimeout: Duration = .seconds(10)
+    /// Bytes all cars together may make the server hold in unfinished (fragmented) messages; the
+    /// car that takes the total over it is closed. Default 64 MiB.
+    public var maxUnfinishedMessageBytes = 64 * 1024 * 1024
     /// Session defaults (jump distances, caps, the demo player's remote speaker).
     public var session = SessionSettings()
     /// Serve a car over USB too (`--usb-gadget DIR ...`); nil = TCP only.

@@ -13,8 +13,60 @@ import DashportTransport
 struct FloodOverTCPTests {
     /// VERSION_REQUEST (1.6) in a plaintext control frame.
     static let versionRequest: [UInt8] = [0, 0x03, 0, 6, 0x00, 0x01, 0x00, 0x01, 0x00, 0x06]
-    /// The FIRST fragment of a control message announcing 1,000,000 bytes, with 2 of them.
-    static let firstFragment: [UInt8] = [0, 0x01, 0, 2, 0x00, 0x0F, 0x42, 0x40, 0x00, 0x01]
+    /// The FIRST fragment of a control message announcing 60,000 bytes (under the 64 KiB a peer may
+    /// hold before it authenticates), with 2 of them.
+    static let firstFragment: [UInt8] = first(declaring: 60_000)
+
+    /// A plaintext FIRST fragment on channel 0 declaring `total` bytes and carrying two of them.
+    static func first(declaring total: Int) -> [UInt8] {
+        [0, 0x01, 0, 2, UInt8(total >> 24 & 0xFF), UInt8(total >> 16 & 0xFF), UInt8(total >> 8 & 0xFF), UInt8(total & 0xFF), 0x00, 0x01]
+    }
+
+    /// A raw peer that sends `bytes` and records whether the server closed it.
+    final class RawPeer: Sendable {
+        let connection: TCPConnection
+        private let closedFlag = Mutex(false)
+        var closed: Bool { closedFlag.withLock { $0 } }
+
+        private init(connection: TCPConnection) { self.connection = connection }
+
+        static func connect(_ server: TestServer, sending bytes: [UInt8]) async throws -> RawPeer {
+            let peer = RawPeer(connection: try await TCPClient.connect(to: server.server.address))
+            peer.connection.start { event in if case .closed = event { peer.closedFlag.withLock { $0 = true } } }
+            peer.connection.write(bytes)
+            return peer
+        }
+    }
+
+    /// Before it authenticates a peer may hold 64 KiB in unfinished messages: a FIRST frame
+    /// declaring a megabyte closes it at once, not at the handshake deadline.
+    @Test func aPeerAnnouncingAMegabyteBeforeAuthenticatingIsClosedAtOnce() async throws {
+        try await TestServer.with { server in
+            let peer = try await RawPeer.connect(server, sending: Self.versionRequest + Self.first(declaring: 1_000_000))
+            defer { peer.connection.abort() }
+            try await eventually("the server closes the peer") { peer.closed }
+            try await server.waitForLog("unfinished messages would hold 1000000 bytes")
+            #expect(server.server.heldMessageBytes == 0)
+        }
+    }
+
+    /// All cars together may hold `maxUnfinishedMessageBytes` in unfinished messages: the peer whose
+    /// message takes the total over it is closed, the others keep theirs (asserted on held bytes).
+    @Test func unfinishedMessagesAreCappedForAllCarsTogether() async throws {
+        try await TestServer.with(configure: { $0.maxUnfinishedMessageBytes = 100_000 }) { server in
+            let first = try await RawPeer.connect(server, sending: Self.versionRequest + Self.first(declaring: 60_000))
+            defer { first.connection.abort() }
+            try await eventually("the first peer's message is held") { server.server.heldMessageBytes == 60_000 }
+            let second = try await RawPeer.connect(server, sending: Self.versionRequest + Self.first(declaring: 60_000))
+            defer { second.connection.abort() }
+            try await eventually("the peer that passed the total is closed") { second.closed }
+            try await server.waitForLog("all cars together hold more than 100000 bytes in unfinished messages")
+            #expect(server.server.heldMessageBytes == 60_000, "the first peer keeps its message, the second's is released")
+            #expect(!first.closed)
+            first.connection.abort()
+            try await eventually("a closed car's charge is released") { server.server.heldMessageBytes == 0 }
+        }
+    }
 
     @Test func aPeerFloodingEmptyMiddleFramesIsBoundedAndClosedByItsHandshakeDeadline() async throws {
         try await TestServer.with(configure: { $0.handshakeTimeoutSeconds = 1 }) { server in
