@@ -21,6 +21,10 @@ struct Options {
     /// The `dashport` executable for the memory phase; default: next to this benchmark.
     var dashport: String?
     var skipMemory = false
+    /// Length of the hostile phase's window beside a flooder and a never-reader; past the
+    /// server's 15-s write-stall limit so the never-reader's close falls inside it.
+    var hostileSeconds = 25
+    var skipHostile = false
 
     static let spec = CommandSpec(
         name: "dashport-bench-link",
@@ -36,6 +40,8 @@ struct Options {
             .value("memory-cars", "N", "cars connected to `dashport serve` in the memory phase (default 200)"),
             .value("dashport", "PATH", "the dashport executable (default: next to this one)"),
             .flag("skip-memory", "leave the memory phase out"),
+            .value("hostile-seconds", "N", "the hostile phase's window beside a flooder and a never-reader (default 25)"),
+            .flag("skip-hostile", "leave the hostile phase out"),
         ],
         epilogue: "Build the server first for the memory phase: swift build -c release --product dashport")
 
@@ -51,6 +57,8 @@ struct Options {
         memoryCars = try parsed.integer("memory-cars") ?? memoryCars
         dashport = parsed.value("dashport")
         skipMemory = parsed.flag("skip-memory")
+        hostileSeconds = try parsed.integer("hostile-seconds") ?? hostileSeconds
+        skipHostile = parsed.flag("skip-hostile")
     }
 
     init() {}
