@@ -72,7 +72,10 @@ import Glibc
         ])
         defer { host.stop() }
         let provider = CoverProvider(demo: try CatalogProvider(contentsOf: try DemoLibrary.catalogPath()), host: host.url(""))
-        try await TestServer.with(provider: provider, configure: {
+        // The server's time stands still (curl's own download limit still runs on real time), so the
+        // 5 s backoff after the failure cannot run out before the car asks again, however loaded the
+        // machine: the retry is backed off because of what happened, not because it came quickly.
+        try await TestServer.with(provider: provider, clock: ManualClock(), configure: {
             $0.artworkAllowPlainHTTP = true
             $0.artworkDownloadTimeout = .seconds(4)  // the trickle's end; it sends for far longer
         }) { server in
