@@ -28,7 +28,7 @@ import Testing
         try await TestServer.with(stateDirectory: directory + "/state", configure: { $0.catalog = path }) { test in
             let server = test.server
             let client = try await HeadUnitClient.connect(
-                to: server.address, configuration: HeadUnitConfiguration().withDashportProfile(CarProfileOptions().profile),
+                to: server.address, configuration: HeadUnitConfiguration().withDashportProfile(CarProfileOptions().profile).patient,
                 identity: try TestTLS.carIdentity.get())
             let car = try EmulatedShell(client: client, options: BrowseShellOptions(expectTimeout: .seconds(30)))
             let (output, shell) = (car.output, car.shell)

@@ -10,7 +10,7 @@ import DashportTLS
 /// `dashport-hu connect` and a `browse --script` run against an in-process phone (``FakePhone``:
 /// a real PhoneLink on loopback TCP with a faked media channel), asserting the printed screens.
 @Suite struct EmulatorEndToEndTests {
-    static let configuration = HeadUnitConfiguration().withDashportProfile(CarProfileOptions().profile)
+    static let configuration = HeadUnitConfiguration().withDashportProfile(CarProfileOptions().profile).patient
 
     @Test func connectPrintsWhatWasNegotiatedAndSaysByeBye() async throws {
         let phone = try FakePhone()

@@ -10,7 +10,7 @@ import Testing
 /// HeadUnitClient over real TCP on loopback against a phone running PhoneLink (``FakePhone``).
 /// Waits are bounded by generous timeouts; nothing measures time.
 @Suite struct HeadUnitClientTests {
-    static let carConfiguration = HeadUnitConfiguration().withDashportProfile(CarProfileOptions(maxTabs: 3, artSize: 128).profile)
+    static let carConfiguration = HeadUnitConfiguration().withDashportProfile(CarProfileOptions(maxTabs: 3, artSize: 128).profile).patient
 
     @Test func completesTheLinkAndEndsItWithAnsweredByeBye() async throws {
         let phone = try FakePhone()

@@ -21,7 +21,7 @@ import DashportLink
         try await Self.withServer { server in
             let output = CollectedLines()
             let outcome = await ConnectProbe.run(
-                address: server.address, configuration: HeadUnitConfiguration().withDashportProfile(CarProfileOptions().profile),
+                address: server.address, configuration: HeadUnitConfiguration().withDashportProfile(CarProfileOptions().profile).patient,
                 identity: try TestTLS.carIdentity.get(), timeout: .seconds(30), transcript: Transcript { output.append($0) })
 
             #expect(outcome == .success(pings: 2))
@@ -43,7 +43,7 @@ import DashportLink
     @Test func aBrowseScriptOpensPlaysAndPausesOnTheDemoLibrary() async throws {
         try await Self.withServer { server in
             let client = try await HeadUnitClient.connect(
-                to: server.address, configuration: HeadUnitConfiguration().withDashportProfile(CarProfileOptions().profile),
+                to: server.address, configuration: HeadUnitConfiguration().withDashportProfile(CarProfileOptions().profile).patient,
                 identity: try TestTLS.carIdentity.get())
             let car = try EmulatedShell(client: client, options: BrowseShellOptions(expectTimeout: .seconds(20)))
             let (output, shell) = (car.output, car.shell)
