@@ -1,3 +1,4 @@
+import CDashportLinux
 import Glibc
 
 /// TCP keepalive on accepted connections, so that a peer that vanished without a FIN or a reset
