@@ -151,6 +151,12 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
+            name: "dashport-bench-codec",
+            dependencies: ["DashportMessages", "CAAPProto", "DashportCommandLine"],
+            path: "tools/bench/codec",
+            swiftSettings: strict
+        ),
+        .executableTarget(
             name: "dashport-bench-artwork",
             dependencies: ["DashportArtwork", "CDashportVips", "DashportCommandLine"],
             path: "tools/bench/artwork",
