@@ -56,13 +56,11 @@ let package = Package(
         // libvips through a C target of Dashport's own wrappers, not `.systemLibrary(pkgConfig: "vips")`:
         // vips' pkg-config flags carry `-pthread`, which SwiftPM rejects with a warning. Only the .c file
         // sees glib's headers, whose include paths come from pkg-config (gobject-2.0) through
-        // CDashportGLib; the public header has plain C types.
+        // CDashportGLib; the public header has plain C types. libvips is not linked: the wrapper
+        // opens it (dlopen) when the first cover is scaled, so an idle server does not map it and
+        // its ~100 dependencies (issue 10, item 6).
         .systemLibrary(name: "CDashportGLib", pkgConfig: "gobject-2.0", providers: [.apt(["libglib2.0-dev"])]),
-        .target(
-            name: "CDashportVips",
-            dependencies: ["CDashportGLib"],
-            linkerSettings: [.linkedLibrary("vips"), .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0")]
-        ),
+        .target(name: "CDashportVips", dependencies: ["CDashportGLib"]),
         .target(
             name: "CAAPProto",
             linkerSettings: [.linkedLibrary("protobuf-c")]
