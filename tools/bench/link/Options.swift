@@ -21,6 +21,8 @@ struct Options {
     /// The `dashport` executable for the memory phase; default: next to this benchmark.
     var dashport: String?
     var skipMemory = false
+    /// Only the memory phase (no in-process server, connects or throughput).
+    var onlyMemory = false
 
     static let spec = CommandSpec(
         name: "dashport-bench-link",
@@ -36,6 +38,7 @@ struct Options {
             .value("memory-cars", "N", "cars connected to `dashport serve` in the memory phase (default 200)"),
             .value("dashport", "PATH", "the dashport executable (default: next to this one)"),
             .flag("skip-memory", "leave the memory phase out"),
+            .flag("only-memory", "run the memory phase alone"),
         ],
         epilogue: "Build the server first for the memory phase: swift build -c release --product dashport")
 
@@ -51,6 +54,7 @@ struct Options {
         memoryCars = try parsed.integer("memory-cars") ?? memoryCars
         dashport = parsed.value("dashport")
         skipMemory = parsed.flag("skip-memory")
+        onlyMemory = parsed.flag("only-memory")
     }
 
     init() {}
