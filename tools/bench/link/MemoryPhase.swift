@@ -50,6 +50,7 @@ struct MemoryReport {
     var loaded: MemorySample
     var after: MemorySample
     var again: MemorySample
+    var laterWaves: [MemorySample]
     var largestFiles: [(name: String, kib: Int)]
     var cars: Int
     var connectSeconds: Double
@@ -106,8 +107,19 @@ enum MemoryPhase {
         try await Task.sleep(for: settle)
         let secondWave = try MemorySample.read(pid: server.processIdentifier)
         again.forEach { $0.abort() }
+        // Further waves tell a plateau (the allocator's pages, reused) from growth per car.
+        var laterWaves: [MemorySample] = []
+        for wave in stride(from: 3, through: bench.options.memoryWaves, by: 1) {
+            try await Task.sleep(for: settle * 2)
+            progress("memory: wave \(wave) of \(bench.options.memoryCars) cars")
+            let cars = try await bench.connectCars(bench.options.memoryCars, to: address)
+            try await Task.sleep(for: settle)
+            laterWaves.append(try MemorySample.read(pid: server.processIdentifier))
+            cars.forEach { $0.abort() }
+        }
         return MemoryReport(
-            reference: reference, idle: idle, loaded: loaded, after: after, again: secondWave, largestFiles: largestFiles,
+            reference: reference, idle: idle, loaded: loaded, after: after, again: secondWave, laterWaves: laterWaves,
+            largestFiles: largestFiles,
             cars: cars.count, connectSeconds: connectSeconds)
     }
 
@@ -173,6 +185,9 @@ enum MemoryPhase {
         row("`dashport serve`, \(report.cars) Dashport cars connected (each browsed its root)", report.loaded)
         row("`dashport serve`, \(settle * 2) after the \(report.cars) cars left", report.after)
         row("`dashport serve`, \(report.cars) other cars connected (a second wave)", report.again)
+        for (index, sample) in report.laterWaves.enumerated() {
+            row("`dashport serve`, wave \(index + 3) of \(report.cars) cars connected", sample)
+        }
         let perCar = Double(report.loaded.anonymous - report.idle.anonymous) / Double(max(report.cars, 1))
         Swift.print(String(format: "\nPer connected car (RssAnon): %.0f KiB. The %d cars connected (TCP, TLS, AAP setup, root tabs) in %.2f s, 16 at a time.",
                            perCar, report.cars, report.connectSeconds))

@@ -18,6 +18,8 @@ struct Options {
     var manyDepth = 1
     /// Cars connected to the `dashport serve` process in the memory phase.
     var memoryCars = 200
+    /// Waves of ``memoryCars`` cars, each connected after the one before left (at least 2).
+    var memoryWaves = 2
     /// The `dashport` executable for the memory phase; default: next to this benchmark.
     var dashport: String?
     var skipMemory = false
@@ -36,6 +38,7 @@ struct Options {
             .value("cars", "N", "connections in the many-connection run (default 50)"),
             .value("many-depth", "N", "requests in flight per connection there (default 1)"),
             .value("memory-cars", "N", "cars connected to `dashport serve` in the memory phase (default 200)"),
+            .value("memory-waves", "N", "waves of those cars, each after the one before left (default 2)"),
             .value("dashport", "PATH", "the dashport executable (default: next to this one)"),
             .flag("skip-memory", "leave the memory phase out"),
             .flag("only-memory", "run the memory phase alone"),
@@ -52,6 +55,7 @@ struct Options {
         cars = try parsed.integer("cars") ?? cars
         manyDepth = try parsed.integer("many-depth") ?? manyDepth
         memoryCars = try parsed.integer("memory-cars") ?? memoryCars
+        memoryWaves = try parsed.integer("memory-waves", minimum: 2) ?? memoryWaves
         dashport = parsed.value("dashport")
         skipMemory = parsed.flag("skip-memory")
         onlyMemory = parsed.flag("only-memory")
