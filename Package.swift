@@ -117,7 +117,7 @@ let package = Package(
         .target(
             name: "DashportServer",
             dependencies: [
-                "DashportTransport", "DashportUSB", "DashportLink", "DashportServices", "DashportControl", "DashportTLS", "DashportRecording",
+                "CDashportLinux", "DashportTransport", "DashportUSB", "DashportLink", "DashportServices", "DashportControl", "DashportTLS", "DashportRecording",
                 "DashportBrowse", "DashportArtwork", "DashportSession", "DashportClock", "DashportLog",
                 "DashportFiles", "DashportDigest", "DashportCommandLine",
             ],
