@@ -52,7 +52,10 @@ let package = Package(
         .systemLibrary(name: "CDashportLinux"),
         .systemLibrary(name: "CDashportFunctionFS"),
         .systemLibrary(name: "CDashportUSB", pkgConfig: "libusb-1.0", providers: [.apt(["libusb-1.0-0-dev"])]),
-        .systemLibrary(name: "CDashportCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // libcurl through a C target of Dashport's own wrappers that opens it (dlopen) before the
+        // first download instead of linking it: an idle server does not map it and its ~25
+        // dependencies (issue 10, item 6). Its headers come from libcurl4-openssl-dev (tools/setup).
+        .target(name: "CDashportCurl"),
         // libvips through a C target of Dashport's own wrappers, not `.systemLibrary(pkgConfig: "vips")`:
         // vips' pkg-config flags carry `-pthread`, which SwiftPM rejects with a warning. Only the .c file
         // sees glib's headers, whose include paths come from pkg-config (gobject-2.0) through
