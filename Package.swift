@@ -268,7 +268,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "DashportLogTests", dependencies: ["DashportLog"], swiftSettings: strict),
-        .testTarget(name: "DashportBrowseTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportBrowse"], swiftSettings: strict),
+        .testTarget(name: "DashportBrowseTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportBrowse", "DashportFiles"], swiftSettings: strict),
         .testTarget(name: "DashportArtworkTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportArtwork", "DashportFiles"], swiftSettings: strict),
         .testTarget(name: "DashportSessionTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportSession", "DashportBrowse", "DashportLog"], swiftSettings: strict),
         .testTarget(

@@ -18,6 +18,10 @@ struct ArtworkBox: Hashable, Sendable, CustomStringConvertible {
 /// directory is scanned: leftovers of interrupted writes are deleted, files of other names are
 /// left alone; a damaged thumbnail is found (checksum) and deleted when read. Entries in use
 /// (``pin(_:)``) are never evicted. One process per directory.
+///
+/// A write that fails (a full or failing disk) leaves what was there as it was and throws
+/// ``ArtworkError/storage(_:)``; the fault is logged once when it starts, with its cause, and once
+/// when a write works again (``recordWrite(failure:)``), not per cover.
 struct ArtworkDiskCache {
     enum Entry: Hashable {
         case original(ArtworkKey)
@@ -59,6 +63,8 @@ struct ArtworkDiskCache {
     /// The newest modification time given to a file; the next one is later.
     private var lastStamp: Int64 = 0
     private var pins: [Entry: Int] = [:]
+    /// Whether writes are failing now, so a full disk is logged once.
+    private var health = WriteHealth()
 
     /// Opens (creating if needed) the cache in `directory` and indexes what an earlier run left.
     init(directory: String, maxBytes: Int, logger: Logger) {
@@ -86,6 +92,7 @@ struct ArtworkDiskCache {
             evictToFit()
         } catch {
             logger.error("artwork cache unavailable: \(error)", ["directory": self.directory])
+            _ = health.failed(error)  // every write into it fails for the same reason: this one line says so
         }
     }
 
@@ -126,7 +133,8 @@ struct ArtworkDiskCache {
     /// Moves a finished download at `temporary` into the cache as the original of `key`.
     mutating func adoptOriginal(_ temporary: String, for key: ArtworkKey) throws(ArtworkError) -> String {
         let entry = Entry.original(key)
-        do { try Files.commit(temporary, to: path(of: entry)) } catch { throw ArtworkError(error) }
+        do { try Files.commit(temporary, to: path(of: entry)) } catch { throw failedWrite(error) }
+        recordWrite(failure: nil)
         account(entry, size: Files.status(path(of: entry))?.size ?? 0)
         return path(of: entry)
     }
@@ -135,8 +143,30 @@ struct ArtworkDiskCache {
     mutating func storeThumbnail(_ image: ArtworkImage, key: ArtworkKey, box: ArtworkBox) throws(ArtworkError) {
         let entry = Entry.thumbnail(key, box)
         let bytes = ThumbnailFile.encode(image)
-        do { try Files.writeAtomically(bytes, to: path(of: entry)) } catch { throw ArtworkError(error) }
+        do { try Files.writeAtomically(bytes, to: path(of: entry)) } catch { throw failedWrite(error) }
+        recordWrite(failure: nil)
         account(entry, size: bytes.count)
+    }
+
+    /// Keeps the write health: the first failure of a fault is logged with its cause, the ones
+    /// after it only at debug, and the first success after it says how many failed.
+    mutating func recordWrite(failure: ArtworkError?) {
+        if let failure {
+            if health.failed(failure) {
+                logger.warning("artwork cache writes fail: \(failure); covers are served without being cached until writes work again",
+                               ["directory": directory])
+            } else {
+                logger.debug("artwork cache write failed again: \(failure)")
+            }
+        } else if let failed = health.succeeded() {
+            logger.info("artwork cache writes work again", ["directory": directory, "failed": "\(failed)"])
+        }
+    }
+
+    private mutating func failedWrite(_ error: FileError) -> ArtworkError {
+        let failure = ArtworkError.storage(error.causeText)
+        recordWrite(failure: failure)
+        return failure
     }
 
     /// Deletes an entry (a damaged or undecodable one).

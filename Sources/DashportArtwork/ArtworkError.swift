@@ -23,6 +23,11 @@ public enum ArtworkError: Error, Sendable, Hashable, CustomStringConvertible {
     case decodeFailed(String)
     /// A file or network error other than the above; the system's text.
     case io(String)
+    /// The artwork cache cannot be written (a full or failing disk: `ENOSPC`, `EIO`, `EFBIG`), so
+    /// a download has nowhere to go; the system's text, without the path (cars are told it; the
+    /// cache's log line names the directory). Not the URI's fault: no backoff, and the fault is
+    /// logged once for the cache, not per cover.
+    case storage(String)
     /// The URI failed recently and is not tried again before this much time has passed.
     case backingOff(retryAfter: Duration)
 
@@ -39,6 +44,7 @@ public enum ArtworkError: Error, Sendable, Hashable, CustomStringConvertible {
         case .timeout: "artwork request timed out"
         case .decodeFailed(let text): "artwork could not be decoded: \(text)"
         case .io(let text): "artwork I/O error: \(text)"
+        case .storage(let text): "artwork cache cannot be written: \(text)"
         case .backingOff(let retryAfter):
             "artwork failed recently; retry in \(retryAfter.components.seconds + (retryAfter.components.attoseconds > 0 ? 1 : 0)) s"
         }
@@ -48,7 +54,7 @@ public enum ArtworkError: Error, Sendable, Hashable, CustomStringConvertible {
     /// as opposed to the request (unregistered key, bad box) or the backoff itself.
     var isFailureOfSource: Bool {
         switch self {
-        case .notRegistered, .invalidSize, .backingOff: false
+        case .notRegistered, .invalidSize, .backingOff, .storage: false
         default: true
         }
     }

@@ -12,11 +12,9 @@ extension ArtworkService {
         let result = await produceThumbnail(flight, registration.source)
         switch result {
         case .success(let image):
-            do throws(ArtworkError) {
-                try cache.storeThumbnail(image, key: flight.key, box: flight.box)
-            } catch {
-                logger.warning("artwork thumbnail not cached: \(error)", ["key": flight.key.rawValue])
-            }
+            // A thumbnail that cannot be stored (a full disk) is still served; the cache logs the
+            // fault once.
+            try? cache.storeThumbnail(image, key: flight.key, box: flight.box)
             if backoffs.removeValue(forKey: flight.key) != nil {
                 logger.info("artwork works again", ["key": flight.key.rawValue, "uri": registration.displayURI])
             }
@@ -74,7 +72,13 @@ extension ArtworkService {
         logger.debug("downloading artwork", ["key": key.rawValue, "uri": ArtworkRegistry.redacted(url)])
         let result: Result<String, ArtworkError>
         do throws(ArtworkError) {
-            let bytes = try await fetcher.fetch(url, into: temporary, limits: configuration.fetchLimits)
+            let bytes: Int
+            do {
+                bytes = try await fetcher.fetch(url, into: temporary, limits: configuration.fetchLimits)
+            } catch {
+                if case .storage = error { cache.recordWrite(failure: error) }  // the download had nowhere to go
+                throw error
+            }
             let limit = configuration.maxDownloadBytes
             guard bytes <= limit else { throw ArtworkError.tooLarge(bytes: bytes, limit: limit) }  // a fetcher that ignored it
             result = .success(try cache.adoptOriginal(temporary, for: key))

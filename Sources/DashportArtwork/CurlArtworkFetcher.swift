@@ -42,8 +42,8 @@ public struct CurlArtworkFetcher: ArtworkFetcher {
             return Outcome(error: .unsupportedScheme(ArtworkRegistry.redacted(url)))
         }
         let fd: Int32
-        do { fd = try Files.create(destination) } catch { return Outcome(error: ArtworkError(error)) }
-        let transfer = CurlTransfer(fd: fd, limits: limits)
+        do { fd = try Files.create(destination) } catch { return Outcome(error: .storage(error.causeText)) }
+        let transfer = CurlTransfer(fd: fd, path: destination, limits: limits)
         let text = url.absoluteString
         // libcurl's easy interface blocks: run it off the cooperative pool, on a Dispatch thread.
         return await withTaskCancellationHandler {

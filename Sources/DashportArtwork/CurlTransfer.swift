@@ -17,12 +17,15 @@ final class CurlTransfer: Sendable {
     }
 
     private let fd: Int32
+    /// The file `fd` writes, for errors.
+    private let path: String
     private let limits: ArtworkFetchLimits
     private let state = Mutex(State())
     private let cancelled = Atomic<Bool>(false)
 
-    init(fd: Int32, limits: ArtworkFetchLimits) {
+    init(fd: Int32, path: String, limits: ArtworkFetchLimits) {
         self.fd = fd
+        self.path = path
         self.limits = limits
     }
 
@@ -91,9 +94,9 @@ final class CurlTransfer: Sendable {
                 return false
             }
             do throws(FileError) {
-                try Files.writeAll(UnsafeRawBufferPointer(start: data, count: count), to: fd, path: "artwork download")
+                try Files.writeAll(UnsafeRawBufferPointer(start: data, count: count), to: fd, path: path)
             } catch {
-                state.outcome.error = ArtworkError(error)
+                state.outcome.error = .storage(error.causeText)  // the disk, not the cover host
                 return false
             }
             state.outcome.bytes += count

@@ -14,6 +14,12 @@ import Foundation
 /// corrupt, foreign or other-version file is deleted and reported `browseCacheDiscarded`; a
 /// leftover temporary file from a crash is deleted. Evictions are not fsynced: a node that comes
 /// back after a power cut is still a valid node, and the bounds are applied again at load.
+///
+/// A write that fails (a full disk: `ENOSPC`, `EIO`, `EFBIG`; an unusable directory) leaves the
+/// node's previous file as it was (the write is atomic) and keeps the new node in memory, so it
+/// is still served; the fault is reported once, with its cause, when it starts
+/// (`browseCacheWriteFailed`), not per node. The first write that works again ends it
+/// (`browseCacheWritesResumed`) and writes the nodes kept only in memory meanwhile.
 public actor BrowseCache {
     public nonisolated let directory: String
     /// The most nodes kept (at least 1). Default 64.
@@ -26,6 +32,8 @@ public actor BrowseCache {
         var fileName: String
         var bytes: Int
         var lastUse: UInt64
+        /// False while the node is only in memory: its write failed (the file, if any, is older).
+        var persisted = true
     }
 
     private let logger: Logger
@@ -35,6 +43,8 @@ public actor BrowseCache {
     private var totalBytes = 0
     private var clock: UInt64 = 0
     private var loaded = false
+    /// Whether writes are failing now (a full disk), so the fault is reported once.
+    private var health = WriteHealth()
 
     public init(directory: String, maxNodes: Int = 64, maxBytes: Int = 2 * 1024 * 1024, logger: Logger = .silent) {
         self.directory = directory
@@ -73,6 +83,7 @@ public actor BrowseCache {
             if try Files.makeDirectory(directory) { logger.notice("created the cache directory", ["directory": directory]) }
             files = try Files.list(directory)
         } catch {
+            _ = health.failed(error)  // the writes that follow fail for the same reason: one report
             return [failure("cannot use the cache directory \(directory): \(error)", nil)]
         }
         var found: [(entry: Entry, generation: UInt64)] = []
@@ -135,14 +146,51 @@ public actor BrowseCache {
                 itemId: parentId))
             return reports
         }
+        var reports: [BrowseReport] = []
+        let written = write(bytes, name, parentId, &reports)
+        if let owner = owners[name] { drop(owner) }  // replaced (same id, or a hash clash)
+        insert(Entry(node: node, fileName: name, bytes: bytes.count, lastUse: clock, persisted: written))
+        if written, !reports.isEmpty { reports += writePending() }  // writes work again
+        return reports + evict(keeping: parentId)
+    }
+
+    /// Writes one node's file atomically and keeps ``health``: true when it is on disk. The first
+    /// failure of a fault and the first success after one add a report; failures in between are
+    /// only debug lines.
+    private func write(_ bytes: [UInt8], _ name: String, _ parentId: String, _ reports: inout [BrowseReport]) -> Bool {
         do {
             try Files.writeAtomically(bytes, to: directory + "/" + name)
         } catch {
-            return [failure("cannot write node '\(parentId)': \(error)", parentId)]
+            if health.failed(error) {
+                reports.append(failure(
+                    "browse cache writes fail in \(directory) (\(error.causeText)), first for node '\(parentId)': nodes are kept in memory and their previous files left as they were until writes work again",
+                    parentId))
+            } else {
+                logger.debug("cache write failed again", ["parent": parentId, "cause": error.causeText])
+            }
+            return false
         }
-        if let owner = owners[name] { drop(owner) }  // replaced on disk (same id, or a hash clash)
-        insert(Entry(node: node, fileName: name, bytes: bytes.count, lastUse: clock))
-        return evict(keeping: parentId)
+        if let failed = health.succeeded() {
+            let pending = entries.values.filter { !$0.persisted }.count
+            reports.append(BrowseReport(
+                code: BrowseReportCode.cacheWritesResumed,
+                message: "browse cache writes work again after \(failed) failed; writing the \(pending) nodes kept in memory",
+                itemId: parentId))
+        }
+        return true
+    }
+
+    /// Writes the nodes kept only in memory during a write fault, most recently used first; stops
+    /// at the first that fails (the fault is back, and reported again).
+    private func writePending() -> [BrowseReport] {
+        var reports: [BrowseReport] = []
+        let pending = entries.values.filter { !$0.persisted }.sorted { $0.lastUse > $1.lastUse }
+        for entry in pending {
+            guard let bytes = try? CacheFileFormat.encode(entry.node, generation: entry.lastUse) else { continue }
+            guard write(bytes, entry.fileName, entry.node.parentId, &reports) else { break }
+            entries[entry.node.parentId]?.persisted = true
+        }
+        return reports
     }
 
     /// Evicts one node.
@@ -231,8 +279,9 @@ public actor BrowseCache {
         }
     }
 
+    /// A `browseCacheWriteFailed` report. Not logged here: whoever takes the reports (the browse
+    /// core) logs each once, so one fault is one line.
     private func failure(_ message: String, _ itemId: String?) -> BrowseReport {
-        logger.warning(message)
-        return BrowseReport(code: BrowseReportCode.cacheWriteFailed, message: message, itemId: itemId)
+        BrowseReport(code: BrowseReportCode.cacheWriteFailed, message: message, itemId: itemId)
     }
 }

@@ -40,11 +40,11 @@ extension BrowseCore {
                 providerFailed("did not answer '\(parentId)' within the \(configuration.answerBudget) budget")
                 return .cached(cached)
             }
-            emit(BrowseReport(
+            // One line for one hang: this parent's report also says the core is now degraded.
+            providerFailed(report: BrowseReport(
                 code: BrowseReportCode.providerTimeout,
                 message: "no answer for '\(parentId)' within \(configuration.providerTimeout) and nothing cached: empty list",
                 itemId: parentId))
-            providerFailed("did not answer within \(configuration.providerTimeout)")
             return .unavailable
         }
     }
@@ -71,12 +71,17 @@ extension BrowseCore {
     }
 
     /// The provider is down or slow: answer from the cache and refresh once it answers again.
-    func providerFailed(_ what: String) {
-        guard !degraded else { return }
+    /// `report`, when given, is the report of the request that found it out; the first one says
+    /// the core is degraded too, so a fault is one line.
+    func providerFailed(_ what: String = "", report: BrowseReport? = nil) {
+        guard !degraded else {
+            if let report { emit(report) }
+            return
+        }
         degraded = true
-        emit(BrowseReport(
-            code: BrowseReportCode.providerUnavailable,
-            message: "the provider \(what): answering from the cache until it answers again"))
+        emit(report.map {
+            BrowseReport(code: $0.code, message: "\($0.message); answering from the cache until the provider answers again", itemId: $0.itemId)
+        } ?? BrowseReport(code: BrowseReportCode.providerUnavailable, message: "the provider \(what): answering from the cache until it answers again"))
         if refreshTask == nil {
             refreshTask = Task { await self.refreshWhenProviderAnswers() }
         }

@@ -40,9 +40,11 @@ extension BrowseCore {
     }
 
     /// Logs, keeps and pushes a report; with `once`, only the first time this exact report is made
-    /// (until the next invalidate).
+    /// (until the next invalidate). Cache write faults are reported by the cache once per fault
+    /// (start and end), so a second fault with the same words is logged again.
     func emit(_ report: BrowseReport, once: Bool = true) {
-        if once {
+        let episodic = report.code == BrowseReportCode.cacheWriteFailed || report.code == BrowseReportCode.cacheWritesResumed
+        if once && !episodic {
             if reported.count >= Self.dedupeLimit { reported.removeAll() }
             guard reported.insert(report).inserted else { return }
         }
@@ -56,7 +58,7 @@ extension BrowseCore {
 
     private static func level(of code: String) -> LogLevel {
         switch code {
-        case BrowseReportCode.cacheRefreshed, BrowseReportCode.errorHidden: .info
+        case BrowseReportCode.cacheRefreshed, BrowseReportCode.errorHidden, BrowseReportCode.cacheWritesResumed: .info
         case BrowseReportCode.rootRejected, BrowseReportCode.depthCut, BrowseReportCode.itemInvalid,
             BrowseReportCode.listCut:
             .notice

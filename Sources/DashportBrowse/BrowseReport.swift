@@ -5,7 +5,7 @@ import DashportClock
 /// Codes (``BrowseReportCode`` holds them as constants): `browseRootRejected`, `browseDepthCut`,
 /// `browseItemInvalid`, `browseListCut`, `browseErrorHidden`, `browseCacheDiscarded`,
 /// `browseCacheWriteFailed`, `browseCacheNodeTooLarge`, `browseProviderUnavailable`,
-/// `browseProviderTimeout`, `browseCacheRefreshed`.
+/// `browseProviderTimeout`, `browseCacheRefreshed`, `browseCacheWritesResumed`.
 public struct BrowseReport: Sendable, Hashable {
     public var code: String
     public var message: String
@@ -39,8 +39,11 @@ public enum BrowseReportCode {
     public static let errorHidden = "browseErrorHidden"
     /// A cache file was truncated, corrupt, foreign or of another version, and was deleted.
     public static let cacheDiscarded = "browseCacheDiscarded"
-    /// A cache file could not be written or deleted.
+    /// A cache file could not be written or deleted. A write fault (a full disk) is reported when
+    /// it starts, with its cause, not for every node written during it.
     public static let cacheWriteFailed = "browseCacheWriteFailed"
+    /// Cache writes work again after a fault; the nodes kept in memory meanwhile are written.
+    public static let cacheWritesResumed = "browseCacheWritesResumed"
     /// A node is larger than the whole cache's byte bound and was not cached.
     public static let cacheNodeTooLarge = "browseCacheNodeTooLarge"
     /// The provider failed with something other than a ``BrowseError`` (it is not up).

@@ -89,18 +89,24 @@ public enum Files {
         return fd
     }
 
-    /// Writes every byte of `buffer` to `fd`, retrying short writes and `EINTR`.
+    /// Writes every byte of `buffer` to `fd`, retrying short writes and `EINTR`. `path` names the
+    /// file in the error (and is where a test's injected fault applies, see
+    /// ``injectWriteFault(_:under:)``).
     public static func writeAll(_ buffer: UnsafeRawBufferPointer, to fd: Int32, path: String) throws(FileError) {
         guard let base = buffer.baseAddress else { return }
+        var end = buffer.count
+        let fault = injectedFault(for: path)
+        if fault != nil { end /= 2 }  // a full disk takes part of a write, then refuses the rest
         var offset = 0
-        while offset < buffer.count {
-            let written = write(fd, base + offset, buffer.count - offset)
+        while offset < end {
+            let written = write(fd, base + offset, end - offset)
             if written < 0 {
                 if errno == EINTR { continue }
                 throw .system("write", path)
             }
             offset += written
         }
+        if let fault { throw FileError("write", path, .system(errno: fault)) }
     }
 
     /// Makes renames and deletions in `directory` durable.

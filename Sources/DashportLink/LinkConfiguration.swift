@@ -9,6 +9,11 @@ public struct LinkConfiguration: Sendable {
     /// Setup (version exchange → TLS → auth → discovery) must finish within this time, counted from
     /// the first call to ``PhoneLink/receive(_:now:)`` or ``PhoneLink/tick(now:)``. Default 10 s.
     public var handshakeDeadline: Duration
+    /// Until AUTH_COMPLETE, unfinished messages may hold at most this many bytes (a FIRST frame is
+    /// charged its declared total). Setup messages are small (a TLS flight is a few KiB), so a
+    /// peer that has not authenticated cannot make the server hold ``FrameLimits/maxPendingBytes``.
+    /// Default 64 KiB.
+    public var unauthenticatedMaxPendingBytes: Int
     /// Close the link after this long without a received byte. Off (`nil`) by default: some head
     /// units (openauto) send nothing at all when idle (aap-protocol.md §8.3).
     public var idleDeadline: Duration?
@@ -32,6 +37,7 @@ public struct LinkConfiguration: Sendable {
         labelText: String = "Dashport",
         deviceName: String = "Dashport on Linux",
         handshakeDeadline: Duration = .seconds(10),
+        unauthenticatedMaxPendingBytes: Int = 64 * 1024,
         idleDeadline: Duration? = nil,
         pingInterval: Duration = .seconds(1),
         pingIntervalRange: ClosedRange<Duration> = .milliseconds(200) ... .seconds(30),
@@ -44,6 +50,7 @@ public struct LinkConfiguration: Sendable {
         self.labelText = labelText
         self.deviceName = deviceName
         self.handshakeDeadline = handshakeDeadline
+        self.unauthenticatedMaxPendingBytes = unauthenticatedMaxPendingBytes
         self.idleDeadline = idleDeadline
         self.pingInterval = pingInterval
         self.pingIntervalRange = pingIntervalRange

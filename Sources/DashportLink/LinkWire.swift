@@ -30,6 +30,13 @@ package struct LinkWire {
         self.assembler = MessageAssembler(limits: limits)
     }
 
+    /// A tighter cap on unfinished messages than the limits' `maxPendingBytes` while the peer is
+    /// not yet authenticated; nil once it is.
+    package var pendingLimitBeforeAuthentication: Int?
+
+    /// Bytes charged to unfinished messages (see ``MessageAssembler/pendingByteCount``).
+    package var pendingMessageByteCount: Int { assembler.pendingByteCount }
+
     /// Bytes received but not yet returned as part of a message frame.
     package var bufferedByteCount: Int { decoder.bufferedByteCount }
 
@@ -58,6 +65,9 @@ package struct LinkWire {
                 assembled = try assembler.add(header: frame.header, plaintext: plaintext)
             } catch {
                 throw .badFrame(error)
+            }
+            if let cap = pendingLimitBeforeAuthentication, assembler.pendingByteCount > cap {
+                throw .badFrame(.pendingBytesExceeded(channel: frame.header.channel, pending: assembler.pendingByteCount, limit: cap))
             }
             guard let assembled else { continue }
             guard let id = assembled.messageId else {

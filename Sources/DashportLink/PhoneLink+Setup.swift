@@ -114,6 +114,7 @@ extension PhoneLink {
             close(.authenticationFailed(status: status), &out)
             return
         }
+        wire.pendingLimitBeforeAuthentication = nil  // authenticated: the frame limits alone apply
         out.event(.authComplete)
         let request = AAP.ServiceDiscoveryRequest(labelText: configuration.labelText, deviceName: configuration.deviceName)
         sendControl(ControlID.serviceDiscoveryRequest, request.serializedBytes(), encrypted: true, &out)

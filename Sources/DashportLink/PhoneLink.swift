@@ -40,6 +40,10 @@ public final class PhoneLink {
         set { wire.tap = newValue }
     }
 
+    /// Bytes the peer has made this link hold in unfinished messages (a FIRST frame counts its
+    /// declared total): what the server charges against its process-wide reassembly budget.
+    public var pendingMessageBytes: Int { wire.pendingMessageByteCount }
+
     var wire: LinkWire
     let logger: Logger
     var channels: ChannelTable?
@@ -55,6 +59,7 @@ public final class PhoneLink {
     public init(configuration: LinkConfiguration = LinkConfiguration(), tls: TLSSession, logger: Logger = .silent) {
         self.configuration = configuration
         self.wire = LinkWire(tls: tls, limits: configuration.limits)
+        self.wire.pendingLimitBeforeAuthentication = configuration.unauthenticatedMaxPendingBytes
         self.logger = logger.labelled("link")
         self.pings = PingKeeper(interval: configuration.pingInterval)
     }

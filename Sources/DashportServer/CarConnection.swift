@@ -7,8 +7,8 @@ import DashportLog
 import DashportTLS
 import DashportTransport
 
-/// Everything that can happen to one car connection, funnelled into one ordered stream so the
-/// sans-IO stack is only ever touched by the connection's own task.
+/// Everything that can happen to one car connection, funnelled into its bounded ``CarMailbox`` so
+/// the sans-IO stack is only ever touched by the connection's own task.
 enum CarInput: Sendable {
     /// Bytes arrived, or the transport closed.
     case transport(TransportEvent)
@@ -18,20 +18,26 @@ enum CarInput: Sendable {
     case shutdown
     /// Something for the services: a core answer or a core push.
     case services(ServiceInput)
+    /// The car's mailbox overflowed (it is not keeping up with core pushes): close it.
+    case overflow
 }
 
 /// Runs one car: bytes from the transport into the link, the link's actions out to the transport,
 /// service traffic between the link and the core, timers from the link's deadlines.
 ///
 /// The link and the services are sans-IO values owned by this task alone; everything else reaches
-/// them as a ``CarInput`` through one `AsyncStream`, in order. One car's failure (bad bytes, a TLS
-/// error, a dead socket) ends only this task.
+/// them as a ``CarInput`` through the connection's ``CarMailbox``, which bounds what a car can make
+/// the server hold (see there). One car's failure (bad bytes, a TLS error, a dead socket) ends only
+/// this task.
 struct CarConnection {
     let stream: any ByteStream
     let context: ServerContext
     let logger: Logger
     /// This connection's place in ``HandshakeAdmission``; nil when it was not admitted through it.
     let ticket: UInt64?
+
+    /// Inputs handled before the worker yields its thread to other tasks.
+    static let inputsPerTurn = 8
 
     init(stream: any ByteStream, context: ServerContext, ticket: UInt64? = nil) {
         self.stream = stream
@@ -42,8 +48,8 @@ struct CarConnection {
 
     func run() async {
         defer { if let ticket { context.admission.finished(ticket) } }
-        let (inputs, continuation) = AsyncStream.makeStream(of: CarInput.self)
-        guard let id = context.registry.add(peer: stream.peerDescription, shutdown: { continuation.yield(.shutdown) }) else {
+        let mailbox = CarMailbox(stream: stream)
+        guard let id = context.registry.add(peer: stream.peerDescription, mailbox: mailbox, shutdown: { mailbox.yield(.shutdown) }) else {
             logger.notice("refused: the server is shutting down")
             stream.abort()
             return
@@ -67,11 +73,15 @@ struct CarConnection {
         // The link and the services take `now` as time since the server clock's origin, the same
         // time line the session's position anchors are on.
         let clock = context.core.clock
-        var timer = DeadlineTimer(clock: clock, inputs: continuation)
-        var services = CarServices(context: context, logger: logger, inputs: continuation)
-        stream.start { event in continuation.yield(.transport(event)) }
+        var timer = DeadlineTimer(clock: clock, inputs: mailbox)
+        var services = CarServices(context: context, logger: logger, inputs: mailbox)
+        stream.start { event in mailbox.yield(.transport(event)) }
 
         var finished = false
+        /// What this car holds in unfinished messages, as charged to the process-wide budget.
+        var charged = 0
+        /// When the car's unread output first passed the high-water mark (nil: it reads).
+        var stalledSince: Duration?
         func perform(_ actions: [LinkAction]) {
             for action in actions where !finished {
                 switch action {
@@ -98,11 +108,35 @@ struct CarConnection {
 
         perform(link.tick(now: clock.now.sinceOrigin))
         timer.arm(at: link.nextDeadline)
-        for await input in inputs {
+        var handledInARow = 0
+        while true {
+            // `next()` returns at once while inputs wait, so a flooding car would keep this pool
+            // thread (one of two on the target) forever: give the other cars a turn now and then.
+            handledInARow += 1
+            if handledInARow >= CarConnection.inputsPerTurn {
+                handledInARow = 0
+                await Task.yield()
+            }
+            let input = await mailbox.next()
             let now = clock.now.sinceOrigin
             switch input {
             case .transport(.received(let bytes)):
-                perform(link.receive(bytes, now: now))
+                // A deadline that passed while bytes queued is handled before them, so a flood
+                // cannot push its own handshake deadline back.
+                if let deadline = link.nextDeadline, deadline <= now { perform(link.tick(now: now)) }
+                if !finished { perform(link.receive(bytes, now: now)) }
+                // Unfinished messages count against the process-wide budget, whatever the phase.
+                let held = finished ? 0 : link.pendingMessageBytes
+                if context.reassembly.recharge(from: charged, to: held) {
+                    logger.warning("closing connection: all cars together hold more than \(context.reassembly.limit) bytes in unfinished messages; this car holds \(held)",
+                                   ["phase": "\(link.phase)"])
+                    _ = context.reassembly.recharge(from: held, to: 0)
+                    charged = 0
+                    stream.abort()
+                    finished = true
+                    break
+                }
+                charged = held
             case .transport(.closed(let error)):
                 if let error {
                     logger.warning("connection lost during \(link.phase): \(error)")
@@ -112,19 +146,40 @@ struct CarConnection {
                 finished = true
             case .tick:
                 timer.fired()
+                if let since = stalledSince, now - since >= context.writeStallLimit {
+                    logger.warning("closing connection: the car left \(stream.outboundBufferedBytes) bytes unread for \(context.writeStallLimit)",
+                                   ["phase": "\(link.phase)"])
+                    stream.abort()
+                    finished = true
+                    break
+                }
                 perform(link.tick(now: now))
                 perform(sendAll(services.tick(now: now), on: link, now: now))
             case .shutdown:
                 perform(link.sayByeBye(now: now))
+            case .overflow:
+                logger.warning("closing connection: more than \(CarMailbox.maxPendingServiceInputs) core answers and pushes pending; the car is not keeping up",
+                               ["phase": "\(link.phase)"])
+                stream.abort()
+                finished = true
             case .services(let serviceInput):
                 perform(sendAll(services.handle(serviceInput, now: now), on: link, now: now))
             }
             if finished { break }
-            timer.arm(at: [link.nextDeadline, services.nextDeadline].compactMap { $0 }.min())
+            if stream.outboundBufferedBytes > CarMailbox.outboundHighWater {
+                // Stop serving this car until it reads; close it if it never does.
+                if stalledSince == nil { stalledSince = now }
+                mailbox.pauseForOutbound()
+            } else if !mailbox.isPausedForOutbound {
+                stalledSince = nil
+            }
+            let stallDeadline = stalledSince.map { $0 + context.writeStallLimit }
+            timer.arm(at: [link.nextDeadline, services.nextDeadline, stallDeadline].compactMap { $0 }.min())
         }
+        _ = context.reassembly.recharge(from: charged, to: 0)
         timer.cancel()
         services.stop()
-        continuation.finish()
+        mailbox.finish()
         if !finished { stream.abort() }
     }
 

@@ -55,7 +55,11 @@ extension CarServices {
                 + reports.compactMap(ServerCore.sessionError(for:)).flatMap { service.carReport($0) }
         case .mediaCommand(let ticket, let result): actions = service.commandAnswered(ticket, result)
         case .mediaArtwork(let ticket, let result): actions = service.artworkAnswered(ticket, result)
-        case .browseNotification(let notification): actions = service.browseNotified(notification)
+        case .browseNotification(let notification):
+            // The car may ask again as soon as it is told: the memo must not answer with the old
+            // page then, whether or not the core's own invalidation task has run yet.
+            if case .childrenChanged(let parentId) = notification { answers.invalidate(parentId) }
+            actions = service.browseNotified(notification)
         default: actions = []
         }
         media = service
@@ -70,14 +74,29 @@ extension CarServices {
             switch action {
             case .send(let message):
                 out.append(message)
+            case .browse(let ticket, .children(let parentId, let page, let pageSize, let car)):
+                // The fast path: a memoised answer goes back on this worker, with no task or hop.
+                let key = AnswerMemo.Key(parentId: parentId, page: page, pageSize: pageSize, car: car)
+                if let memo = answers.lookup(key) {
+                    bridge.post(.mediaBrowse(ticket, memo.answer, artworkKeys: memo.artworkKeys))
+                    continue
+                }
+                let generation = answers.generation
+                let answers = self.answers
+                bridge.run {
+                    let (answer, reports) = await browse.childrenReporting(of: parentId, page: page, pageSize: pageSize, for: car)
+                    let keys = await artworkKeys(for: MediaChannelService.artworkURIs(in: answer), artwork)
+                    // Only an answer that told the car nothing else is kept: reports go with the request.
+                    if reports.isEmpty {
+                        answers.store(AnswerMemo.Entry(answer: answer, artworkKeys: keys), for: key, generation: generation)
+                    }
+                    return .mediaBrowse(ticket, answer, artworkKeys: keys, carReports: reports)
+                }
             case .browse(let ticket, let request):
                 bridge.run {
                     switch request {
-                    case .children(let parentId, let page, let pageSize, let car):
-                        let (answer, reports) = await browse.childrenReporting(of: parentId, page: page, pageSize: pageSize, for: car)
-                        return .mediaBrowse(
-                            ticket, answer, artworkKeys: await artworkKeys(for: MediaChannelService.artworkURIs(in: answer), artwork),
-                            carReports: reports)
+                    case .children:
+                        return nil  // answered above
                     case .search(let query, let page, let pageSize, let car):
                         let answer = await browse.search(query, page: page, pageSize: pageSize, for: car)
                         return .mediaBrowse(ticket, answer, artworkKeys: await artworkKeys(for: MediaChannelService.artworkURIs(in: answer), artwork))
@@ -118,7 +137,7 @@ extension MediaChannelArtworkFailure {
     init(_ error: ArtworkError) {
         let code: Code = switch error {
         case .notRegistered, .outsideRoots, .unsupportedScheme: .notFound
-        case .tooLarge, .httpStatus, .tooManyRedirects, .timeout, .io, .backingOff: .fetchFailed
+        case .tooLarge, .httpStatus, .tooManyRedirects, .timeout, .io, .backingOff, .storage: .fetchFailed
         case .decodeFailed, .tooManyPixels: .decodeFailed
         default: .unknown
         }

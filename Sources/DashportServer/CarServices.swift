@@ -43,6 +43,7 @@ struct CarServices {
     let core: ServerCore
     let logger: Logger
     let bridge: CoreBridge
+    let answers: AnswerMemo
     var carName = "car"
     var status: AAPPlaybackStatusService?
     var input: AAPInputService?
@@ -52,10 +53,11 @@ struct CarServices {
     var sessionStarted = false
     var mediaSubscribed = false
 
-    init(context: ServerContext, logger: Logger, inputs: AsyncStream<CarInput>.Continuation) {
+    init(context: ServerContext, logger: Logger, inputs: CarMailbox) {
         self.core = context.core
         self.logger = logger
         self.bridge = CoreBridge(inputs: inputs)
+        self.answers = context.core.answers
     }
 
     // MARK: Link events

@@ -25,6 +25,7 @@ public enum ConfigurationParser {
         .value("max-pending-connections", "N", "connections still in the handshake at once; the oldest goes first (default 64)"),
         .value("max-pending-per-address", "N", "connections still in the handshake from one non-loopback address (default 16)"),
         .value("handshake-timeout", "SECONDS", "time a car has to finish the handshake (default 10)"),
+        .value("write-stall-timeout", "SECONDS", "time a car may leave our answers unread before it is closed (default 15)"),
         .value("idle-timeout", "SECONDS", "close a car silent this long once linked (default 0 = never)"),
         .value("record-dir", "DIR", "record every car's session into DIR (off by default; the files hold the cars' requests)"),
     ] + SessionSettings.options + usbOptions
@@ -110,6 +111,7 @@ public enum ConfigurationParser {
             config.maxPendingPerAddress = n
         case "handshake-timeout": config.handshakeTimeoutSeconds = try number(value)
         case "idle-timeout": config.idleTimeoutSeconds = try number(value)
+        case "write-stall-timeout": config.writeStallTimeoutSeconds = try number(value)
         case "record-dir": config.recordDirectory = value
         default:
             if try config.session.apply(key: key, value: value, origin: origin) { return }

@@ -1,3 +1,4 @@
+import DashportClock
 import Foundation
 import Synchronization
 
@@ -14,6 +15,7 @@ final class ConnectionRegistry: Sendable {
         var peer: String
         var shutdown: @Sendable () -> Void
         var car: ConnectedCar
+        var mailbox: CarMailbox?
     }
 
     private let state = Mutex(State())
@@ -21,13 +23,13 @@ final class ConnectionRegistry: Sendable {
 
     /// Registers a car; `shutdown` is called (once) when the server stops. Returns nil when the
     /// server is already shutting down (the caller closes the connection at once).
-    func add(peer: String, shutdown: @escaping @Sendable () -> Void) -> UInt64? {
+    func add(peer: String, mailbox: CarMailbox? = nil, shutdown: @escaping @Sendable () -> Void) -> UInt64? {
         state.withLock { state -> UInt64? in
             guard !state.shuttingDown else { return nil }
             state.next += 1
             state.entries[state.next] = Entry(
                 peer: peer, shutdown: shutdown,
-                car: ConnectedCar(id: state.next, peer: peer, transport: "tcp", since: Date()))
+                car: ConnectedCar(id: state.next, peer: peer, transport: "tcp", since: Date()), mailbox: mailbox)
             return state.next
         }
     }
@@ -55,9 +57,25 @@ final class ConnectionRegistry: Sendable {
     }
     var peers: [String] { state.withLock { $0.entries.values.map(\.peer) } }
 
+    /// Bytes received from all cars and not yet taken by their workers (a test seam for the
+    /// inbound bound).
+    var queuedInboundBytes: Int { mailboxes.reduce(0) { $0 + $1.queuedInboundBytes } }
+
+    /// How many cars the server has stopped reading from (inbound back-pressure; a test seam).
+    var readingPausedCount: Int { mailboxes.filter(\.isReadingPaused).count }
+
+    /// One line per connected car: its peer, mailbox and transport state (for a test that timed out).
+    var diagnostics: [String] {
+        state.withLock { $0.entries.values.map { ($0.peer, $0.mailbox) } }.map { peer, mailbox in
+            "\(peer): " + (mailbox?.debugState ?? "no mailbox")
+        }
+    }
+
+    private var mailboxes: [CarMailbox] { state.withLock { $0.entries.values.compactMap(\.mailbox) } }
+
     /// Asks every car to end its session and returns once all are gone or `grace` has passed.
     /// Returns how many were still connected at the end.
-    func shutdownAll(grace: Duration) async -> Int {
+    func shutdownAll(grace: Duration, clock: any DashportClock) async -> Int {
         let entries = state.withLock { state -> [Entry] in
             state.shuttingDown = true
             return Array(state.entries.values)
@@ -68,7 +86,7 @@ final class ConnectionRegistry: Sendable {
             group.addTask { [drained] in
                 for await _ in drained { return }
             }
-            group.addTask { try? await Task.sleep(for: grace) }
+            group.addTask { try? await clock.sleep(for: grace) }
             await group.next()
             group.cancelAll()
         }

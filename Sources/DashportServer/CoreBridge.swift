@@ -5,12 +5,12 @@ import DashportSession
 /// stream. Commands run one at a time in the order the car sent them (two quick presses must not
 /// swap); browse and artwork requests run concurrently. `stop()` cancels whatever is pending.
 final class CoreBridge: Sendable {
-    private let inputs: AsyncStream<CarInput>.Continuation
+    private let inputs: CarMailbox
     private let commands: AsyncStream<@Sendable () async -> Void>.Continuation
     private let commandWorker: Task<Void, Never>
     private let tasks = Mutex<(next: UInt64, running: [UInt64: Task<Void, Never>], stopped: Bool)>((0, [:], false))
 
-    init(inputs: AsyncStream<CarInput>.Continuation) {
+    init(inputs: CarMailbox) {
         self.inputs = inputs
         let (stream, continuation) = AsyncStream.makeStream(of: (@Sendable () async -> Void).self)
         self.commands = continuation

@@ -6,11 +6,11 @@ import DashportClock
 /// the current sleep.
 struct DeadlineTimer {
     let clock: any DashportClock
-    let inputs: AsyncStream<CarInput>.Continuation
+    let inputs: CarMailbox
     private var armedAt: Duration?
     private var task: Task<Void, Never>?
 
-    init(clock: any DashportClock, inputs: AsyncStream<CarInput>.Continuation) {
+    init(clock: any DashportClock, inputs: CarMailbox) {
         self.clock = clock
         self.inputs = inputs
     }

@@ -22,7 +22,7 @@ public final class DashportServer: Sendable {
     /// Reloads the catalog (nil with a custom provider); see ``reloadCatalog(reason:)``.
     public let catalogReloader: CatalogReloader?
     private let listener: TCPListener
-    private let context: ServerContext
+    let context: ServerContext
     private let gadgets = Mutex<[FunctionFSGadget]>([])
     private let watcher: CatalogWatcher?
     private let control: ControlServer
@@ -74,7 +74,9 @@ public final class DashportServer: Sendable {
             logger: logger.labelled("admission"))
         let context = ServerContext(
             tls: tls, link: link, core: core, logger: logger.labelled("car"), registry: ConnectionRegistry(), admission: admission,
-            recordDirectory: try SessionFiles.prepare(configuration.recordDirectory))
+            recordDirectory: try SessionFiles.prepare(configuration.recordDirectory),
+            reassembly: ReassemblyBudget(limit: configuration.maxUnfinishedMessageBytes),
+            writeStallLimit: .milliseconds(Int64(configuration.writeStallTimeoutSeconds * 1000)))
         listener.start { connection in
             // On the reactor thread: a flood of connects is trimmed here, before any task runs.
             let ticket = admission.admit(
@@ -84,7 +86,7 @@ public final class DashportServer: Sendable {
         }
         func abandon(_ error: ConfigurationError) async -> ConfigurationError {
             listener.shutdown()
-            _ = await context.registry.shutdownAll(grace: .seconds(1))
+            _ = await context.registry.shutdownAll(grace: .seconds(1), clock: core.clock)
             core.stop()
             await core.session.close()
             return error
@@ -161,6 +163,25 @@ public final class DashportServer: Sendable {
     /// How many cars are connected now.
     public var connectionCount: Int { context.registry.count }
 
+    /// Bytes received from cars and not yet taken by their connections (bounded per car by
+    /// ``CarMailbox``); for tests and benchmarks.
+    public var queuedInboundBytes: Int { context.registry.queuedInboundBytes }
+
+    /// One line per connected car with its inbox and transport state: what a test prints when a car
+    /// it waited on never got its answer.
+    public var connectionDiagnostics: [String] { context.registry.diagnostics }
+
+    /// Bytes all cars together hold in unfinished messages now (bounded by
+    /// ``ServerConfiguration/maxUnfinishedMessageBytes``); for tests and benchmarks.
+    public var heldMessageBytes: Int { context.reassembly.heldBytes }
+
+    /// How many cars the server has paused reading from right now (inbound back-pressure).
+    public var readingPausedCount: Int { context.registry.readingPausedCount }
+
+    /// Bytes queued for all cars together and not yet sent (bounded by the listener's
+    /// ``OutboundBudget``); for tests and benchmarks.
+    public var queuedOutboundBytes: Int { listener.outboundBudget.queuedBytes }
+
     /// Stops accepting, says BYEBYE to every connected car and waits (up to `grace`) for them to
     /// go; then saves the session.
     public func stop(grace: Duration = .seconds(3)) async {
@@ -172,7 +193,7 @@ public final class DashportServer: Sendable {
         defer { gadgets.forEach { $0.stop() } }
         let cars = context.registry.count
         if cars > 0 { context.logger.notice("saying bye-bye to \(cars) car(s)") }
-        let left = await context.registry.shutdownAll(grace: grace)
+        let left = await context.registry.shutdownAll(grace: grace, clock: context.core.clock)
         if left > 0 { context.logger.warning("\(left) car(s) did not leave within \(grace)") }
         core.stop()
         await core.session.close()

@@ -46,9 +46,21 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var handshakeTimeoutSeconds: Double = 10
     /// Silence deadline once the link is up; 0 = off (the default: idle openauto sends nothing).
     public var idleTimeoutSeconds: Double = 0
+    /// How long a car may leave more than the outbound high-water mark (192 KiB) unread before it
+    /// is closed: the server has stopped serving it meanwhile, so this bounds how long a car that
+    /// never reads holds its connection and its queued bytes.
+    public var writeStallTimeoutSeconds: Double = 15
     /// When set, every car's session is recorded into this directory as a session recording
     /// (`--record-dir`, off by default; recordings hold what the cars asked for).
     public var recordDirectory: String?
+    /// Also fetch plain `http://` covers (off: covers come over https). For a music server on the
+    /// LAN, and for the loopback cover hosts of tests; not a command-line option yet.
+    public var artworkAllowPlainHTTP = false
+    /// Deadline of one cover download, connection to last byte (the artwork pipeline's default).
+    public var artworkDownloadTimeout: Duration = .seconds(10)
+    /// Bytes all cars together may make the server hold in unfinished (fragmented) messages; the
+    /// car that takes the total over it is closed. Default 64 MiB.
+    public var maxUnfinishedMessageBytes = 64 * 1024 * 1024
     /// Session defaults (jump distances, caps, the demo player's remote speaker).
     public var session = SessionSettings()
     /// Serve a car over USB too (`--usb-gadget DIR ...`); nil = TCP only.
@@ -97,6 +109,9 @@ public struct ServerConfiguration: Sendable, Equatable {
         if maxPendingPerAddress < 1 { throw ConfigurationError("--max-pending-per-address must be at least 1") }
         if !(handshakeTimeoutSeconds > 0) || !handshakeTimeoutSeconds.isFinite {
             throw ConfigurationError("--handshake-timeout must be a positive number of seconds")
+        }
+        if !(writeStallTimeoutSeconds > 0) || !writeStallTimeoutSeconds.isFinite {
+            throw ConfigurationError("--write-stall-timeout must be a positive number of seconds")
         }
         if !(idleTimeoutSeconds >= 0) || !idleTimeoutSeconds.isFinite {
             throw ConfigurationError("--idle-timeout must be 0 (off) or a positive number of seconds")

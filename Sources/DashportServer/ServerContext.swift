@@ -14,4 +14,8 @@ struct ServerContext: Sendable {
     let admission: HandshakeAdmission
     /// `--record-dir`: where each car's session recording goes; `nil` records nothing.
     var recordDirectory: String? = nil
+    /// What all cars together may hold in unfinished messages.
+    var reassembly = ReassemblyBudget()
+    /// How long a car may leave more than the outbound high-water mark unread before it is closed.
+    var writeStallLimit: Duration = .seconds(15)
 }

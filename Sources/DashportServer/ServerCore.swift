@@ -21,13 +21,17 @@ public struct ServerCore: Sendable {
     public let catalog: CatalogProvider?
     /// Forwards browse reports and artwork failures into the session's error channel.
     let reporters: [Task<Void, Never>]
+    /// Memoised media-channel answers, dropped as the browse core reports changes.
+    let answers: AnswerMemo
 
     public init(
         browse: BrowseCore, artwork: ArtworkService, session: SessionCore, clock: any DashportClock, catalogPath: String,
         catalog: CatalogProvider? = nil
     ) {
         self.catalog = catalog
-        self.reporters = ServerCore.forwardReports(browse: browse, artwork: artwork, to: session)
+        let answers = AnswerMemo()
+        self.answers = answers
+        self.reporters = ServerCore.forwardReports(browse: browse, artwork: artwork, to: session, answers: answers)
         self.browse = browse
         self.artwork = artwork
         self.session = session
@@ -55,9 +59,11 @@ public struct ServerCore: Sendable {
         let cache = BrowseCache(directory: state + "/browse-cache", logger: logger)
         let browse = BrowseCore(provider: provider, cache: cache, configuration: BrowseConfiguration(clock: clock), logger: logger)
 
-        let artworkConfiguration = ArtworkConfiguration(
+        var artworkConfiguration = ArtworkConfiguration(
             roots: [URL(fileURLWithPath: catalogPath).deletingLastPathComponent().path],
             cacheDirectory: state + "/artwork-cache")
+        artworkConfiguration.allowPlainHTTP = configuration.artworkAllowPlainHTTP
+        artworkConfiguration.downloadTimeout = configuration.artworkDownloadTimeout
         let artwork = ArtworkService(configuration: artworkConfiguration, logger: logger, fetcher: artworkFetcher, clock: clock)
 
         let handler = DemoPlaybackHandler(library: provider, clock: clock, remoteVolume: configuration.session.remoteVolume)
@@ -79,9 +85,12 @@ extension ServerCore {
     /// by one car's profile (a dropped tab, a cut branch) are not forwarded here: each car's media
     /// channel tells that car (``carError(for:)``). What cars read names items and keys, never
     /// server paths; the browse core's and artwork pipeline's logs keep the detail.
-    static func forwardReports(browse: BrowseCore, artwork: ArtworkService, to session: SessionCore) -> [Task<Void, Never>] {
+    /// Children-changed notifications also drop the memoised answers for that parent.
+    static func forwardReports(browse: BrowseCore, artwork: ArtworkService, to session: SessionCore,
+                               answers: AnswerMemo) -> [Task<Void, Never>] {
         let fromBrowse = Task {
             for await notification in await browse.subscribe() {
+                if case .childrenChanged(let parentId) = notification { answers.invalidate(parentId) }
                 guard case .report(let report) = notification, !report.isCarSpecific,
                     let error = sessionError(for: report)
                 else { continue }

@@ -10,7 +10,10 @@ public enum ServerMain {
     /// BYEBYE to every car and returns. SIGHUP reloads the catalog.
     public static func run(configuration: ServerConfiguration) async throws {
         limitMallocArenas()
-        let logger = Logger(label: "dashport", level: configuration.logLevel)
+        // Lines are written by the sink's own thread: logging never blocks the reactor.
+        let sink = AsyncLogSink()
+        defer { sink.flush() }
+        let logger = Logger(label: "dashport", level: configuration.logLevel, sink: sink)
         let signals = TerminationSignals()
         let server = try await DashportServer.start(configuration: configuration, logger: logger)
         // The one line on standard output: scripts and tests read the port from it.

@@ -77,10 +77,16 @@ extension SessionCore {
                 logger.info("session written again")
             }
         } catch {
-            logger.warning("session not written: \(error)")
-            if !persistenceFailing {
+            // A full or failing disk: the session lives on in memory and the previous file stays as
+            // it was (the write is atomic). Said once, with its cause, when it starts (the report
+            // logs it); the next write that works says so.
+            if persistenceFailing {
+                logger.debug("session not written again: \(error)")
+            } else {
                 persistenceFailing = true
-                report(SessionError(code: .persistenceFailed, severity: .degraded, message: "the session cannot be saved: \(error)"))
+                // The log names the file; what cars are told names no server path.
+                logger.warning("session error: the session cannot be saved: \(error)", ["code": SessionError.Code.persistenceFailed.rawValue])
+                report(SessionError(code: .persistenceFailed, severity: .degraded, message: "the session cannot be saved: \(error.cause)"), log: false)
             }
         }
         rearmCheckpoint(now: now)

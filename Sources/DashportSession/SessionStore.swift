@@ -13,9 +13,15 @@ struct PersistedSession: Codable, Equatable {
     var snapshot: SessionSnapshot
 }
 
-/// Why a write failed.
+/// Why a write failed: `description` names the file, `cause` does not (it is what cars are told).
 struct SessionStoreError: Error, CustomStringConvertible {
     var description: String
+    var cause: String
+
+    init(description: String, cause: String? = nil) {
+        self.description = description
+        self.cause = cause ?? description
+    }
 }
 
 /// Where the session is persisted: one JSON file in a directory (created 0700 when missing),
@@ -90,7 +96,7 @@ public struct SessionStore: Sendable {
             try Files.makeDirectory(directory.path)
             try Files.writeAtomically(data, to: fileURL.path, mode: 0o600)
         } catch {
-            throw SessionStoreError(description: error.description)
+            throw SessionStoreError(description: error.description, cause: error.causeText)
         }
     }
 

@@ -49,3 +49,14 @@ public func releaseFIFO(_ path: String) -> @Sendable () -> Void {
         if fd >= 0 { close(fd) }
     }
 }
+
+/// Runs blocking `work` (a child process's output or exit) on a thread of its own and awaits it.
+///
+/// Swift Testing runs every test on the cooperative pool, which has one thread per core: two on the
+/// target. A test that waits for a child process on a pool thread (even inside `Task.detached`)
+/// stops every other test's tasks (their cars' links and timers) for as long as the child takes.
+public func onAThread<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(returning: work()) }
+    }
+}

@@ -3,6 +3,7 @@ public import DashportBrowse
 public import DashportLog
 public import DashportServer
 import Foundation
+import Synchronization
 public import Testing
 
 /// A real server on 127.0.0.1:0 with its own state directory and a log the test can read.
@@ -23,11 +24,31 @@ public struct TestServer: Sendable {
         var configuration = ServerConfiguration()
         configuration.listen = "127.0.0.1:0"
         configuration.stateDirectory = directory
+        // Swift Testing starts every test at once on a pool of one thread per core: on a loaded
+        // 2-core machine a car can wait well over 10 s for its first turn. Tests of the deadline
+        // itself set their own.
+        configuration.handshakeTimeoutSeconds = 120
         configure(&configuration)
         let sink = CollectingSink()
         let logger = Logger(label: "test", level: .debug, sink: sink)
         let server = try await DashportServer.start(configuration: configuration, logger: logger, provider: provider, artworkFetcher: artworkFetcher)
-        return TestServer(server: server, log: sink, stateDirectory: directory)
+        let started = TestServer(server: server, log: sink, stateDirectory: directory)
+        TestServer.running.withLock { $0[ObjectIdentifier(server)] = started }
+        return started
+    }
+
+    /// Servers started here and not yet stopped, for ``diagnostics()``.
+    private static let running = Mutex<[ObjectIdentifier: TestServer]>([:])
+
+    /// Every running test server's cars (inbox and transport state) and its last log lines: what a
+    /// test prints when a car it waited on never got an answer, to tell a stuck server from a stuck car.
+    public static func diagnostics() -> String {
+        running.withLock { Array($0.values) }.map { test in
+            let logs = test.log.records.suffix(12).map { record in
+                "log: \(record.message) " + record.metadata.map { "\($0.0)=\($0.1)" }.joined(separator: " ")
+            }
+            return "server \(test.server.address):\n  " + (test.server.connectionDiagnostics + logs).joined(separator: "\n  ")
+        }.joined(separator: "\n")
     }
 
     /// Starts a server, runs `body` with it, then stops it (awaited) and removes its state directory.
@@ -49,6 +70,7 @@ public struct TestServer: Sendable {
 
     /// Stops the server (awaited: every car is said bye-bye to and every connection task ended).
     public func stop(keepingState: Bool = false) async {
+        _ = TestServer.running.withLock { $0.removeValue(forKey: ObjectIdentifier(server)) }
         await server.stop(grace: .seconds(2))
         if !keepingState { try? FileManager.default.removeItem(atPath: stateDirectory) }
     }

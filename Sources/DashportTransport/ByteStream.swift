@@ -18,6 +18,9 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
     /// More bytes were queued for a peer than the connection's cap (bytes) allows: the peer reads too
     /// slowly or not at all, so the connection was closed rather than let memory grow.
     case outboundBufferFull(Int)
+    /// The bytes queued for all peers together passed the process-wide budget (bytes), and this
+    /// connection had the most queued, so it was closed to bring the total back under the budget.
+    case outboundBudgetExhausted(Int)
     /// Any other system error, as "operation: reason".
     case io(String)
 
@@ -28,6 +31,8 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
         case .reset: "connection reset by peer"
         case .outboundBufferFull(let limit):
             "outbound buffer full: more than \(limit) bytes queued for a peer that does not read; connection closed"
+        case .outboundBudgetExhausted(let budget):
+            "outbound budget exhausted: more than \(budget) bytes queued for all peers; closed the peer with the most queued"
         case .io(let text): text
         }
     }
@@ -36,7 +41,8 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
 /// A byte stream to one peer (a car). TCP now; the USB gadget later implements the same protocol.
 ///
 /// Transports only move bytes: they know nothing about AAP. Everything is non-blocking, so any
-/// thread or task may call ``write(_:)``, ``close()`` and ``abort()``.
+/// thread or task may call ``write(_:)``, ``close()`` and ``abort()``; a transport with a reactor
+/// makes every system call on the reactor thread and only queues from other threads.
 public protocol ByteStream: AnyObject, Sendable {
     /// Who is on the other end, for logs: "127.0.0.1:40112", "[::1]:40112".
     var peerDescription: String { get }
@@ -56,4 +62,18 @@ public protocol ByteStream: AnyObject, Sendable {
 
     /// Closes now and drops whatever is still queued; the handler gets `.closed(nil)`.
     func abort()
+
+    /// Stops delivering `.received` (read on demand): the transport stops reading, so the peer is
+    /// held back by the transport's own flow control instead of buffered. Any thread.
+    func pauseReading()
+
+    /// Delivers `.received` again after ``pauseReading()``. Any thread.
+    func resumeReading()
+
+    /// Bytes queued for the peer and not yet handed to the system.
+    var outboundBufferedBytes: Int { get }
+
+    /// Calls `callback` once when at most `threshold` bytes are queued for the peer (at once if
+    /// that holds now), or when the stream closes. For producers pausing at a high-water mark.
+    func whenOutboundAtMost(_ threshold: Int, _ callback: @escaping @Sendable () -> Void)
 }

@@ -4,15 +4,16 @@
 // - Dashport serves hundreds of cars at once on a 2-core machine (a Pi Zero 2 in the car). Swift's
 //   cooperative pool has one thread per core, i.e. 2 here: one blocking `recv` on it would stall
 //   every task in the process. So no socket call ever runs on a Swift concurrency thread; they all
-//   run here (or are non-blocking sends made by a writer, which return at once).
+//   run here. A writer on another thread only queues its bytes and asks the loop to flush them
+//   (one eventfd wake per batch); ``socketCallsOffReactor`` lets tests check the rule holds.
 // - Thread-per-connection is the simplest and, for a handful of peers, the fastest structure
 //   (swift-linux-recipes.md §6: 73k vs 64k loopback round trips/s for one epoll thread), but
 //   hundreds of threads with their stacks do not fit the memory budget. One epoll thread serves
 //   any number of sockets in constant threads, at a measured ~12% cost on one connection.
 // - DispatchSource per connection measured slowest (39k/s) and forces `@unchecked Sendable`.
 //
-// Shape: sockets are registered edge-triggered (EPOLLET) for input and output once, so writers on
-// other threads never need epoll_ctl. A source that still has input after its read budget is polled
+// Shape: sockets are registered edge-triggered (EPOLLET) for input and output once, so pausing a
+// connection's reading (read on demand) is just not reading it, and resuming is a poll. A source that still has input after its read budget is polled
 // again on the next turn without waiting, so one busy peer cannot starve the others. Other threads
 // hand the loop work (closures, timers, polls) through a mutex-protected inbox and an eventfd.
 import CDashportLinux
@@ -68,6 +69,10 @@ public final class EventLoop: Sendable {
     /// Registration ids; 0 is the wakeup eventfd.
     private let nextID = Atomic<UInt64>(1)
     private let inbox = Mutex(Inbox())
+    /// `pthread_self()` of the reactor thread, 0 until it runs.
+    private let threadID = Atomic<UInt>(0)
+    /// Socket calls made by a connection off its reactor thread (see ``socketCallsOffReactor``).
+    private static let offReactorCalls = Atomic<Int>(0)
 
     private struct Inbox {
         var work: [@Sendable () -> Void] = []
@@ -147,6 +152,37 @@ public final class EventLoop: Sendable {
         inbox.withLock { $0.timers.removeAll { $0.id == id } }
     }
 
+    /// True on this loop's reactor thread.
+    public var isCurrentThread: Bool {
+        threadID.load(ordering: .relaxed) == UInt(pthread_self())
+    }
+
+    /// How many socket calls (recv, send, shutdown, close) any connection made off its reactor
+    /// thread since the process started. Always 0 unless the single-owner rule is broken: a test seam.
+    public static var socketCallsOffReactor: Int { offReactorCalls.load(ordering: .relaxed) }
+
+    /// Counts a socket call made off the reactor thread (the check costs one `pthread_self`).
+    @inline(__always)
+    func auditSocketCall() {
+        if !isCurrentThread { EventLoop.offReactorCalls.add(1, ordering: .relaxed) }
+    }
+
+    /// Closes the connections sharing `budget` with the most bytes queued until the total is
+    /// under its limit; at most one pass is queued at a time.
+    func shedOutbound(_ budget: OutboundBudget) {
+        guard !budget.shedPending.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        execute { [self] in
+            budget.shedPending.store(false, ordering: .releasing)
+            while budget.isOver {
+                let candidates = sources.withLock { $0.values.compactMap { $0 as? TCPConnection } }
+                    .filter { $0.budget === budget }
+                guard let largest = candidates.max(by: { $0.outboundBufferedBytes < $1.outboundBufferedBytes }),
+                      largest.outboundBufferedBytes > 0 else { return }
+                largest.closeOnLoop(.outboundBudgetExhausted(budget.limit), how: .reset)
+            }
+        }
+    }
+
     // MARK: Registration (any thread)
 
     func makeID() -> UInt64 {
@@ -194,6 +230,7 @@ public final class EventLoop: Sendable {
 
 extension EventLoop {
     private func run() {
+        threadID.store(UInt(pthread_self()), ordering: .relaxed)
         // Both buffers live as long as the thread, i.e. the process.
         let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: EventLoop.readChunkSize, alignment: 16)
         var events = [epoll_event](repeating: epoll_event(), count: 256)

@@ -2,8 +2,9 @@ import Synchronization
 
 /// Two ``ByteStream`` ends joined in memory: what one end writes, the other receives, in order.
 /// No socket, no reactor: it lets a car and a server run whole sessions in one process (the
-/// in-memory replay of recorded sessions). Bytes written before the other end starts are kept
-/// until it does. Closing either end closes both.
+/// in-memory replay of recorded sessions). Bytes written before the other end starts, or while
+/// it has paused reading, are kept until it starts or resumes; nothing is queued on the writing
+/// side, so ``outboundBufferedBytes`` is always 0. Closing either end closes both.
 public final class MemoryByteStream: ByteStream {
     public let peerDescription: String
     private let state = Mutex(State())
@@ -13,6 +14,10 @@ public final class MemoryByteStream: ByteStream {
         var handler: (@Sendable (TransportEvent) -> Void)?
         var pending: [TransportEvent] = []
         var closed = false
+        /// ``pauseReading()`` was called: events wait in `pending`.
+        var paused = false
+        /// A thread is handing `pending` to the handler; others append behind it to keep order.
+        var draining = false
     }
 
     private init(peerDescription: String) {
@@ -29,12 +34,43 @@ public final class MemoryByteStream: ByteStream {
     }
 
     public func start(_ handler: @escaping @Sendable (TransportEvent) -> Void) {
-        let queued = state.withLock { state in
-            state.handler = handler
-            defer { state.pending = [] }
-            return state.pending
+        state.withLock { $0.handler = handler }
+        drain()
+    }
+
+    public func pauseReading() {
+        state.withLock { $0.paused = true }
+    }
+
+    public func resumeReading() {
+        state.withLock { $0.paused = false }
+        drain()
+    }
+
+    public var outboundBufferedBytes: Int { 0 }
+
+    public func whenOutboundAtMost(_ threshold: Int, _ callback: @escaping @Sendable () -> Void) {
+        callback()  // nothing is ever queued on this side
+    }
+
+    /// Hands held events to the handler in order until none are left or reading is paused; one
+    /// thread at a time.
+    private func drain() {
+        var first = true
+        while true {
+            let next = state.withLock { state -> (TransportEvent, @Sendable (TransportEvent) -> Void)? in
+                if first && state.draining { return nil }  // the thread draining now hands these over
+                first = false
+                guard let handler = state.handler, !state.paused, !state.pending.isEmpty else {
+                    state.draining = false
+                    return nil
+                }
+                state.draining = true
+                return (state.pending.removeFirst(), handler)
+            }
+            guard let (event, handler) = next else { return }
+            handler(event)
         }
-        queued.forEach(handler)
     }
 
     public func write(_ bytes: [UInt8]) {
@@ -67,7 +103,7 @@ public final class MemoryByteStream: ByteStream {
     private func deliver(_ event: TransportEvent, evenIfClosed: Bool = false) {
         let handler: (@Sendable (TransportEvent) -> Void)? = state.withLock { state in
             if state.closed && !evenIfClosed { return nil }
-            guard let handler = state.handler else {
+            guard let handler = state.handler, !state.paused, !state.draining, state.pending.isEmpty else {
                 state.pending.append(event)
                 return nil
             }

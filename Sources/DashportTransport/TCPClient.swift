@@ -5,11 +5,15 @@ import Synchronization
 
 /// Outgoing TCP connections: the head-unit emulator's side, and the peer in tests.
 public enum TCPClient {
+    /// Default cap on bytes queued by a client (a head unit, a test peer): 8 MiB. Larger than a
+    /// server connection's, since a client's writes are its own requests, not a peer's doing.
+    public static let defaultOutboundBufferLimit = 8 * 1024 * 1024
+
     /// Connects to `address` without blocking a thread; the connection is TCP_NODELAY and not yet
     /// started. Cancelling the task abandons the attempt with ``TransportError/connect(_:_:)``.
     public static func connect(
         to address: ListenAddress,
-        outboundBufferLimit: Int = TCPConnection.defaultOutboundBufferLimit,
+        outboundBufferLimit: Int = TCPClient.defaultOutboundBufferLimit,
         logger: Logger = .silent,
         loop: EventLoop = .shared
     ) async throws(TransportError) -> TCPConnection {
@@ -69,7 +73,7 @@ extension TCPConnection {
             case .register(let immediate):
                 if let code = register() {
                     let reason = TransportError.io("epoll_ctl: \(errnoText(code))")
-                    state.withLock { closeLocked(&$0, reason, how: .plain) }.notify()
+                    loop.execute { [self] in closeOnLoop(reason, how: .plain) }
                     if immediate { waiter.resume(returning: .failure(reason)) }
                 } else if immediate {
                     waiter.resume(returning: .success(()))
@@ -80,6 +84,10 @@ extension TCPConnection {
 
     /// Abandons a connect still in progress (task cancellation).
     func cancelConnect() {
+        guard loop.isCurrentThread else {
+            loop.execute { [self] in cancelConnect() }
+            return
+        }
         state.withLock { state -> Finished? in
             guard case .connecting = state.phase else { return nil }
             return closeLocked(&state, remote.map { .connect($0, "cancelled") } ?? .io("cancelled"), how: .plain)

@@ -27,16 +27,11 @@ extension TCPConnection: Selectable {
                 return .connected(waiter)
             case .open, .closing:
                 if events & EventLoop.output != 0 {
-                    switch state.outbound.flush(to: fd) {
-                    case .drained:
-                        if case .closing = state.phase { return .finished(closeLocked(&state, nil, how: .graceful)) }
-                    case .wouldBlock:
-                        break
-                    case .failed(let code):
-                        return .finished(closeLocked(&state, connectionError(code, during: "send"), how: .plain))
-                    }
+                    state.flushScheduled = false
+                    if let finished = flushLocked(&state) { return .finished(finished) }
                 }
                 guard events & (EventLoop.input | EventLoop.hangUp) != 0 else { return .nothing }
+                if state.readPaused { return .nothing }  // read on demand: resumeReading() polls again
                 guard let handler = state.handler else {
                     state.deferredEvents |= events
                     return .nothing
@@ -66,6 +61,8 @@ extension TCPConnection: Selectable {
                 case .open, .closing: break
                 case .connecting, .closed: return .drained
                 }
+                if state.readPaused { return .drained }
+                loop.auditSocketCall()
                 switch systemCall({ Glibc.recv(fd, scratch.baseAddress, scratch.count, 0) }) {
                 case .ok(0): return .finished(closeLocked(&state, nil, how: .plain))
                 case .ok(let count): return .data(Array(UnsafeRawBufferPointer(rebasing: scratch[..<count])))
@@ -83,6 +80,34 @@ extension TCPConnection: Selectable {
             }
         }
         return true
+    }
+
+    /// Hands queued bytes to the kernel (reactor thread only); wakes drain waiters the flush
+    /// satisfied. Returns what to notify when the flush ended the connection (a graceful close
+    /// finished, or `send` failed).
+    func flushLocked(_ state: inout State) -> Finished? {
+        guard !state.outbound.isEmpty else {
+            if case .closing = state.phase { return closeLocked(&state, nil, how: .graceful) }
+            return nil
+        }
+        loop.auditSocketCall()
+        let before = state.outbound.count
+        let result = state.outbound.flush(to: fd)
+        budget?.subtract(before - state.outbound.count)
+        if !state.drainWaiters.isEmpty {
+            let left = state.outbound.count
+            for waiter in state.drainWaiters where waiter.threshold >= left { loop.execute(waiter.callback) }
+            state.drainWaiters.removeAll { $0.threshold >= left }
+        }
+        switch result {
+        case .drained:
+            if case .closing = state.phase { return closeLocked(&state, nil, how: .graceful) }
+            return nil
+        case .wouldBlock:
+            return nil
+        case .failed(let code):
+            return closeLocked(&state, connectionError(code, during: "send"), how: .plain)
+        }
     }
 
     /// How the socket is closed.
@@ -105,6 +130,7 @@ extension TCPConnection: Selectable {
         case .connecting(let pending): waiter = pending
         case .open, .closed: break
         }
+        loop.auditSocketCall()
         loop.deregister(id: id, fd: fd)
         switch mode {
         case .graceful:
@@ -118,7 +144,10 @@ extension TCPConnection: Selectable {
         }
         Glibc.close(fd)
         state.phase = .closed(reason)
+        budget?.subtract(state.outbound.count)
         state.outbound.removeAll()
+        for waiter in state.drainWaiters { loop.execute(waiter.callback) }
+        state.drainWaiters.removeAll()
         defer { state.handler = nil }
         return Finished(connection: self, handler: state.handler, reason: reason, waiter: waiter)
     }
@@ -145,7 +174,7 @@ extension TCPConnection: Selectable {
             switch reason {
             case nil: connection.logger.debug("closed")
             case .reset?: connection.logger.info("connection reset by peer")
-            case .outboundBufferFull?: connection.logger.warning("\(reason.map(String.init(describing:)) ?? "")")
+            case .outboundBufferFull?, .outboundBudgetExhausted?: connection.logger.warning("\(reason.map(String.init(describing:)) ?? "")")
             case let other?: connection.logger.notice("closed: \(other)")
             }
             if let handler { connection.loop.execute { handler(.closed(reason)) } }

@@ -9,14 +9,20 @@ import Synchronization
 /// End of stream from the peer closes the connection at once (AAP has no half-close), dropping
 /// anything still queued. ``abort()`` resets the connection (RST), so the kernel drops its copy too.
 ///
-/// Every piece of mutable state, the socket's lifetime included, sits behind one mutex: any thread
-/// may write or close, only the reactor reads, and the descriptor is closed with the lock held, so
-/// no call can reach a reused descriptor number. Events are delivered outside the lock, so a handler
+/// Only the reactor thread makes socket calls (recv, send, shutdown, close): any thread may
+/// ``write(_:)``, which queues the bytes and asks the reactor to flush them (one eventfd wake per
+/// batch), and ``close()``/``abort()``, which hand the close to the reactor. Every piece of mutable
+/// state sits behind one mutex, and the descriptor is closed with the lock held, so no call can
+/// reach a reused descriptor number. Reading is on demand: ``pauseReading()`` stops the reactor
+/// reading this socket until ``resumeReading()``, so a consumer bounds what it holds. Events are delivered outside the lock, so a handler
 /// may call back into the connection; `.closed` always goes through the loop's queue, after every
 /// `.received` and never re-entrantly.
 public final class TCPConnection: ByteStream {
     /// Default cap on bytes queued for a peer: 8 MiB (a few album covers' worth of AAP frames).
-    public static let defaultOutboundBufferLimit = 8 * 1024 * 1024
+    /// Default cap on bytes queued for a peer: 1.25 MiB, one largest AAP message (1 MiB of
+    /// plaintext, about 1.03 MiB framed and encrypted) on top of the server's high-water mark
+    /// (192 KiB), so a car that reads is never closed and one that does not costs at most this.
+    public static let defaultOutboundBufferLimit = 1_280 * 1024
     /// How long ``close()`` waits for a peer to take the queued bytes before aborting.
     public static let closeTimeout: Duration = .seconds(10)
 
@@ -33,6 +39,8 @@ public final class TCPConnection: ByteStream {
     let remote: ListenAddress?
     let logger: Logger
     let onFinish: (@Sendable () -> Void)?
+    /// The process-wide cap this connection's queued bytes count against, if any.
+    let budget: OutboundBudget?
     let state: Mutex<State>
 
     typealias Handler = @Sendable (TransportEvent) -> Void
@@ -55,10 +63,18 @@ public final class TCPConnection: ByteStream {
         /// epoll events seen before ``start(_:)``; handled when it is called.
         var deferredEvents: UInt32 = 0
         var outbound = OutboundQueue()
+        /// A flush was asked of the reactor and has not run yet.
+        var flushScheduled = false
+        /// The consumer asked to stop reading (``pauseReading()``).
+        var readPaused = false
+        /// A close or abort is on its way to the reactor: further writes are dropped.
+        var closeRequested = false
+        /// One-shot callbacks for ``whenOutboundAtMost(_:_:)``.
+        var drainWaiters: [(threshold: Int, callback: @Sendable () -> Void)] = []
     }
 
     init(fd: Int32, remote: ListenAddress?, phase: Phase, loop: EventLoop, outboundBufferLimit: Int, logger: Logger,
-         onFinish: (@Sendable () -> Void)? = nil) {
+         budget: OutboundBudget? = nil, onFinish: (@Sendable () -> Void)? = nil) {
         let peer = remote?.description ?? "unknown"
         self.fd = fd
         self.id = loop.makeID()
@@ -68,6 +84,7 @@ public final class TCPConnection: ByteStream {
         self.outboundBufferLimit = outboundBufferLimit
         self.logger = logger.with("peer", peer)
         self.onFinish = onFinish
+        self.budget = budget
         self.state = Mutex(State(phase: phase))
     }
 
@@ -89,6 +106,15 @@ public final class TCPConnection: ByteStream {
     /// Bytes queued for the peer and not yet handed to the kernel.
     public var outboundBufferedBytes: Int { state.withLock { $0.outbound.count } }
 
+    /// The connection's state in one line, for a test that timed out waiting on it.
+    public var debugState: String {
+        state.withLock { state in
+            "phase=\(state.phase) started=\(state.started) readPaused=\(state.readPaused) "
+                + "flushScheduled=\(state.flushScheduled) queued=\(state.outbound.count) "
+                + "closeRequested=\(state.closeRequested) deferred=\(state.deferredEvents) drainWaiters=\(state.drainWaiters.count)"
+        }
+    }
+
     public func start(_ handler: @escaping @Sendable (TransportEvent) -> Void) {
         enum Next { case ignore, deliverClosed(TransportError?), poll(UInt32) }
         let next = state.withLock { state -> Next in
@@ -108,30 +134,42 @@ public final class TCPConnection: ByteStream {
 
     public func write(_ bytes: [UInt8]) {
         guard !bytes.isEmpty else { return }
-        let finished = state.withLock { state -> Finished? in
-            guard case .open = state.phase else { return nil }  // closing or closed: dropped
-            var unsent = bytes[...]
-            if state.outbound.isEmpty {
-                // Nothing queued ahead: try the socket directly, saving a trip through the loop.
-                let result = bytes.withUnsafeBytes { sendSome(fd, $0) }
-                switch result {
-                case .ok(let sent): unsent = bytes[sent...]
-                case .wouldBlock: break
-                case .failed(let code): return closeLocked(&state, connectionError(code, during: "send"), how: .reset)
-                }
-                if unsent.isEmpty { return nil }
-            }
-            state.outbound.append(Array(unsent))
+        let onLoop = loop.isCurrentThread
+        enum Next { case nothing, flushSoon, closeOverCap, finished(Finished) }
+        let next = state.withLock { state -> Next in
+            guard case .open = state.phase, !state.closeRequested else { return .nothing }  // closing or closed: dropped
+            state.outbound.append(bytes)
+            budget?.add(bytes.count)
             if state.outbound.count > outboundBufferLimit {
-                return closeLocked(&state, .outboundBufferFull(outboundBufferLimit), how: .reset)
+                state.closeRequested = true
+                if onLoop { return .finished(closeLocked(&state, .outboundBufferFull(outboundBufferLimit), how: .reset)) }
+                return .closeOverCap
             }
-            // A queue left non-empty means send hit a full buffer: the next writable edge flushes it.
-            return nil
+            if onLoop { return flushLocked(&state).map(Next.finished) ?? .nothing }
+            // Only the reactor touches the socket: ask it to flush, once per batch of writes.
+            if state.flushScheduled { return .nothing }
+            state.flushScheduled = true
+            return .flushSoon
         }
-        finished?.notify()
+        switch next {
+        case .nothing: break
+        case .flushSoon: loop.poll(id: id, events: EventLoop.output)
+        case .closeOverCap: loop.execute { [self] in closeOnLoop(.outboundBufferFull(outboundBufferLimit), how: .reset) }
+        case .finished(let finished): finished.notify()
+        }
+        if let budget, budget.isOver { loop.shedOutbound(budget) }
     }
 
     public func close() {
+        guard loop.isCurrentThread else {
+            // Later writes are dropped at once; the reactor flushes what is queued, then closes.
+            let first = state.withLock { state -> Bool in
+                defer { state.closeRequested = true }
+                return !state.closeRequested
+            }
+            if first { loop.execute { [self] in close() } }
+            return
+        }
         let finished = state.withLock { state -> Finished? in
             switch state.phase {
             case .connecting: return closeLocked(&state, nil, how: .reset)
@@ -139,7 +177,7 @@ public final class TCPConnection: ByteStream {
                 if state.outbound.isEmpty { return closeLocked(&state, nil, how: .graceful) }
                 let timer = loop.scheduleTimer(after: TCPConnection.closeTimeout) { [self] in closeTimedOut() }
                 state.phase = .closing(timer)
-                return nil
+                return flushLocked(&state)
             case .closing, .closed: return nil
             }
         }
@@ -147,9 +185,52 @@ public final class TCPConnection: ByteStream {
     }
 
     public func abort() {
+        guard loop.isCurrentThread else {
+            // Queued bytes and later writes are dropped at once; the reactor closes the socket.
+            state.withLock { state in
+                state.closeRequested = true
+                budget?.subtract(state.outbound.count)
+                state.outbound.removeAll()
+            }
+            loop.execute { [self] in closeOnLoop(nil, how: .reset) }
+            return
+        }
+        closeOnLoop(nil, how: .reset)
+    }
+
+    // MARK: Read-on-demand (back-pressure from the consumer)
+
+    /// Stops reading the socket: the kernel's receive buffer fills and TCP's window stops the peer.
+    /// Events already delivered stay delivered; call ``resumeReading()`` when caught up.
+    public func pauseReading() {
+        state.withLock { $0.readPaused = true }
+    }
+
+    /// Reads again (the reactor polls the socket at once, since an edge may have passed meanwhile).
+    public func resumeReading() {
+        let wasPaused = state.withLock { state -> Bool in
+            defer { state.readPaused = false }
+            return state.readPaused
+        }
+        if wasPaused { loop.poll(id: id, events: EventLoop.input) }
+    }
+
+    /// Calls `callback` once, on the reactor thread, when at most `threshold` bytes are queued for
+    /// the peer (at once if that holds now), or when the connection closes.
+    public func whenOutboundAtMost(_ threshold: Int, _ callback: @escaping @Sendable () -> Void) {
+        let now = state.withLock { state -> Bool in
+            if case .closed = state.phase { return true }
+            if state.outbound.count <= threshold { return true }
+            state.drainWaiters.append((threshold, callback))
+            return false
+        }
+        if now { loop.execute(callback) }
+    }
+
+    func closeOnLoop(_ reason: TransportError?, how mode: CloseMode) {
         state.withLock { state -> Finished? in
             if case .closed = state.phase { return nil }
-            return closeLocked(&state, nil, how: .reset)
+            return closeLocked(&state, reason, how: mode)
         }?.notify()
     }
 

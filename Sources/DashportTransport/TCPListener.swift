@@ -18,6 +18,8 @@ public final class TCPListener: Sendable {
     public let outboundBufferLimit: Int
     /// Keepalive set on each accepted connection; nil leaves the system's (off).
     public let keepAlive: TCPKeepAlive?
+    /// The process-wide cap all accepted connections' queued bytes count against.
+    public let outboundBudget: OutboundBudget
 
     private let fd: Int32
     private let id: UInt64
@@ -41,6 +43,7 @@ public final class TCPListener: Sendable {
         _ address: ListenAddress, backlog: Int32 = 512, maxConnections: Int = 1024,
         outboundBufferLimit: Int = TCPConnection.defaultOutboundBufferLimit,
         keepAlive: TCPKeepAlive? = .default,
+        outboundBudget: OutboundBudget = OutboundBudget(),
         logger: Logger, loop: EventLoop = .shared
     ) throws(TransportError) -> TCPListener {
         guard let socketAddress = SocketAddress(address) else { throw .bind(address, "not a numeric address") }
@@ -57,17 +60,19 @@ public final class TCPListener: Sendable {
         let (result, bound) = SocketAddress.filling { getsockname(fd, $0, $1) }
         guard result == 0, let bound else { throw fail("getsockname") }
         return TCPListener(fd: fd, bound: bound.listenAddress, maxConnections: maxConnections,
-                           outboundBufferLimit: outboundBufferLimit, keepAlive: keepAlive, logger: logger, loop: loop)
+                           outboundBufferLimit: outboundBufferLimit, keepAlive: keepAlive,
+                           outboundBudget: outboundBudget, logger: logger, loop: loop)
     }
 
     private init(fd: Int32, bound: ListenAddress, maxConnections: Int, outboundBufferLimit: Int,
-                 keepAlive: TCPKeepAlive?, logger: Logger, loop: EventLoop) {
+                 keepAlive: TCPKeepAlive?, outboundBudget: OutboundBudget, logger: Logger, loop: EventLoop) {
         self.fd = fd
         self.id = loop.makeID()
         self.boundAddress = bound
         self.maxConnections = maxConnections
         self.outboundBufferLimit = outboundBufferLimit
         self.keepAlive = keepAlive
+        self.outboundBudget = outboundBudget
         self.logger = logger.labelled("transport").with("listen", bound.description)
         self.loop = loop
     }
@@ -160,7 +165,7 @@ extension TCPListener: Selectable {
         liveConnections.add(1, ordering: .relaxed)
         let connection = TCPConnection(
             fd: peerFD, remote: peer, phase: .open, loop: loop, outboundBufferLimit: outboundBufferLimit,
-            logger: logger, onFinish: { [self] in liveConnections.subtract(1, ordering: .relaxed) })
+            logger: logger, budget: outboundBudget, onFinish: { [self] in liveConnections.subtract(1, ordering: .relaxed) })
         if let failure = connection.register() {
             logger.error("cannot watch an accepted connection: \(errnoText(failure))", ["peer": peerText])
             connection.abort()

@@ -7,9 +7,9 @@ import Synchronization
 /// peer sent; its writer thread takes queued bytes in chunks of at most 16 KiB.
 ///
 /// Events reach the handler in order on the stream's own serial queue; the reader waits while the
-/// handler takes each chunk, so a slow consumer slows the reads rather than growing a buffer here.
-/// Bytes queued for the peer are capped (``outboundLimit``): past it the stream closes with
-/// ``TransportError/outboundBufferFull(_:)``.
+/// handler takes each chunk, and while the consumer has paused reading (``pauseReading()``), so a
+/// slow consumer slows the reads rather than growing a buffer here. Bytes queued for the peer are
+/// capped (``outboundLimit``): past it the stream closes with ``TransportError/outboundBufferFull(_:)``.
 public final class USBSessionStream: ByteStream {
     public let peerDescription: String
     public let outboundLimit: Int
@@ -21,6 +21,18 @@ public final class USBSessionStream: ByteStream {
         var closeRequested = false
         var finished = false
         var activated = false
+        /// The consumer asked to stop reading; ``deliver(_:)`` waits until it resumes.
+        var readPaused = false
+        /// One-shot callbacks for ``whenOutboundAtMost(_:_:)``.
+        var drainWaiters: [(threshold: Int, callback: @Sendable () -> Void)] = []
+
+        /// Takes the drain waiters now satisfied (all of them once the stream has ended).
+        mutating func takeSatisfiedWaiters() -> [@Sendable () -> Void] {
+            let (finished, queued) = (self.finished, self.queued)
+            let ready = drainWaiters.filter { finished || $0.threshold >= queued }
+            drainWaiters.removeAll { finished || $0.threshold >= queued }
+            return ready.map(\.callback)
+        }
     }
 
     private let state = Mutex(State())
@@ -28,11 +40,13 @@ public final class USBSessionStream: ByteStream {
     private let events: DispatchQueue
     /// Signalled whenever there is something for the writer (bytes, or a close to carry out).
     private let writerWake: DispatchSemaphore
+    /// Signalled when reading resumes or the stream ends, for a reader held by ``pauseReading()``.
+    private let readerWake = DispatchSemaphore(value: 0)
     /// Told once when the stream ends from this side (close, abort, overflow), not on link loss.
     private let onLocalEnd: @Sendable () -> Void
 
     public init(
-        peerDescription: String, outboundLimit: Int = 8 * 1024 * 1024, writerWake: DispatchSemaphore,
+        peerDescription: String, outboundLimit: Int = TCPConnection.defaultOutboundBufferLimit, writerWake: DispatchSemaphore,
         onLocalEnd: @escaping @Sendable () -> Void = {}
     ) {
         self.peerDescription = peerDescription
@@ -79,10 +93,34 @@ public final class USBSessionStream: ByteStream {
     /// Whether the stream has ended (its `.closed` event is queued or delivered).
     public var isFinished: Bool { state.withLock { $0.finished } }
 
+    public func pauseReading() {
+        state.withLock { $0.readPaused = true }
+    }
+
+    public func resumeReading() {
+        let wasPaused = state.withLock { state -> Bool in
+            defer { state.readPaused = false }
+            return state.readPaused
+        }
+        if wasPaused { readerWake.signal() }
+    }
+
+    public var outboundBufferedBytes: Int { state.withLock { $0.queued } }
+
+    public func whenOutboundAtMost(_ threshold: Int, _ callback: @escaping @Sendable () -> Void) {
+        let now = state.withLock { state -> Bool in
+            if state.finished || state.queued <= threshold { return true }
+            state.drainWaiters.append((threshold, callback))
+            return false
+        }
+        if now { callback() }
+    }
+
     // MARK: The transport's side
 
-    /// Hands bytes the peer sent to the handler, waiting until it has taken them (and, before
-    /// ``start(_:)``, until the stream is started). Dropped once the stream has ended.
+    /// Hands bytes the peer sent to the handler, waiting until it has taken them (before
+    /// ``start(_:)``, until the stream is started; after ``pauseReading()``, until reading resumes).
+    /// Dropped once the stream has ended.
     public func deliver(_ bytes: [UInt8]) {
         guard !bytes.isEmpty, !isFinished else { return }
         events.sync {
@@ -90,12 +128,14 @@ public final class USBSessionStream: ByteStream {
             let handler = self.handler.withLock { $0 }
             handler?(.received(bytes))
         }
+        // Read on demand: the reader thread (and so the USB pipe) waits while the consumer is paused.
+        while state.withLock({ $0.readPaused && !$0.finished }) { readerWake.wait() }
     }
 
     /// Up to `limit` queued bytes for the writer, oldest first; nil when nothing is queued.
     public func takeChunk(limit: Int = 16384) -> [UInt8]? {
-        state.withLock { state -> [UInt8]? in
-            guard !state.finished, state.queued > 0 else { return nil }
+        let (chunk, ready) = state.withLock { state -> ([UInt8]?, [@Sendable () -> Void]) in
+            guard !state.finished, state.queued > 0 else { return (nil, []) }
             var chunk: [UInt8] = []
             while state.head < state.chunks.count, chunk.count < limit {
                 let first = state.chunks[state.head]
@@ -114,8 +154,10 @@ public final class USBSessionStream: ByteStream {
                 state.chunks.removeFirst(state.head)
                 state.head = 0
             }
-            return chunk
+            return (chunk, state.takeSatisfiedWaiters())
         }
+        ready.forEach { $0() }
+        return chunk
     }
 
     /// The writer sent a chunk; a requested close happens once everything is out.
@@ -130,15 +172,17 @@ public final class USBSessionStream: ByteStream {
     }
 
     private func end(_ error: TransportError?, local: Bool) {
-        let first = state.withLock { state -> Bool in
-            guard !state.finished else { return false }
+        let ready = state.withLock { state -> [@Sendable () -> Void]? in
+            guard !state.finished else { return nil }
             state.finished = true
             state.chunks = []
             state.head = 0
             state.queued = 0
-            return true
+            return state.takeSatisfiedWaiters()
         }
-        guard first else { return }
+        guard let ready else { return }
+        readerWake.signal()
+        ready.forEach { $0() }
         activate()
         events.async {
             let handler = self.handler.withLock { value in

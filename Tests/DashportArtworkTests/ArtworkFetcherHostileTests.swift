@@ -1,5 +1,7 @@
 import DashportFiles
+import DashportTestSupport
 import Foundation
+import DashportTestSupport
 import Testing
 @testable import DashportArtwork
 
@@ -12,15 +14,15 @@ import Testing
     let limits = ArtworkFetchLimits(maxBytes: 100_000, timeout: .seconds(5), maxRedirects: 3, allowPlainHTTP: true)
 
     /// `count` zero bytes gzip-compressed (with the system's gzip): about 1000:1.
-    static func gzippedZeros(_ count: Int) throws -> [UInt8] {
+    static func gzippedZeros(_ count: Int) async throws -> [UInt8] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", "head -c \(count) /dev/zero | gzip -c -9"]
         let output = Pipe()
         process.standardOutput = output
         try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let data = await onAThread { output.fileHandleForReading.readDataToEndOfFile() }
+        await onAThread { process.waitUntilExit() }
         return [UInt8](data)
     }
 
@@ -50,8 +52,8 @@ import Testing
     }
 
     @Test func aGzipBombIsNeverInflated() async throws {
-        let small = try Self.gzippedZeros(20_000_000)  // ~20 KB that would inflate to 20 MB
-        let large = try Self.gzippedZeros(150_000_000)  // ~145 KB that would inflate to 150 MB
+        let small = try await Self.gzippedZeros(20_000_000)  // ~20 KB that would inflate to 20 MB
+        let large = try await Self.gzippedZeros(150_000_000)  // ~145 KB that would inflate to 150 MB
         #expect(small.count < limits.maxBytes && large.count > limits.maxBytes)
         let server = try LoopbackHTTPServer(routes: [
             ("/small.jpg", .raw(headers: ["Content-Encoding: gzip", "Content-Length: \(small.count)"], body: small)),

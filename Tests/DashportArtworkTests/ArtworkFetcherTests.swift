@@ -1,4 +1,5 @@
 import DashportFiles
+import DashportTestSupport
 import Foundation
 import Testing
 @testable import DashportArtwork

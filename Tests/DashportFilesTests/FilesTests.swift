@@ -188,3 +188,46 @@ import Glibc
         #expect(Files.status(scratch.file("covers/cover.jpg"))?.mode == 0o644)
     }
 }
+
+/// The write seam tests use to fail writes as a full or failing disk does, and the bookkeeping that
+/// makes such a fault one log line.
+@Suite struct WriteFaultTests {
+    @Test(arguments: [ENOSPC, EIO, EFBIG])
+    func anInjectedFaultFailsWritesUnderItsDirectoryOnly(code: Int32) throws {
+        let scratch = try TemporaryDirectory()
+        let other = try TemporaryDirectory()
+        defer {
+            Files.clearWriteFault(under: scratch.path)
+            scratch.remove()
+            other.remove()
+        }
+        let path = scratch.file("state.json")
+        try Files.writeAtomically(Array("old".utf8), to: path)
+        Files.injectWriteFault(code, under: scratch.path)
+        let error = try #require(throws: FileError.self) { try Files.writeAtomically(Array("new contents".utf8), to: path) }
+        #expect(error.cause == .system(errno: code))
+        #expect(error.operation == "write")
+        #expect(try Files.read(path, limit: 100) == Array("old".utf8), "the previous file is intact")
+        #expect(try Files.list(scratch.path) == ["state.json"], "the temporary file is gone")
+        try Files.writeAtomically([1], to: other.file("elsewhere"))  // another directory is not affected
+
+        Files.clearWriteFault(under: scratch.path)
+        try Files.writeAtomically(Array("new".utf8), to: path)
+        #expect(try Files.read(path, limit: 100) == Array("new".utf8))
+    }
+
+    @Test func aFaultIsReportedWhenItStartsAndWhenItEnds() {
+        var health = WriteHealth()
+        let healthy = health.succeeded()
+        let started = health.failed("disk full")
+        let again = health.failed("disk full")
+        let otherCause = health.failed("another cause")
+        #expect(healthy == nil && started && !again && !otherCause)
+        #expect(health.isFailing && health.cause == "disk full")
+        let ended = health.succeeded()
+        let stillHealthy = health.succeeded()
+        #expect(ended == 3 && stillHealthy == nil && !health.isFailing)
+        let restarted = health.failed("again")
+        #expect(restarted, "a new fault is reported again")
+    }
+}

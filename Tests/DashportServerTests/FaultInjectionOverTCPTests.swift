@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import Testing
 import DashportBrowse
+import DashportFiles
 import DashportHeadUnit
 import DashportMessages
 import DashportTransport
@@ -84,13 +85,49 @@ import DashportLog
         return result
     }
 
+    /// What a session file holds: the queue, the item, the status and the position.
+    static func contents(_ data: Data) throws -> NSDictionary {
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let snapshot = try #require(object["snapshot"] as? [String: Any])
+        let state = try #require(snapshot["playbackState"] as? [String: Any])
+        let position = try #require(state["position"] as? [String: Any])
+        return [
+            "queue": snapshot["queue"] ?? "-", "mediaItem": snapshot["mediaItem"] ?? "-",
+            "status": state["status"] ?? "-", "position": position["valueMs"] ?? "-",
+        ] as NSDictionary
+    }
+
     func sessionFile(_ server: TestServer) -> String { server.stateDirectory + "/session/session.json" }
+
+    /// Plays and pauses a track so there is a session on disk, and returns what the browse cache
+    /// and the session hold now.
+    func persistSomething(_ server: TestServer, _ car: TestCar) async throws -> [String: [String: Data]] {
+        let album = try #require(try await FaultCars.items(car, "tab-albums").first)
+        let track = try #require(try await FaultCars.items(car, album.id).first { $0.playable })
+        #expect(try await FaultCars.play(car, track.id).accepted)
+        #expect(try await FaultCars.command(car, .pause(DashportMedia.Empty())).accepted)
+        try await eventually("the session is written") { FileManager.default.fileExists(atPath: sessionFile(server)) }
+        let directories = [server.stateDirectory + "/browse-cache", server.stateDirectory + "/session"]
+        return Dictionary(uniqueKeysWithValues: directories.map { ($0, snapshot($0)) })
+    }
+
+    /// Every file saved by ``persistSomething(_:_:)`` is still there, byte for byte, and no
+    /// temporary file is left.
+    func expectIntact(_ stores: [String: [String: Data]], sourceLocation: SourceLocation = #_sourceLocation) {
+        for (directory, before) in stores {
+            let now = snapshot(directory)
+            #expect(!before.isEmpty, "\(directory) had files", sourceLocation: sourceLocation)
+            for (name, bytes) in before { #expect(now[name] == bytes, "\(directory)/\(name)", sourceLocation: sourceLocation) }
+            #expect(!now.keys.contains { Files.isTemporary(($0 as NSString).lastPathComponent) }, sourceLocation: sourceLocation)
+        }
+    }
 
     @Test func aProviderThatThrowsHangsOrFloodsHurtsOnlyThoseAnswers() async throws {
         try await TestServer.with(provider: try Self.provider()) { server in
             let healthy = try await linkedDashportCar(server)
             let faulty = try await linkedDashportCar(server)
             let reference = try await checkHealthy(healthy, requestId: 1, expected: nil)
+            let stores = try await persistSomething(server, healthy)
 
             // Throws: an error (or an empty list), never a hang; logged once, naming the cause.
             let thrown = try await browse(faulty, "fault-throws", requestId: 1)
@@ -114,8 +151,14 @@ import DashportLog
             _ = try await checkHealthy(healthy, requestId: 4, expected: reference)
             let late = try await hung
             #expect(late.requestId == 3)
-            #expect(server.log.records.filter { $0.message.contains("did not answer within") }.count == 1)
             _ = try await checkHealthy(healthy, requestId: 5, expected: reference)
+
+            // One warning per fault, naming it (the million items are a notice: cut, not a fault),
+            // and the cache and the session as they were.
+            let warnings = server.log.records.filter { $0.level >= .warning }.map(\.message)
+            #expect(warnings.count == 2, "\(warnings)")
+            #expect(warnings.filter { $0.contains("no answer for 'fault-hangs'") }.count == 1, "\(warnings)")
+            expectIntact(stores)
             await faulty.abort()
             await healthy.abort()
         }
@@ -136,8 +179,18 @@ import DashportLog
             _ = try await checkHealthy(second, requestId: 1, expected: reference)
             _ = try await checkHealthy(first, requestId: 2, expected: reference)
             #expect(try String(contentsOfFile: directory + "/browse-cache", encoding: .utf8) == "not a directory")
-            let cacheLines = server.log.records.filter { $0.message.contains("browse-cache") || $0.metadata.contains { $0.1.contains("browse-cache") } }
-            #expect(!cacheLines.isEmpty, "the cache failure is logged with its cause")
+            // Once for each cache, with its cause, however many writes failed.
+            let warnings = server.log.records.filter { $0.level >= .warning }
+            let cacheLines = warnings.filter { $0.message.contains("browse-cache") || $0.metadata.contains { $0.1.contains("browse-cache") } }
+            #expect(cacheLines.count == 1, "\(cacheLines.map(\.message))")
+            #expect(cacheLines.allSatisfy { $0.message.contains("not a directory") }, "\(cacheLines.map(\.message))")
+            let artworkKey = try #require(try await FaultCars.items(first, "tab-albums").first?.artworkKey)
+            guard case .image = try await FaultCars.artwork(second, key: artworkKey).outcome else {
+                Issue.record("a cover is served without its cache")
+                return
+            }
+            let artworkLines = server.log.records.filter { $0.level >= .warning && $0.message.contains("artwork cache") }
+            #expect(artworkLines.count == 1, "\(artworkLines.map(\.message))")
             await first.abort()
             await second.abort()
         }
@@ -147,6 +200,7 @@ import DashportLog
         try await TestServer.with(configure: { $0.handshakeTimeoutSeconds = 2 }) { server in
             let healthy = try await linkedDashportCar(server)
             let reference = try await checkHealthy(healthy, requestId: 1, expected: nil)
+            let stores = try await persistSomething(server, healthy)
 
             // Half of a 1000-byte frame, then gone.
             let vanishing = try await linkedDashportCar(server)
@@ -169,6 +223,13 @@ import DashportLog
             #expect(closed.isSet, "the trickling peer is closed by the handshake deadline")
             _ = try await checkHealthy(healthy, requestId: 4, expected: reference)
             #expect(!(await healthy.transportClosed))
+            // One warning per faulty peer, with its cause; the cache and the session as they were.
+            let warnings = server.log.records.filter { $0.level >= .warning }.map(\.message)
+            #expect(warnings.count == 2, "\(warnings)")
+            // The cause is what the socket said (a reset, or a broken pipe if a ping went out first).
+            #expect(warnings.filter { $0.contains("connection lost during running: ") }.count == 1, "\(warnings)")
+            #expect(warnings.filter { $0.contains("handshake deadline passed") }.count == 1, "\(warnings)")
+            expectIntact(stores)
             trickle.abort()
             await healthy.abort()
         }
@@ -183,19 +244,30 @@ import DashportLog
             Issue.record("no tabs")
             return
         }
-        _ = try await browse(car, tab.id, requestId: 2)
+        let albums = try await browse(car, "tab-albums", requestId: 2)
+        guard case .items(let albumPage) = albums.outcome, let album = albumPage.items.first else {
+            Issue.record("no albums under \(tab.id)")
+            return
+        }
+        let tracks = try await browse(car, album.id, requestId: 4)
+        guard case .items(let trackPage) = tracks.outcome, let track = trackPage.items.first(where: { $0.playable }) else {
+            Issue.record("no tracks in \(album.id)")
+            return
+        }
+        #expect(try await FaultCars.play(car, track.id).accepted)
+        #expect(try await FaultCars.command(car, .pause(DashportMedia.Empty())).accepted)
         _ = try await browse(car, "fault-throws", requestId: 3)
         await car.writeRaw([Self.mediaChannel, 0x0B, 0x7F, 0xFF, 0x01])
         await car.abort()
         await first.stop(keepingState: true)
-        let saved = try? Data(contentsOf: URL(fileURLWithPath: sessionFile(first)))
+        let saved = try #require(try? Data(contentsOf: URL(fileURLWithPath: sessionFile(first))), "the session was saved")
 
         try await TestServer.with(stateDirectory: directory) { second in
-            #expect(!second.log.records.contains { $0.message.contains("session restore: corrupt") })
-            if let saved {
-                let current = try Data(contentsOf: URL(fileURLWithPath: sessionFile(second)))
-                #expect(current == saved)
-            }
+            #expect(second.log.records.contains { $0.message.contains("session restore: restored") })
+            // Restoring writes the session again (a new save time and clock instant; sets in hash
+            // order); what it holds is the same: queue, item, status and position.
+            let current = try Data(contentsOf: URL(fileURLWithPath: sessionFile(second)))
+            #expect(try Self.contents(current) == Self.contents(saved))
         }
     }
 }

@@ -1,11 +1,12 @@
 import Foundation
 import Glibc
+import DashportTestSupport
 import Testing
 
 /// The README's first command on a fresh machine: no `~/.local/state` yet. The default state
 /// directory and its XDG parents are made (0700); the server does not refuse to start.
 @Suite struct FreshHomeTests {
-    @Test func theDefaultStateDirectoryIsMadeWithItsParentsOnAFreshHome() throws {
+    @Test func theDefaultStateDirectoryIsMadeWithItsParentsOnAFreshHome() async throws {
         let built = InstalledBinaryTests.root.appendingPathComponent(".build/debug/dashport").path
         try #require(FileManager.default.isExecutableFile(atPath: built), "build dashport first (swift build)")
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("dashport-home-\(UUID().uuidString)")
@@ -22,8 +23,8 @@ import Testing
         tool.standardOutput = FileHandle.nullDevice
         tool.standardError = errors
         try tool.run()
-        let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        tool.waitUntilExit()
+        let log = await onAThread { String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
+        await onAThread { tool.waitUntilExit() }
         #expect(tool.terminationStatus == 0, "\(log)")
         for path in [".local", ".local/state", ".local/state/dashport"] {
             var info = stat()

@@ -29,7 +29,7 @@ import Testing
         try server.run()
         defer { if server.isRunning { server.terminate() } }
         // The one stdout line, "dashport: listening on ...", comes once the control socket is up.
-        let line = await Task.detached { String(decoding: output.fileHandleForReading.availableData, as: UTF8.self) }.value
+        let line = await onAThread { String(decoding: output.fileHandleForReading.availableData, as: UTF8.self) }
         try #require(line.contains("listening"), "\(line)")
         let socket = ControlClient.socketPath(stateDirectory: state)
 
@@ -40,6 +40,6 @@ import Testing
         }
         #expect(server.isRunning, "SIGHUP must not stop the server")
         server.terminate()
-        server.waitUntilExit()
+        await onAThread { server.waitUntilExit() }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import DashportTestSupport
 import Testing
 @testable import DashportServer
 
@@ -49,7 +50,7 @@ import Testing
         try server.run()
         defer { if server.isRunning { server.terminate() } }
         // The one stdout line: "dashport: listening on 127.0.0.1:PORT".
-        let line = await Task.detached { String(decoding: output.fileHandleForReading.availableData, as: UTF8.self) }.value
+        let line = await onAThread { String(decoding: output.fileHandleForReading.availableData, as: UTF8.self) }
         let address = try #require(line.split(separator: " ").last).trimmingCharacters(in: .whitespacesAndNewlines)
 
         let script = place.appendingPathComponent("browse.txt").path
@@ -60,10 +61,10 @@ import Testing
         let carOutput = Pipe()
         car.standardOutput = carOutput
         try car.run()
-        let screens = await Task.detached { String(decoding: carOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }.value
-        car.waitUntilExit()
+        let screens = await onAThread { String(decoding: carOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
+        await onAThread { car.waitUntilExit() }
         server.terminate()
-        let log = await Task.detached { String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }.value
+        let log = await onAThread { String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
 
         #expect(car.terminationStatus == 0, "\(screens)")
         #expect(screens.contains("Northern Lights · Aurora Fields"))

@@ -243,3 +243,84 @@ import Testing
         #expect(error == .connect(address, "Connection refused"))
     }
 }
+
+/// Issue 10 item 1 and issue 11 item 7: one owner of socket IO, read on demand, and the
+/// process-wide outbound budget. Bounds are asserted on queued bytes.
+@Suite("Transport back-pressure")
+struct TransportBackPressureTests {
+    @Test func socketCallsHappenOnlyOnTheReactorThread() async throws {
+        let server = try TestServer()
+        let (client, probe) = try await connectedClient(to: server.address)
+        // Writers on pool threads and a close from a pool thread: all of it must reach the socket
+        // through the reactor.
+        await withTaskGroup(of: Void.self) { group in
+            for writer in 0..<4 {
+                group.addTask { for _ in 0..<100 { client.write([UInt8](repeating: UInt8(writer), count: 512)) } }
+            }
+        }
+        try await probe.waitForBytes(4 * 100 * 512)
+        let accepted = try await server.connection(0)
+        await Task.detached { accepted.connection.close() }.value
+        try await probe.waitForClose()
+        client.abort()
+        await settle()
+        #expect(EventLoop.socketCallsOffReactor == 0)
+    }
+
+    @Test func aPausedConnectionIsNotReadUntilResumed() async throws {
+        let server = try TestServer(echo: false)
+        let (client, _) = try await connectedClient(to: server.address)
+        defer { client.abort() }
+        let accepted = try await server.connection(0)
+        accepted.connection.pauseReading()
+        await settle()
+        let before = accepted.probe.received.value.bytes.count
+        let bulk = pattern(2 << 20)
+        client.write(bulk)
+        // The client's bytes wait in the kernel (TCP's window holds the sender), not in our memory.
+        try await client.waitUntilOutboundAtMost(0)
+        await settle()
+        #expect(accepted.probe.received.value.bytes.count == before)
+        accepted.connection.resumeReading()
+        try await accepted.probe.waitForBytes(bulk.count)
+        #expect(accepted.probe.received.value.bytes == bulk)
+    }
+
+    @Test func theProcessWideBudgetClosesTheLargestQueues() async throws {
+        let budget = OutboundBudget(limit: 4 << 20)
+        let address = try #require(ListenAddress(parsing: "127.0.0.1:0"))
+        let listener = try TCPListener.bind(address, outboundBufferLimit: 64 << 20, outboundBudget: budget, logger: .silent)
+        defer { listener.shutdown() }
+        let accepted = Watched<[(TCPConnection, Probe)]>([])
+        listener.start { connection in
+            let probe = Probe()
+            connection.start(probe.handler)
+            accepted.update { $0.append((connection, probe)) }
+        }
+        var clients: [TCPConnection] = []
+        defer { clients.forEach { $0.abort() } }
+        for _ in 0..<3 { clients.append(try await TCPClient.connect(to: listener.boundAddress)) }  // never read
+        let connections = try await accepted.wait("three accepted") { $0.count == 3 }
+        // Far more than the kernel's buffers hold, for each of three cars that never read.
+        let chunk = pattern(1 << 20)
+        for (connection, _) in connections {
+            for _ in 0..<16 { connection.write(chunk) }
+        }
+        // The reactor sheds on its next turn; wait for the closes it makes.
+        for (_, probe) in connections where budget.queuedBytes > budget.limit { _ = try? await probe.waitForClose() }
+        await settle()
+        #expect(budget.queuedBytes <= budget.limit)
+        let closes = connections.flatMap { $0.1.received.value.closes }
+        #expect(!closes.isEmpty)
+        #expect(closes.allSatisfy { $0 == .outboundBudgetExhausted(budget.limit) })
+    }
+}
+
+extension TCPConnection {
+    /// Waits until at most `threshold` bytes are queued for the peer.
+    func waitUntilOutboundAtMost(_ threshold: Int) async throws {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            whenOutboundAtMost(threshold) { continuation.resume() }
+        }
+    }
+}

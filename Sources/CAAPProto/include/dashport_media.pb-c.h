@@ -115,7 +115,9 @@ typedef enum _Dashport__Media__ArtworkError__Code {
    */
   DASHPORT__MEDIA__ARTWORK_ERROR__CODE__CODE_NOT_FOUND = 1,
   /*
-   * The original could not be downloaded (size cap, timeout, redirects, HTTP error).
+   * The original could not be downloaded (size cap, timeout, redirects, HTTP error, a body
+   * cut short) or stored (the server's disk is full), or it failed recently and is not tried
+   * again before its backoff has passed; the message says which.
    */
   DASHPORT__MEDIA__ARTWORK_ERROR__CODE__CODE_FETCH_FAILED = 2,
   /*

@@ -2109,7 +2109,9 @@ extension DashportMedia {
             public static let unknown = Code(rawValue: 0)
             /// The key was never registered (only keys handed out in items are served).
             public static let notFound = Code(rawValue: 1)
-            /// The original could not be downloaded (size cap, timeout, redirects, HTTP error).
+            /// The original could not be downloaded (size cap, timeout, redirects, HTTP error, a body
+            /// cut short) or stored (the server's disk is full), or it failed recently and is not tried
+            /// again before its backoff has passed; the message says which.
             public static let fetchFailed = Code(rawValue: 2)
             /// The original is not a decodable JPEG, PNG or WebP, or too many pixels.
             public static let decodeFailed = Code(rawValue: 3)

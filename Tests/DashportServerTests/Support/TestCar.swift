@@ -14,6 +14,8 @@ actor TestCar {
     let link: HeadUnitLink
     private(set) var events: [HeadUnitEvent] = []
     private(set) var closeReason: LinkCloseReason?
+    /// What the servers looked like when this car's link closed itself (see ``waitUntil``).
+    private var closedState: String?
     /// The server closed the TCP connection (or it failed).
     private(set) var transportClosed = false
     private var ticker: Task<Void, Never>?
@@ -38,6 +40,10 @@ actor TestCar {
         to address: ListenAddress, configuration: HeadUnitConfiguration = HeadUnitConfiguration(), startLink: Bool = true
     ) async throws -> TestCar {
         let connection = try await TCPClient.connect(to: address)
+        // Not the 10 s of a real car: when the whole suite starts at once, a car's first turns can
+        // come that late (the server's side is TestServer's, also 120 s).
+        var configuration = configuration
+        configuration.handshakeDeadline = .seconds(120)
         let link = HeadUnitLink(configuration: configuration, tls: try TLSSession(context: clientContext))
         let car = TestCar(connection: connection, link: link)
         await car.begin(startLink: startLink)
@@ -77,6 +83,8 @@ actor TestCar {
             case .event(let event): events.append(event)
             case .close(let reason):
                 closeReason = reason
+                // Both ends as they were when this car gave up, for a test that then times out.
+                closedState = "closed at \(now) (\(reason)); " + TestServer.diagnostics()
                 connection.close()
             }
         }
@@ -104,8 +112,13 @@ actor TestCar {
     ) async throws {
         let deadline = clock.now + timeout
         while !condition(self) {
-            if clock.now > deadline {
-                Issue.record("timed out waiting for \(what); events: \(events.map { "\($0)" }.suffix(8))", sourceLocation: sourceLocation)
+            // A closed connection brings nothing more: fail now rather than at the deadline.
+            if clock.now > deadline || transportClosed {
+                Issue.record(
+                    Comment(rawValue: "timed out waiting for \(what); events: \(events.map { "\($0)" }.suffix(8))\n"
+                        + "this car: link \(link.phase), tcp \(connection.debugState)\n"
+                        + (closedState.map { "when its link closed: \($0)\nnow: " } ?? "") + TestServer.diagnostics()),
+                    sourceLocation: sourceLocation)
                 throw TestTimeout(what: what)
             }
             try await Task.sleep(for: .milliseconds(20))

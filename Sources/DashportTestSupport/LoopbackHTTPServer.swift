@@ -5,10 +5,10 @@ import Synchronization
 import Glibc
 #endif
 
-/// A tiny HTTP/1.1 server on 127.0.0.1 for the artwork tests: one thread per connection,
-/// `Connection: close`, routes by path prefix, and a count of requests per path.
-final class LoopbackHTTPServer: Sendable {
-    enum Reply: Sendable {
+/// A tiny HTTP/1.1 server on 127.0.0.1, the cover host of the artwork and fault tests: one thread
+/// per connection, `Connection: close`, routes by path prefix, and a count of requests per path.
+public final class LoopbackHTTPServer: Sendable {
+    public enum Reply: Sendable {
         /// 200 with a body; `announceLength: false` sends no Content-Length (body ends at close).
         case body([UInt8], contentType: String = "application/octet-stream", announceLength: Bool = true)
         case status(Int)
@@ -26,12 +26,12 @@ final class LoopbackHTTPServer: Sendable {
         case trickle(count: Int, interval: Duration)
     }
 
-    let port: UInt16
+    public let port: UInt16
     private let listener: Int32
     private let routes: Mutex<[(prefix: String, reply: Reply)]>
     private let counts = Mutex<[String: Int]>([:])
 
-    init(routes: [(String, Reply)]) throws {
+    public init(routes: [(String, Reply)]) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw ServerError.system("socket") }
         var one: Int32 = 1
@@ -57,18 +57,18 @@ final class LoopbackHTTPServer: Sendable {
         thread.start()
     }
 
-    enum ServerError: Error { case system(String) }
+    public enum ServerError: Error { case system(String) }
 
-    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+    public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
 
     /// Requests seen for exactly this path.
-    func requests(to path: String) -> Int { counts.withLock { $0[path] ?? 0 } }
+    public func requests(to path: String) -> Int { counts.withLock { $0[path] ?? 0 } }
 
     /// All requests seen.
-    var totalRequests: Int { counts.withLock { $0.values.reduce(0, +) } }
+    public var totalRequests: Int { counts.withLock { $0.values.reduce(0, +) } }
 
     /// Replaces (or adds) the reply for a prefix.
-    func route(_ prefix: String, _ reply: Reply) {
+    public func route(_ prefix: String, _ reply: Reply) {
         routes.withLock { routes in
             routes.removeAll { $0.prefix == prefix }
             routes.insert((prefix, reply), at: 0)
@@ -78,7 +78,7 @@ final class LoopbackHTTPServer: Sendable {
     /// Stops accepting; connections in progress finish on their own. Only shuts the listener
     /// down: the accept thread closes it, so its number cannot be reused (and accepted on) while
     /// that thread still runs.
-    func stop() {
+    public func stop() {
         shutdown(listener, Int32(SHUT_RDWR))
     }
 

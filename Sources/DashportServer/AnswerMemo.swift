@@ -1,0 +1,74 @@
+import DashportBrowse
+import Synchronization
+
+/// Memoised media-channel GET_CHILDREN answers: the ruled page per (parent, page, page size, car
+/// profile) with the artwork keys it names, kept until the browse core says the node changed
+/// (``BrowseNotification/childrenChanged(parentId:)``, which ``BrowseCore/invalidate(_:)`` and the
+/// refresh after an outage send).
+///
+/// A hit is answered on the car's own worker with no task, no actor hop and no artwork
+/// registration: the keys were registered once, when the entry was made. Only answers the
+/// provider gave fresh are kept (never a list from the disk cache, never an error screen), so
+/// the car sees a refresh the same way it did before. The table is bounded (``maxEntries``;
+/// full means start over) and thread-safe, read and written under one mutex.
+final class AnswerMemo: Sendable {
+    struct Key: Hashable, Sendable {
+        var parentId: String
+        var page: Int
+        var pageSize: Int
+        var car: CarProfile
+    }
+
+    struct Entry: Sendable {
+        var answer: BrowseAnswer
+        var artworkKeys: [String: String]
+    }
+
+    /// Entries kept at most; storing one more clears the table.
+    static let maxEntries = 1024
+
+    private struct State {
+        var entries: [Key: Entry] = [:]
+        /// Bumped by every invalidation, so an answer computed before one is not stored after it.
+        var generation: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+
+    /// The memoised answer for `key`, if any.
+    func lookup(_ key: Key) -> Entry? {
+        state.withLock { $0.entries[key] }
+    }
+
+    /// The current generation; pass it back to ``store(_:for:generation:)``.
+    var generation: UInt64 { state.withLock { $0.generation } }
+
+    /// Keeps `entry` unless an invalidation happened since `generation` was read, or the answer
+    /// is not a fresh list.
+    func store(_ entry: Entry, for key: Key, generation: UInt64) {
+        guard case .items(_, _, fromCache: false) = entry.answer else { return }
+        state.withLock { state in
+            guard state.generation == generation else { return }
+            if state.entries.count >= AnswerMemo.maxEntries { state.entries.removeAll() }
+            state.entries[key] = entry
+        }
+    }
+
+    /// Drops the answers for `parentId`'s children (every answer when nil).
+    func invalidate(_ parentId: String?) {
+        state.withLock { state in
+            state.generation &+= 1
+            if let parentId {
+                state.entries = state.entries.filter { $0.key.parentId != parentId }
+            } else {
+                state.entries.removeAll()
+            }
+        }
+    }
+
+    /// The keys kept now (a test seam).
+    var keys: [Key] { state.withLock { Array($0.entries.keys) } }
+
+    /// How many answers are kept (a test seam).
+    var count: Int { state.withLock { $0.entries.count } }
+}

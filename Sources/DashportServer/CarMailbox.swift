@@ -1,0 +1,212 @@
+import DashportTransport
+import Synchronization
+
+/// The bounded inbox of one car connection: everything that reaches the connection's worker
+/// (bytes from the transport, deadline ticks, core answers, shutdown) waits here, and the worker
+/// takes one input at a time with ``next()``.
+///
+/// Back-pressure both ways (swift-nio's read-on-demand and watermarks are the model):
+/// - **Inbound.** Received bytes are held up to ``inboundHighWater``; past it the transport is
+///   told to stop reading (``ByteStream/pauseReading()``), so a car that sends faster than its
+///   worker keeps is held back by TCP, not buffered. Reading resumes once the worker has taken the
+///   backlog down to ``inboundLowWater``. At most `inboundHighWater` plus one transport read
+///   (64 KiB) are ever held: 128 KiB per car.
+/// - **Outbound.** When more than ``outboundHighWater`` bytes are queued for the car the worker
+///   calls ``pauseForOutbound(_:)``: it stops taking bytes and core answers (the things that make
+///   output) until the transport has sent all but ``outboundLowWater``. Since it also stops taking
+///   bytes, the reactor soon stops reading: a car that never reads is paused, not buffered, and
+///   its link closes it when its pings go unanswered.
+/// - **Core inputs.** Answers are bounded by each service's requests in flight; pushes are not, so
+///   at most ``maxPendingServiceInputs`` are held and one more closes the car (`.overflow`).
+/// - **Deadlines first.** A pending tick and a shutdown are taken before any backlog, so a flood
+///   cannot delay its own handshake deadline.
+final class CarMailbox: Sendable {
+    static let inboundHighWater = 64 * 1024
+    static let inboundLowWater = 16 * 1024
+    static let outboundHighWater = 192 * 1024
+    static let outboundLowWater = 64 * 1024
+    /// Core answers and pushes held at most; one more means the car cannot keep up (its worker is
+    /// paused for output while other cars' commands keep the session pushing): it is closed.
+    static let maxPendingServiceInputs = 4096
+
+    private struct State {
+        var received: [[UInt8]] = []
+        var head = 0
+        var receivedBytes = 0
+        var closed: TransportError?? = .none
+        var tick = false
+        var shutdown = false
+        var services: [ServiceInput] = []
+        var servicesHead = 0
+        var overflowed = false
+        var readingPaused = false
+        var outboundPaused = false
+        var waiter: CheckedContinuation<Void, Never>?
+        var finished = false
+
+        /// The waiting worker, taken, when there is work for it now.
+        mutating func takeWaiterIfReady() -> CheckedContinuation<Void, Never>? {
+            guard hasWork, let waiter else { return nil }
+            self.waiter = nil
+            return waiter
+        }
+
+        var hasWork: Bool {
+            if tick || shutdown || overflowed { return true }
+            if outboundPaused { return head == received.count && closed != nil }
+            return head < received.count || servicesHead < services.count || closed != nil
+        }
+    }
+
+    private let state = Mutex(State())
+    private let stream: any ByteStream
+
+    init(stream: any ByteStream) {
+        self.stream = stream
+    }
+
+    /// Bytes received and not yet taken by the worker: what this car holds of server memory
+    /// in its inbox (a test seam; never more than ``inboundHighWater`` + one transport read).
+    var queuedInboundBytes: Int { state.withLock { $0.receivedBytes } }
+
+    /// The mailbox and its stream in one line, for a test that timed out waiting on a car.
+    var debugState: String {
+        let mine = state.withLock { state in
+            "inbox=\(state.received.count - state.head) chunks/\(state.receivedBytes) bytes services=\(state.services.count - state.servicesHead) "
+                + "tick=\(state.tick) closed=\(state.closed != nil) readingPaused=\(state.readingPaused) "
+                + "outboundPaused=\(state.outboundPaused) waiting=\(state.waiter != nil) finished=\(state.finished)"
+        }
+        return mine + ((stream as? TCPConnection).map { "; tcp " + $0.debugState } ?? "")
+    }
+
+    /// Whether the transport is told to stop reading (a test seam).
+    var isReadingPaused: Bool { state.withLock { $0.readingPaused } }
+
+    /// Posts an input. Transport events come from the reactor thread, the rest from anywhere.
+    func yield(_ input: CarInput) {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard !state.finished else { return nil }
+            switch input {
+            case .transport(.received(let bytes)):
+                state.received.append(bytes)
+                state.receivedBytes += bytes.count
+                if state.receivedBytes >= CarMailbox.inboundHighWater && !state.readingPaused {
+                    // Called with the lock held so a concurrent resume cannot overtake this pause.
+                    state.readingPaused = true
+                    stream.pauseReading()
+                }
+            case .transport(.closed(let reason)):
+                state.closed = .some(reason)
+            case .tick:
+                state.tick = true
+            case .shutdown:
+                state.shutdown = true
+            case .services(let input):
+                if state.services.count - state.servicesHead >= CarMailbox.maxPendingServiceInputs {
+                    state.overflowed = true
+                } else {
+                    state.services.append(input)
+                }
+            case .overflow:
+                state.overflowed = true
+            }
+            return state.takeWaiterIfReady()
+        }
+        waiter?.resume()
+    }
+
+    /// The next input, deadlines and shutdown first; waits while there is none.
+    func next() async -> CarInput {
+        while true {
+            if let input = take() { return input }
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = state.withLock { state -> Bool in
+                    if state.hasWork { return true }
+                    state.waiter = continuation
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+        }
+    }
+
+    private func take() -> CarInput? {
+        state.withLock { state -> CarInput? in
+            if state.shutdown {
+                state.shutdown = false
+                return .shutdown
+            }
+            if state.overflowed {
+                state.overflowed = false
+                state.finished = true
+                return .overflow
+            }
+            if state.tick {
+                state.tick = false
+                return .tick
+            }
+            if !state.outboundPaused {
+                if state.head < state.received.count {
+                    let bytes = state.received[state.head]
+                    state.received[state.head] = []
+                    state.head += 1
+                    state.receivedBytes -= bytes.count
+                    if state.head == state.received.count {
+                        state.received.removeAll(keepingCapacity: state.received.count <= 16)
+                        state.head = 0
+                    }
+                    if state.readingPaused && state.receivedBytes <= CarMailbox.inboundLowWater {
+                        state.readingPaused = false
+                        stream.resumeReading()
+                    }
+                    return .transport(.received(bytes))
+                }
+                if state.servicesHead < state.services.count {
+                    let input = state.services[state.servicesHead]
+                    state.servicesHead += 1
+                    if state.servicesHead == state.services.count {
+                        state.services.removeAll(keepingCapacity: state.services.count <= 64)
+                        state.servicesHead = 0
+                    }
+                    return .services(input)
+                }
+            }
+            if state.head == state.received.count, let reason = state.closed {
+                state.closed = .none
+                return .transport(.closed(reason))
+            }
+            return nil
+        }
+    }
+
+    /// Stops taking output-producing inputs until the transport has sent all but
+    /// ``outboundLowWater`` bytes (or closed).
+    func pauseForOutbound() {
+        let pause = state.withLock { state -> Bool in
+            guard !state.outboundPaused else { return false }
+            state.outboundPaused = true
+            return true
+        }
+        guard pause else { return }
+        stream.whenOutboundAtMost(CarMailbox.outboundLowWater) { [self] in
+            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                state.outboundPaused = false
+                return state.takeWaiterIfReady()
+            }
+            waiter?.resume()
+        }
+    }
+
+    /// Whether output-producing inputs are held back (a test seam).
+    var isPausedForOutbound: Bool { state.withLock { $0.outboundPaused } }
+
+    /// The worker is done: later inputs are dropped and held ones released.
+    func finish() {
+        state.withLock { state in
+            state.finished = true
+            state.received = []
+            state.receivedBytes = 0
+            state.services = []
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import DashportTestSupport
+import Foundation
+import Testing
+import DashportBrowse
+import DashportMessages
+@testable import DashportServer
+
+@Suite("Memoised answers", .serialized)
+struct AnswerMemoTests {
+    static let car = CarProfile()
+    static func key(_ parent: String, page: Int = 0) -> AnswerMemo.Key {
+        AnswerMemo.Key(parentId: parent, page: page, pageSize: 50, car: car)
+    }
+    static func entry(_ ids: [String], fromCache: Bool = false) -> AnswerMemo.Entry {
+        AnswerMemo.Entry(answer: .items(ids.map { BrowseItem(id: $0, title: $0, playable: true) }, total: ids.count, fromCache: fromCache),
+                         artworkKeys: [:])
+    }
+
+    @Test func anInvalidatedParentIsDroppedAndOnlyIt() {
+        let memo = AnswerMemo()
+        memo.store(Self.entry(["a"]), for: Self.key("tab-A"), generation: memo.generation)
+        memo.store(Self.entry(["b"]), for: Self.key("tab-B"), generation: memo.generation)
+        #expect(memo.lookup(Self.key("tab-A"))?.answer.items.map(\.id) == ["a"])
+        memo.invalidate("tab-A")
+        #expect(memo.lookup(Self.key("tab-A")) == nil)
+        #expect(memo.lookup(Self.key("tab-B")) != nil)
+        memo.invalidate(nil)
+        #expect(memo.count == 0)
+    }
+
+    @Test func anAnswerComputedBeforeAChangeIsNotKeptAfterIt() {
+        let memo = AnswerMemo()
+        let before = memo.generation
+        memo.invalidate("tab-A")  // the node changed while the answer was being computed
+        memo.store(Self.entry(["old"]), for: Self.key("tab-A"), generation: before)
+        #expect(memo.lookup(Self.key("tab-A")) == nil)
+        memo.store(Self.entry(["cached"], fromCache: true), for: Self.key("tab-A"), generation: memo.generation)
+        #expect(memo.lookup(Self.key("tab-A")) == nil, "lists from the disk cache are never kept")
+    }
+
+    /// Through the whole stack: the second request is served from the memo (the provider's new
+    /// content is not seen), an invalidation drops it and the next request sees the change.
+    @Test func overTCPTheMemoServesUntilTheNodeIsInvalidated() async throws {
+        let provider = SwitchableProvider(SwitchableProvider.library(tabATracks: ["1", "2"]))
+        try await TestServer.with(provider: provider) { server in
+            let car = try await TestCar.connect(to: server.server.address, configuration: MediaChannelOverTCPTests.dashportCar())
+            try await car.waitUntil("server hello") { $0.messages(on: 16).contains { $0.id == 0x8001 } }
+            let walker = MediaChannelOverTCPTests()
+            #expect(try await walker.children(car, of: "tab-A", requestId: 1).map(\.id) == ["track-1", "track-2"])
+            let memo = server.server.core.answers
+            #expect(memo.count >= 1)
+
+            provider.set(SwitchableProvider.library(tabATracks: ["1", "2", "3"]))
+            #expect(try await walker.children(car, of: "tab-A", requestId: 2).map(\.id) == ["track-1", "track-2"])
+
+            await server.server.core.browse.invalidate("tab-A")
+            try await eventually("the memo to drop tab-A") { !memo.keys.contains { $0.parentId == "tab-A" } }
+            #expect(try await walker.children(car, of: "tab-A", requestId: 3).map(\.id) == ["track-1", "track-2", "track-3"])
+            await car.abort()
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import Dispatch
+import Synchronization
+import Testing
+import DashportLog
+
+@Suite("Asynchronous log sink")
+struct AsyncLogSinkTests {
+    /// A stalled log output (a full stderr pipe) must never block the caller: lines past the
+    /// capacity are dropped, counted and reported once the output moves again.
+    @Test func aStalledOutputDropsAndCountsInsteadOfBlocking() async throws {
+        let gate = DispatchSemaphore(value: 0)
+        let lines = Mutex<[String]>([])
+        let firstCall = Mutex(false)
+        let sink = AsyncLogSink(capacity: 4) { line in
+            let first = firstCall.withLock { called -> Bool in
+                defer { called = true }
+                return !called
+            }
+            if first { gate.wait() }  // the output stalls on its first line
+            lines.withLock { $0.append(line) }
+        }
+        let logger = Logger(label: "test", sink: sink)
+        logger.info("line 0")
+        while !firstCall.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(1)) }
+        for index in 1...10 { logger.info("line \(index)") }  // returns at once although nothing is written
+        #expect(sink.droppedCount == 6)
+        gate.signal()
+        sink.flush(timeout: .seconds(30))
+        let written = lines.withLock { $0 }
+        #expect(written.count == 6)
+        #expect(written.prefix(5).enumerated().allSatisfy { $0.element.contains("line \($0.offset)") })
+        #expect(written.last?.contains("dropped 6 log lines") == true)
+    }
+}

@@ -1,0 +1,130 @@
+import DashportTestSupport
+import Foundation
+import Synchronization
+import Testing
+import DashportLog
+import DashportMessages
+import DashportTransport
+@testable import DashportServer
+
+/// Issue 11 item 1: a peer that floods before the handshake costs a fixed amount and is still
+/// closed by its own handshake deadline. Bounds are asserted on queued bytes, not on RSS.
+@Suite("Flooding cars over TCP", .serialized)
+struct FloodOverTCPTests {
+    /// VERSION_REQUEST (1.6) in a plaintext control frame.
+    static let versionRequest: [UInt8] = [0, 0x03, 0, 6, 0x00, 0x01, 0x00, 0x01, 0x00, 0x06]
+    /// The FIRST fragment of a control message announcing 60,000 bytes (under the 64 KiB a peer may
+    /// hold before it authenticates), with 2 of them.
+    static let firstFragment: [UInt8] = first(declaring: 60_000)
+
+    /// A plaintext FIRST fragment on channel 0 declaring `total` bytes and carrying two of them.
+    static func first(declaring total: Int) -> [UInt8] {
+        [0, 0x01, 0, 2, UInt8(total >> 24 & 0xFF), UInt8(total >> 16 & 0xFF), UInt8(total >> 8 & 0xFF), UInt8(total & 0xFF), 0x00, 0x01]
+    }
+
+    /// A raw peer that sends `bytes` and records whether the server closed it.
+    final class RawPeer: Sendable {
+        let connection: TCPConnection
+        private let closedFlag = Mutex(false)
+        var closed: Bool { closedFlag.withLock { $0 } }
+
+        private init(connection: TCPConnection) { self.connection = connection }
+
+        static func connect(_ server: TestServer, sending bytes: [UInt8]) async throws -> RawPeer {
+            let peer = RawPeer(connection: try await TCPClient.connect(to: server.server.address))
+            peer.connection.start { event in if case .closed = event { peer.closedFlag.withLock { $0 = true } } }
+            peer.connection.write(bytes)
+            return peer
+        }
+    }
+
+    /// Before it authenticates a peer may hold 64 KiB in unfinished messages: a FIRST frame
+    /// declaring a megabyte closes it at once, not at the handshake deadline.
+    @Test func aPeerAnnouncingAMegabyteBeforeAuthenticatingIsClosedAtOnce() async throws {
+        try await TestServer.with { server in
+            let peer = try await RawPeer.connect(server, sending: Self.versionRequest + Self.first(declaring: 1_000_000))
+            defer { peer.connection.abort() }
+            try await eventually("the server closes the peer") { peer.closed }
+            try await server.waitForLog("unfinished messages would hold 1000000 bytes")
+            #expect(server.server.heldMessageBytes == 0)
+        }
+    }
+
+    /// All cars together may hold `maxUnfinishedMessageBytes` in unfinished messages: the peer whose
+    /// message takes the total over it is closed, the others keep theirs (asserted on held bytes).
+    @Test func unfinishedMessagesAreCappedForAllCarsTogether() async throws {
+        try await TestServer.with(configure: { $0.maxUnfinishedMessageBytes = 100_000 }) { server in
+            let first = try await RawPeer.connect(server, sending: Self.versionRequest + Self.first(declaring: 60_000))
+            defer { first.connection.abort() }
+            try await eventually("the first peer's message is held") { server.server.heldMessageBytes == 60_000 }
+            let second = try await RawPeer.connect(server, sending: Self.versionRequest + Self.first(declaring: 60_000))
+            defer { second.connection.abort() }
+            try await eventually("the peer that passed the total is closed") { second.closed }
+            try await server.waitForLog("all cars together hold more than 100000 bytes in unfinished messages")
+            #expect(server.server.heldMessageBytes == 60_000, "the first peer keeps its message, the second's is released")
+            #expect(!first.closed)
+            first.connection.abort()
+            try await eventually("a closed car's charge is released") { server.server.heldMessageBytes == 0 }
+        }
+    }
+
+    @Test func aPeerFloodingEmptyMiddleFramesIsBoundedAndClosedByItsHandshakeDeadline() async throws {
+        try await TestServer.with(configure: { $0.handshakeTimeoutSeconds = 1 }) { server in
+            let client = try await TCPClient.connect(to: server.server.address)
+            defer { client.abort() }
+            let closed = Mutex(false)
+            client.start { event in if case .closed = event { closed.withLock { $0 = true } } }
+            client.write(Self.versionRequest + Self.firstFragment)
+            let middles = [UInt8](repeating: 0, count: 64 * 1024)  // 16,384 empty MIDDLE frames
+            var sent = 0, maxQueued = 0
+            let clock = ContinuousClock()
+            let start = clock.now
+            while !closed.withLock({ $0 }) && clock.now - start < .seconds(60) {
+                if client.outboundBufferedBytes < 256 * 1024 {
+                    client.write(middles)
+                    sent += middles.count
+                    await Task.yield()  // the flood must not starve the other tests' tasks
+                } else {
+                    try await Task.sleep(for: .milliseconds(1))
+                }
+                maxQueued = max(maxQueued, server.server.queuedInboundBytes)
+            }
+            #expect(closed.withLock { $0 }, "the server closed the flooding peer")
+            #expect(server.log.contains(nil, "handshake deadline passed"), "closed by the handshake deadline")
+            // One car's inbox never holds more than its high-water mark plus one transport read.
+            #expect(maxQueued <= CarMailbox.inboundHighWater + 64 * 1024, "queued \(maxQueued) of \(sent) sent")
+            // Whether the server had to pause this peer depends on the machine's speed; that a full
+            // inbox pauses reading is CarMailboxTests.aFloodingCarIsPausedNotBuffered.
+        }
+    }
+
+    /// A linked car that floods plain pings (allowed in the clear after TLS): the server's inbox
+    /// for it stays bounded however fast it sends, and a good car keeps being served.
+    @Test func aLinkedCarFloodingPlainPingsIsHeldToItsInboxBound() async throws {
+        try await TestServer.with { server in
+            let flooder = try await TestCar.connect(to: server.server.address)
+            defer { Task { await flooder.abort() } }
+            try await flooder.waitUntil("linked") { $0.openedChannels.count == 4 }
+            let body = AAP.PingRequest(timestamp: 1).serializedBytes()
+            let message: [UInt8] = [0x00, 0x0B] + body  // PING_REQUEST
+            let frame: [UInt8] = [0, 0x03, UInt8(message.count >> 8), UInt8(message.count & 0xFF)] + message
+            var burst: [UInt8] = []
+            while burst.count < 64 * 1024 { burst += frame }
+            var sent = 0, maxQueued = 0
+            while sent < 2 << 20 {  // about 200,000 pings
+                if flooder.connection.outboundBufferedBytes < 512 * 1024 {
+                    await flooder.writeRaw(burst)
+                    sent += burst.count
+                    await Task.yield()
+                } else {
+                    try await Task.sleep(for: .milliseconds(1))
+                }
+                maxQueued = max(maxQueued, server.server.queuedInboundBytes)
+            }
+            #expect(maxQueued <= CarMailbox.inboundHighWater + 64 * 1024, "queued \(maxQueued) of \(sent) sent")
+            let good = try await TestCar.connect(to: server.server.address)
+            defer { Task { await good.abort() } }
+            try await good.waitUntil("a good car links beside the flooder") { $0.openedChannels.count == 4 }
+        }
+    }
+}
