@@ -50,6 +50,19 @@ public enum ArtworkError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// What a car is told: the same words without anything of the server's (a path, a URI, the
+    /// system's or libvips' text, which may name files). The log keeps ``description``.
+    public var carMessage: String {
+        switch self {
+        case .outsideRoots, .unsupportedScheme: "not a cover this server serves"
+        case .decodeFailed: "artwork could not be decoded"
+        case .io: "artwork could not be read or downloaded"
+        case .notRegistered, .invalidSize, .tooLarge, .tooManyPixels, .httpStatus, .tooManyRedirects, .timeout, .storage,
+             .backingOff:
+            description
+        }
+    }
+
     /// Whether this failure belongs to the URI (so it starts the URI's backoff and is reported),
     /// as opposed to the request (unregistered key, bad box) or the backoff itself.
     var isFailureOfSource: Bool {

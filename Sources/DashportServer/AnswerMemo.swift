@@ -22,6 +22,9 @@ final class AnswerMemo: Sendable {
     struct Entry: Sendable {
         var answer: BrowseAnswer
         var artworkKeys: [String: String]
+        /// What the rules told this car profile about the page (a dropped tab, a cut branch): sent
+        /// with every answer, memoised or not.
+        var carReports: [BrowseReport] = []
     }
 
     /// Entries kept at most; storing one more clears the table.

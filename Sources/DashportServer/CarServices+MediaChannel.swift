@@ -78,7 +78,7 @@ extension CarServices {
                 // The fast path: a memoised answer goes back on this worker, with no task or hop.
                 let key = AnswerMemo.Key(parentId: parentId, page: page, pageSize: pageSize, car: car)
                 if let memo = answers.lookup(key) {
-                    bridge.post(.mediaBrowse(ticket, memo.answer, artworkKeys: memo.artworkKeys))
+                    bridge.post(.mediaBrowse(ticket, memo.answer, artworkKeys: memo.artworkKeys, carReports: memo.carReports))
                     continue
                 }
                 let generation = answers.generation
@@ -86,10 +86,9 @@ extension CarServices {
                 bridge.run {
                     let (answer, reports) = await browse.childrenReporting(of: parentId, page: page, pageSize: pageSize, for: car)
                     let keys = await artworkKeys(for: MediaChannelService.artworkURIs(in: answer), artwork)
-                    // Only an answer that told the car nothing else is kept: reports go with the request.
-                    if reports.isEmpty {
-                        answers.store(AnswerMemo.Entry(answer: answer, artworkKeys: keys), for: key, generation: generation)
-                    }
+                    // Kept with the reports this car's profile caused (a tab dropped, a branch cut), which
+                    // a hit tells the car again, exactly as a fresh answer would.
+                    answers.store(AnswerMemo.Entry(answer: answer, artworkKeys: keys, carReports: reports), for: key, generation: generation)
                     return .mediaBrowse(ticket, answer, artworkKeys: keys, carReports: reports)
                 }
             case .browse(let ticket, let request):
@@ -141,6 +140,6 @@ extension MediaChannelArtworkFailure {
         case .decodeFailed, .tooManyPixels: .decodeFailed
         default: .unknown
         }
-        self.init(code: code, message: "\(error)")
+        self.init(code: code, message: error.carMessage)  // never a server path or URI
     }
 }

@@ -105,6 +105,23 @@ public struct PlaybackState: Sendable, Hashable, Codable {
         self.shuffle = shuffle
     }
 
+    /// As synthesized, except that the two sets are written sorted: a set's order is its hash
+    /// seed's, different in every process, so the persisted session would differ byte for byte
+    /// between two saves of the same state.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(status, forKey: .status)
+        try container.encode(position, forKey: .position)
+        try container.encodeIfPresent(bufferedPositionMs, forKey: .bufferedPositionMs)
+        try container.encode(controls.sorted(), forKey: .controls)
+        try container.encode(capabilities.sorted(), forKey: .capabilities)
+        try container.encode(customActions, forKey: .customActions)
+        try container.encodeIfPresent(queueIndex, forKey: .queueIndex)
+        try container.encodeIfPresent(errorMessage, forKey: .errorMessage)
+        try container.encode(repeatMode, forKey: .repeatMode)
+        try container.encode(shuffle, forKey: .shuffle)
+    }
+
     /// Whether the position moves on its own (only while playing).
     public var isAdvancing: Bool { status == .playing }
 

@@ -141,3 +141,23 @@ import Testing
         #expect(await waiting.value == .failure(.timeout))
     }
 }
+
+/// What a car reads about a failed cover never names a server path, a URI or the system's text.
+@Suite struct ArtworkCarMessageTests {
+    @Test(arguments: [
+        ArtworkError.outsideRoots("/srv/private/cover.jpg"),
+        .unsupportedScheme("ftp://intranet.example/private/cover.jpg"),
+        .decodeFailed("VipsForeignLoad: \"/srv/private/cover.jpg\" is not a known file format"),
+        .io("open /srv/private/cover.jpg: Permission denied"),
+    ])
+    func carMessagesNameNoServerDetail(error: ArtworkError) {
+        #expect(!error.carMessage.contains("private"), "\(error.carMessage)")
+        #expect(error.description.contains("private"), "the log keeps the detail")
+    }
+
+    @Test func failuresWithoutServerDetailAreToldAsLogged() {
+        for error in [ArtworkError.httpStatus(404), .timeout, .tooLarge(bytes: 30_000_000, limit: 20_000_000)] {
+            #expect(error.carMessage == error.description)
+        }
+    }
+}

@@ -77,6 +77,9 @@ struct ContractOverTCPTests {
             }
             let full = try await MediaChannelOverTCPTests().children(cars[0], of: "__root__", requestId: 9)
             #expect(full.count == 2)
+            // The root page is memoised with its rejections, so every later request here is a memo hit
+            // that must still tell each car.
+            #expect(server.server.core.answers.keys.contains { $0.parentId == "__root__" })
             for car in cars {
                 for requestId in [1, 2] as [UInt32] {
                     _ = try await MediaChannelOverTCPTests().children(car, of: "__root__", requestId: requestId)

@@ -32,6 +32,7 @@ final class BenchCar: Sendable {
     let connection: TCPConnection
     private let loop: EventLoop
     private let state: Mutex<CarState>
+    private let closed = Flag()
 
     private init(connection: TCPConnection, loop: EventLoop, state: consuming sending CarState) {
         self.connection = connection
@@ -106,13 +107,26 @@ final class BenchCar: Sendable {
     /// Resets the connection (the server sees the car vanish).
     func abort() { connection.abort() }
 
+    /// Sends `count` GET_CHILDREN of `parentId` and waits for none of them (the hostile phase's
+    /// never-reader, whose transport has stopped reading).
+    func send(count: Int, parentId: String) {
+        state.withLock { state in
+            for _ in 0..<count where !closed.isSet { _ = send(parentId: parentId, &state) }
+        }
+    }
+
+    /// Whether the connection has closed.
+    var isClosed: Bool { closed.isSet }
+
     // MARK: - Reactor side
 
     private func handle(_ event: TransportEvent) {
         state.withLock { state in
             switch event {
             case .received(let bytes): perform(state.link.receive(bytes, now: state.elapsed), &state)
-            case .closed(let error): failLocked("connection closed (\(error.map { "\($0)" } ?? "orderly"))", &state)
+            case .closed(let error):
+                closed.set()
+                failLocked("connection closed (\(error.map { "\($0)" } ?? "orderly"))", &state)
             }
         }
     }

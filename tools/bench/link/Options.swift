@@ -25,6 +25,10 @@ struct Options {
     var skipMemory = false
     /// Only the memory phase (no in-process server, connects or throughput).
     var onlyMemory = false
+    /// Length of the hostile phase's window beside a flooder and a never-reader; past the
+    /// server's 15-s write-stall limit so the never-reader's close falls inside it.
+    var hostileSeconds = 25
+    var skipHostile = false
 
     static let spec = CommandSpec(
         name: "dashport-bench-link",
@@ -42,6 +46,8 @@ struct Options {
             .value("dashport", "PATH", "the dashport executable (default: next to this one)"),
             .flag("skip-memory", "leave the memory phase out"),
             .flag("only-memory", "run the memory phase alone"),
+            .value("hostile-seconds", "N", "the hostile phase's window beside a flooder and a never-reader (default 25)"),
+            .flag("skip-hostile", "leave the hostile phase out"),
         ],
         epilogue: "Build the server first for the memory phase: swift build -c release --product dashport")
 
@@ -59,6 +65,8 @@ struct Options {
         dashport = parsed.value("dashport")
         skipMemory = parsed.flag("skip-memory")
         onlyMemory = parsed.flag("only-memory")
+        hostileSeconds = try parsed.integer("hostile-seconds") ?? hostileSeconds
+        skipHostile = parsed.flag("skip-hostile")
     }
 
     init() {}

@@ -112,10 +112,15 @@ enum ThroughputPhase {
     /// Runs one side of `pair` once and records its results and the CPU it took.
     static func measure(_ pair: inout Pair, aap: Bool, length: Duration, carThread: Int32) async throws {
         var method = aap ? pair.aap : pair.echo
+        try await measure(&method, length: length, carThread: carThread)
+        if aap { pair.aap = method } else { pair.echo = method }
+    }
+
+    /// Runs `method` once for `length` and records its results and the CPU it took.
+    static func measure(_ method: inout Method, length: Duration, carThread: Int32) async throws {
         let run = method.run
         let results = try await method.cpu.measure(carThread: carThread) { try await run(.now + length) }
         try method.record(results)
-        if aap { pair.aap = method } else { pair.echo = method }
     }
 
     /// A GET_CHILDREN on the wire: 4-byte frame header, TLS record overhead, message id, body.

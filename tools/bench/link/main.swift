@@ -8,7 +8,9 @@
 //    connect + TLS 1.2 handshake + one 100-byte round trip with the same DashportTLS contexts.
 // 2. GET_CHILDREN throughput, pipelined on one connection and on many at once. Reference: raw
 //    TCP request/response of the same wire sizes (no TLS, no AAP).
-// 3. Memory: VmRSS/VmHWM of a `dashport serve` child process, idle and with many cars.
+// 3. Hostile peers: the many-connection load alone and beside a peer flooding before it
+//    authenticates and a linked car that never reads; the server's queued and held bytes sampled.
+// 4. Memory: VmRSS/VmHWM of a `dashport serve` child process, idle and with many cars.
 //
 // Methods alternate within every round (a busy moment on a shared machine hits them alike);
 // medians are reported, with ratios to the reference. Every phase is bounded in count and
@@ -31,10 +33,12 @@ defer { bench.cleanUp() }
 do {
     var connect: ConnectReport?
     var throughput: [Pair]?
+    var hostile: HostilePhase.Report?
     if !options.onlyMemory {
         let (connected, server) = try await ConnectPhase.run(bench)
         connect = connected
         throughput = try await ThroughputPhase.run(bench, server: server)
+        hostile = options.skipHostile ? nil : try await HostilePhase.run(bench, server: server)
         await server.stop(grace: .seconds(1))
     }
     var memory: MemoryReport?
@@ -52,6 +56,10 @@ do {
         ConnectPhase.print(connect, options)
         print()
         ThroughputPhase.print(throughput, options)
+    }
+    if let hostile {
+        print()
+        HostilePhase.print(hostile, options)
     }
     if let memory {
         print()
