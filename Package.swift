@@ -10,6 +10,7 @@
 //                   DashportFiles (atomic writes, non-blocking state-file reads, 0700 directories)
 //                   DashportDigest (SHA-256 from libcrypto, CRC-32 from zlib, hex renderings)
 //                   DashportCommandLine (the option table behind every command line, --help and config file)
+//                   DashportRandom (SplitMix64: the one seeded generator of shuffles, fuzz splits and tests)
 //   Messages        DashportMessages   (generated Swift wrappers over CAAPProto)
 //   Frames          DashportFrames
 //   TLS             DashportTLS
@@ -24,7 +25,7 @@
 //   Server          DashportServer     (wires a transport connection to the sans-IO stack and the core)
 //                   DashportEmulator   (the same for the car role: HeadUnitClient, the emulator's shell)
 //   Executables     dashport (Sources/dashport), dashport-hu (tools/dashport-hu)
-//   Test support    DashportTestSupport (manual clock, TLS identities, loopback server fixture, polling),
+//   Test support    DashportTestSupport (manual clock, TLS identities, loopback server fixture, waits, emulated shell),
 //                   DashportFuzzDrivers (tools/fuzz/Drivers: the fuzz drivers the tests replay)
 import PackageDescription
 
@@ -74,6 +75,7 @@ let package = Package(
         .target(name: "DashportClock", swiftSettings: strict),
         .target(name: "DashportFiles", swiftSettings: strict),
         .target(name: "DashportCommandLine", swiftSettings: strict),
+        .target(name: "DashportRandom", swiftSettings: strict),
         .target(name: "DashportDigest", dependencies: ["CDashportSSL", "CDashportZlib"], swiftSettings: strict),
 
         // MARK: Sans-IO protocol stack
@@ -95,14 +97,14 @@ let package = Package(
             // Session recordings (issue 9): the JSON-lines format, the recorder behind a link tap,
             // volatile fields and body comparison. Sans-IO apart from reading and writing a file.
             name: "DashportRecording",
-            dependencies: ["DashportMessages", "DashportLink"],
+            dependencies: ["DashportMessages", "DashportLink", "DashportClock"],
             swiftSettings: strict
         ),
 
         // MARK: Core (async Swift behind a narrow seam)
         .target(name: "DashportBrowse", dependencies: ["DashportClock", "DashportLog", "DashportFiles", "DashportDigest"], swiftSettings: strict),
         .target(name: "DashportArtwork", dependencies: ["CDashportVips", "CDashportCurl", "DashportClock", "DashportLog", "DashportFiles", "DashportDigest"], swiftSettings: strict),
-        .target(name: "DashportSession", dependencies: ["DashportBrowse", "DashportClock", "DashportLog", "DashportFiles"], swiftSettings: strict),
+        .target(name: "DashportSession", dependencies: ["DashportBrowse", "DashportClock", "DashportLog", "DashportFiles", "DashportRandom"], swiftSettings: strict),
 
         // MARK: Services (sans-IO, on top of the link, asking the core through events)
         .target(
@@ -116,7 +118,7 @@ let package = Package(
         // MARK: Transport and server
         .target(name: "DashportTransport", dependencies: ["CDashportLinux", "DashportLog"], swiftSettings: strict),
         .target(name: "DashportUSB", dependencies: ["CDashportFunctionFS", "DashportTransport", "DashportClock", "DashportLog"], swiftSettings: strict),
-        .target(name: "DashportUSBHost", dependencies: ["CDashportUSB", "DashportUSB", "DashportTransport", "DashportLog"], swiftSettings: strict),
+        .target(name: "DashportUSBHost", dependencies: ["CDashportUSB", "DashportUSB", "DashportTransport", "DashportClock", "DashportLog"], swiftSettings: strict),
         .target(
             name: "DashportServer",
             dependencies: [
@@ -133,12 +135,18 @@ let package = Package(
             // The head-unit emulator's IO half: HeadUnitClient drives the sans-IO car-role link over a
             // transport; the browse shell, scripts and screens of `dashport-hu` sit on it.
             name: "DashportEmulator",
-            dependencies: ["DashportHeadUnit", "DashportRecording", "DashportTransport", "DashportTLS", "DashportMessages", "DashportLink", "DashportLog", "DashportFiles", "DashportDigest"],
+            dependencies: [
+                "DashportHeadUnit", "DashportRecording", "DashportTransport", "DashportTLS", "DashportMessages", "DashportLink",
+                "DashportClock", "DashportLog", "DashportFiles", "DashportDigest",
+            ],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "dashport-hu",
-            dependencies: ["DashportEmulator", "DashportHeadUnit", "DashportTransport", "DashportUSBHost", "DashportLink", "DashportLog", "DashportCommandLine", "DashportRecording"],
+            dependencies: [
+                "DashportEmulator", "DashportHeadUnit", "DashportTransport", "DashportUSBHost", "DashportLink", "DashportClock",
+                "DashportLog", "DashportCommandLine", "DashportRecording",
+            ],
             path: "tools/dashport-hu",
             swiftSettings: strict
         ),
@@ -187,7 +195,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "FuzzFrames",
-            dependencies: ["DashportFrames"],
+            dependencies: ["DashportFrames", "DashportRandom"],
             path: "tools/fuzz/FuzzFrames",
             swiftSettings: strict
         ),
@@ -196,7 +204,7 @@ let package = Package(
             name: "DashportFuzzDrivers",
             dependencies: [
                 "DashportLink", "DashportHeadUnit", "DashportTLS", "DashportFrames", "DashportMessages",
-                "DashportServices", "DashportSession", "DashportBrowse", "DashportClock", "DashportControl",
+                "DashportServices", "DashportSession", "DashportBrowse", "DashportClock", "DashportControl", "DashportRandom",
             ],
             path: "tools/fuzz/Drivers",
             swiftSettings: strict
@@ -225,20 +233,23 @@ let package = Package(
         // MARK: Test support (one target every test suite shares)
         .target(
             name: "DashportTestSupport",
-            dependencies: ["DashportFuzzDrivers", "DashportClock", "DashportTLS", "DashportServer", "DashportBrowse", "DashportArtwork", "DashportLog"],
+            dependencies: [
+                "DashportFuzzDrivers", "DashportClock", "DashportTLS", "DashportServer", "DashportEmulator", "DashportBrowse",
+                "DashportArtwork", "DashportLog",
+            ],
             swiftSettings: strict
         ),
 
         // MARK: Tests (Swift Testing only)
         .testTarget(
             name: "DashportMessagesTests",
-            dependencies: ["DashportMessages"],
+            dependencies: ["DashportTestSupport", "DashportMessages"],
             exclude: ["FuzzCrashes"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "DashportFramesTests",
-            dependencies: ["DashportFrames"],
+            dependencies: ["DashportTestSupport", "DashportFrames", "DashportRandom"],
             exclude: ["FuzzCrashes"],
             swiftSettings: strict
         ),
@@ -258,7 +269,7 @@ let package = Package(
         .testTarget(name: "DashportTLSTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportTLS", "DashportLog", "CDashportSSL", "DashportDigest"], swiftSettings: strict),
         .testTarget(
             name: "DashportLinkTests",
-            dependencies: ["DashportFuzzDrivers", "DashportTestSupport", "DashportClock", "DashportLink", "DashportHeadUnit", "DashportTLS", "DashportFrames", "DashportMessages", "DashportDigest"],
+            dependencies: ["DashportFuzzDrivers", "DashportTestSupport", "DashportClock", "DashportLink", "DashportHeadUnit", "DashportTLS", "DashportFrames", "DashportMessages", "DashportDigest", "DashportRandom"],
             exclude: ["FuzzCrashes"],
             swiftSettings: strict
         ),
@@ -270,7 +281,7 @@ let package = Package(
         .testTarget(name: "DashportLogTests", dependencies: ["DashportLog"], swiftSettings: strict),
         .testTarget(name: "DashportBrowseTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportBrowse", "DashportFiles"], swiftSettings: strict),
         .testTarget(name: "DashportArtworkTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportArtwork", "DashportFiles"], swiftSettings: strict),
-        .testTarget(name: "DashportSessionTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportSession", "DashportBrowse", "DashportLog"], swiftSettings: strict),
+        .testTarget(name: "DashportSessionTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportSession", "DashportBrowse", "DashportLog", "DashportRandom"], swiftSettings: strict),
         .testTarget(
             name: "DashportServicesTests",
             dependencies: ["DashportFuzzDrivers", "DashportTestSupport", "DashportClock", "DashportServices", "DashportMessages", "DashportSession", "DashportBrowse", "DashportLog"],
@@ -283,7 +294,7 @@ let package = Package(
             dependencies: ["DashportSoak", "DashportServer", "DashportTransport"],
             swiftSettings: strict
         ),
-        .testTarget(name: "DashportTransportTests", dependencies: ["DashportTransport"], swiftSettings: strict),
+        .testTarget(name: "DashportTransportTests", dependencies: ["DashportTestSupport", "DashportTransport"], swiftSettings: strict),
         .testTarget(
             name: "DashportUSBTests",
             dependencies: [

@@ -88,7 +88,7 @@ extension BrowseShell {
             }
             await transcript.print("key \(keycode): pressed and released")
         case .wait(let milliseconds):
-            try? await Task.sleep(for: .milliseconds(milliseconds))
+            try? await session.client.clock.sleep(for: .milliseconds(milliseconds))
         case .expect(let text):
             guard await transcript.expect(text, within: options.expectTimeout) else {
                 throw .expectationFailed(text: text, line: nil)

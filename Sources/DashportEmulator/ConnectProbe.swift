@@ -1,3 +1,4 @@
+public import DashportClock
 public import DashportHeadUnit
 import DashportLink
 public import DashportLog
@@ -18,28 +19,30 @@ public enum ConnectProbe {
     /// How many pings the probe waits for before saying bye-bye.
     public static let wantedPings = 2
 
-    /// Connects to `address` and runs the probe. `timeout` bounds the TCP connect and the wait for
-    /// pings; after it the probe says bye-bye with what it has (one ping is enough).
+    /// Connects to `address` and runs the probe. `timeout` (on `clock`) bounds the TCP connect and
+    /// the wait for pings; after it the probe says bye-bye with what it has (one ping is enough).
     public static func run(
         address: ListenAddress,
         configuration: HeadUnitConfiguration,
         identity: TLSIdentity? = nil,
         timeout: Duration,
         transcript: Transcript,
-        logger: Logger = .silent
+        logger: Logger = .silent,
+        clock: any DashportClock = SystemClock()
     ) async -> Outcome {
         await transcript.print("connecting to \(address), asking for AAP \(configuration.version)")
         let client: HeadUnitClient
         do {
             client = try await HeadUnitClient.connect(
-                to: address, configuration: configuration, identity: identity, timeout: timeout, logger: logger)
+                to: address, configuration: configuration, identity: identity, timeout: timeout, logger: logger, clock: clock)
         } catch {
             return .failure("\(error)")
         }
         return await run(client: client, timeout: timeout, transcript: transcript)
     }
 
-    /// Runs the probe on a client already started over some transport (a USB accessory).
+    /// Runs the probe on a client already started over some transport (a USB accessory); its waits
+    /// run on the client's clock.
     public static func run(client: HeadUnitClient, timeout: Duration, transcript: Transcript) async -> Outcome {
         await transcript.print("connected")
         let session: MediaChannelSession
@@ -54,10 +57,11 @@ public enum ConnectProbe {
 
     private static func watch(client: HeadUnitClient, session: MediaChannelSession, timeout: Duration, transcript: Transcript) async -> Outcome {
         // Out of time: say bye-bye with what we have; if even that hangs, close.
+        let clock = client.clock
         let timer = Task {
-            try await Task.sleep(for: timeout)
+            try await clock.sleep(for: timeout)
             await client.byeBye()
-            try await Task.sleep(for: client.configuration.byeByeGrace + .seconds(2))
+            try await clock.sleep(for: client.configuration.byeByeGrace + .seconds(2))
             await client.close()
         }
         defer { timer.cancel() }

@@ -1,3 +1,4 @@
+import DashportClock
 import DashportHeadUnit
 import DashportLink
 import DashportTransport
@@ -54,11 +55,12 @@ extension HeadUnitClient {
         timerDeadline = next
         guard let next else { return }
         let sink = inputSink
-        let deadline = origin + next
+        // Rounded up to the clock's millisecond, so the `now` read on waking is never before it.
+        let deadline = ClockInstant(sinceOrigin: next + .nanoseconds(999_999))
         let clock = clock
         timer = Task {
             do {
-                try await clock.sleep(until: deadline, tolerance: nil)
+                try await clock.sleep(until: deadline)
             } catch {
                 return  // re-armed or finished
             }

@@ -1,3 +1,4 @@
+public import DashportClock
 public import DashportHeadUnit
 public import DashportLink
 public import DashportLog
@@ -6,8 +7,9 @@ public import DashportTLS
 public import DashportTransport
 
 /// An emulated head unit on a real connection: drives a ``HeadUnitLink`` over a ``ByteStream``
-/// (TCP via ``connect(to:configuration:identity:timeout:logger:)``) with a real TLS client session
-/// and the monotonic clock, ticking the link at its deadlines.
+/// (TCP via ``connect(to:configuration:identity:timeout:logger:clock:tap:)``) with a real TLS client
+/// session, ticking the link at its deadlines on a ``DashportClock`` (``SystemClock`` unless a test
+/// passes its `ManualClock`; every wait of the emulator built on this client reads the same clock).
 ///
 /// Everything the link reports arrives on ``events`` (one consumer), ending with
 /// ``HeadUnitClientEvent/closed(_:)``. Bytes read from the stream are queued without a cap (the
@@ -20,11 +22,13 @@ public actor HeadUnitClient {
     /// The configuration the link runs with (its car description names the channels).
     public nonisolated let configuration: HeadUnitConfiguration
 
+    /// The clock the link's deadlines, ``closed(within:)`` and the sessions and shells on this client
+    /// wait on. The link's `now` is the time since the clock's origin.
+    public nonisolated let clock: any DashportClock
+
     let link: HeadUnitLink
     let stream: any ByteStream
     let logger: Logger
-    let clock = ContinuousClock()
-    let origin: ContinuousClock.Instant
     let eventSink: AsyncStream<HeadUnitClientEvent>.Continuation
     let inputs: AsyncStream<Input>
     let inputSink: AsyncStream<Input>.Continuation
@@ -48,24 +52,26 @@ public actor HeadUnitClient {
     ///   - tap: sees every message in and out (session recordings; see ``SessionRecorder``).
     ///   - timeout: bounds the TCP connect. Setup itself is bounded by
     ///     ``HeadUnitConfiguration/handshakeDeadline`` and reported on ``events``.
+    ///   - clock: the time the link, the connect timeout and every later wait run on.
     public static func connect(
         to address: ListenAddress,
         configuration: HeadUnitConfiguration = HeadUnitConfiguration(),
         identity: TLSIdentity? = nil,
         timeout: Duration = .seconds(10),
         logger: Logger = .silent,
+        clock: any DashportClock = SystemClock(),
         tap: (@Sendable (TappedMessage) -> Void)? = nil
     ) async throws(HeadUnitClientError) -> HeadUnitClient {
         let context = try makeContext(identity: identity)
         let connection: TCPConnection
         do {
-            connection = try await withTimeout(timeout) { try await TCPClient.connect(to: address, logger: logger) }
+            connection = try await withTimeout(timeout, clock: clock) { try await TCPClient.connect(to: address, logger: logger) }
         } catch let error as TransportError {
             throw .connect(error)
         } catch {
             throw .timedOut("a TCP connection to \(address)", timeout)
         }
-        return try await start(on: connection, configuration: configuration, context: context, logger: logger, tap: tap)
+        return try await start(on: connection, configuration: configuration, context: context, logger: logger, clock: clock, tap: tap)
     }
 
     /// Runs the link on a stream that is already connected and not yet started (a TCP connection
@@ -75,11 +81,13 @@ public actor HeadUnitClient {
         configuration: HeadUnitConfiguration = HeadUnitConfiguration(),
         context: TLSContext,
         logger: Logger = .silent,
+        clock: any DashportClock = SystemClock(),
         tap: (@Sendable (TappedMessage) -> Void)? = nil
     ) async throws(HeadUnitClientError) -> HeadUnitClient {
         let client: HeadUnitClient
         do {
-            client = try HeadUnitClient(stream: stream, configuration: configuration, context: context, logger: logger, tap: tap)
+            client = try HeadUnitClient(
+                stream: stream, configuration: configuration, context: context, logger: logger, clock: clock, tap: tap)
         } catch {
             stream.abort()
             throw .tls(error)
@@ -105,7 +113,7 @@ public actor HeadUnitClient {
 
     private init(
         stream: any ByteStream, configuration: HeadUnitConfiguration, context: TLSContext, logger: Logger,
-        tap: (@Sendable (TappedMessage) -> Void)?
+        clock: any DashportClock, tap: (@Sendable (TappedMessage) -> Void)?
     ) throws(TLSError) {
         let logger = logger.with("peer", stream.peerDescription)
         self.link = HeadUnitLink(configuration: configuration, tls: try TLSSession(context: context, logger: logger), logger: logger)
@@ -114,7 +122,7 @@ public actor HeadUnitClient {
         self.logger = logger
         self.configuration = configuration
         self.peerDescription = stream.peerDescription
-        self.origin = ContinuousClock.now
+        self.clock = clock
         let events = AsyncStream.makeStream(of: HeadUnitClientEvent.self, bufferingPolicy: .unbounded)
         self.events = events.stream
         self.eventSink = events.continuation
@@ -123,8 +131,8 @@ public actor HeadUnitClient {
         self.inputSink = inputs.continuation
     }
 
-    /// The link's clock: time since this client was made.
-    public nonisolated func now() -> Duration { clock.now - origin }
+    /// The link's time: how long after ``clock``'s origin it is now.
+    public nonisolated func now() -> Duration { clock.now.sinceOrigin }
 
     /// Where the link is: setup phases, running, closing, closed.
     public var phase: LinkPhase { link.phase }
@@ -164,8 +172,8 @@ public actor HeadUnitClient {
         if let disconnect { return disconnect }
         let id = nextWaiterID
         nextWaiterID += 1
-        let expiry = Task { [weak self] in
-            try? await Task.sleep(for: timeout)
+        let expiry = Task { [weak self, clock] in
+            try? await clock.sleep(for: timeout)
             await self?.resumeCloseWaiter(id, with: nil)
         }
         defer { expiry.cancel() }

@@ -48,7 +48,7 @@ public enum MediaSessionError: Error, Sendable, Hashable, CustomStringConvertibl
 }
 
 /// The Dashport media channel on a live ``HeadUnitClient``: sends requests and awaits their answers
-/// (bounded by ``timeout``), keeps the pushed state in a ``MediaChannelClient``, answers the phone's
+/// (bounded by ``timeout`` on the client's ``HeadUnitClient/clock``), keeps the pushed state in a ``MediaChannelClient``, answers the phone's
 /// KEY_BINDING_REQUEST and decodes AAP playback status and metadata. It consumes the client's
 /// ``HeadUnitClient/events``; everything else it sees comes out on ``notices``.
 public actor MediaChannelSession {
@@ -131,8 +131,8 @@ public actor MediaChannelSession {
         if let disconnect { throw .closed(disconnect) }
         let id = nextWaiterID
         nextWaiterID += 1
-        let expiry = Task { [weak self, timeout] in
-            try? await Task.sleep(for: limit ?? timeout)
+        let expiry = Task { [weak self, timeout, clock = client.clock] in
+            try? await clock.sleep(for: limit ?? timeout)
             await self?.expireHello(id, after: limit ?? timeout)
         }
         defer { expiry.cancel() }
@@ -159,8 +159,8 @@ public actor MediaChannelSession {
         // The answer may have been taken in while this actor waited for the send to return.
         if let early = earlyAnswers.removeValue(forKey: requestId) { return early }
         if let disconnect { throw .closed(disconnect) }
-        let expiry = Task { [weak self, timeout] in
-            try? await Task.sleep(for: limit ?? timeout)
+        let expiry = Task { [weak self, timeout, clock = client.clock] in
+            try? await clock.sleep(for: limit ?? timeout)
             await self?.expireRequest(requestId, after: limit ?? timeout)
         }
         defer { expiry.cancel() }

@@ -1,3 +1,4 @@
+import DashportClock
 import DashportHeadUnit
 import DashportLink
 import DashportLog
@@ -25,6 +26,7 @@ struct ReplayRun {
     let logger: Logger
     let connect: SessionReplayer.Connect
     let identity: TLSIdentity?
+    let clock: any DashportClock
     var report = ReplayReport()
     var expected: [StreamKey: [Int]] = [:]
     /// The last body matched per stream, for repeatable messages.
@@ -39,8 +41,12 @@ struct ReplayRun {
     var timeoutToken = 0
     var aborted = false
 
-    init(recording: SessionRecording, timeout: Duration, logger: Logger, identity: TLSIdentity?, connect: @escaping SessionReplayer.Connect) {
+    init(
+        recording: SessionRecording, timeout: Duration, logger: Logger, identity: TLSIdentity?, clock: any DashportClock,
+        connect: @escaping SessionReplayer.Connect
+    ) {
         self.identity = identity
+        self.clock = clock
         self.recording = recording
         self.timeout = timeout
         self.logger = logger
@@ -98,8 +104,8 @@ struct ReplayRun {
                 timeoutToken += 1
                 let token = timeoutToken
                 let limit = timeout
-                timer = Task { [arrivalSink] in
-                    do { try await Task.sleep(for: limit) } catch { return }
+                timer = Task { [arrivalSink, clock] in
+                    do { try await clock.sleep(for: limit) } catch { return }
                     arrivalSink.yield(.timeout(token))
                 }
             }
@@ -205,7 +211,7 @@ struct ReplayRun {
             let sink = arrivalSink
             let client = try await HeadUnitClient.start(
                 on: stream, configuration: configuration, context: try HeadUnitClient.makeContext(identity: identity), logger: logger,
-                tap: { sink.yield(.message(car: car, $0)) })
+                clock: clock, tap: { sink.yield(.message(car: car, $0)) })
             clients[car] = client
             Task {
                 for await event in client.events {

@@ -1,3 +1,4 @@
+public import DashportClock
 import DashportHeadUnit
 import DashportLink
 public import DashportLog
@@ -34,12 +35,15 @@ public struct SessionReplayer: Sendable {
     public let logger: Logger
     /// The client certificate every car presents; `nil` generates one per car.
     public let identity: TLSIdentity?
+    /// What ``timeout`` and every car's link run on.
+    public let clock: any DashportClock
 
     public init(
         recording: SessionRecording, timeout: Duration = .seconds(30), logger: Logger = .silent,
-        identity: TLSIdentity? = nil, connect: @escaping Connect
+        identity: TLSIdentity? = nil, clock: any DashportClock = SystemClock(), connect: @escaping Connect
     ) {
         self.identity = identity
+        self.clock = clock
         self.recording = recording
         self.connect = connect
         self.timeout = timeout
@@ -48,7 +52,7 @@ public struct SessionReplayer: Sendable {
 
     /// Replays the whole recording; never throws: every problem is in the report.
     public func run() async -> ReplayReport {
-        var run = ReplayRun(recording: recording, timeout: timeout, logger: logger, identity: identity, connect: connect)
+        var run = ReplayRun(recording: recording, timeout: timeout, logger: logger, identity: identity, clock: clock, connect: connect)
         await run.play()
         return run.report
     }

@@ -1,20 +1,21 @@
+package import DashportClock
 import DashportHeadUnit
 import DashportLink
 import DashportTLS
 import DashportTransport
 
-/// A bounded wait ran out; ``withTimeout(_:_:)`` throws it.
+/// A bounded wait ran out; ``withTimeout(_:clock:_:)`` throws it.
 package struct TimeoutExpired: Error, Sendable {}
 
 /// Runs `operation`, cancelling it and throwing ``TimeoutExpired`` if it has not finished after
-/// `timeout`. The operation must honour cancellation for the timeout to take effect promptly.
+/// `timeout` on `clock`. The operation must honour cancellation for the timeout to take effect promptly.
 package func withTimeout<T: Sendable>(
-    _ timeout: Duration, _ operation: @escaping @Sendable () async throws -> T
+    _ timeout: Duration, clock: any DashportClock, _ operation: @escaping @Sendable () async throws -> T
 ) async throws -> T {
     try await withThrowingTaskGroup(of: T?.self) { group in
         group.addTask { try await operation() }
         group.addTask {
-            try? await Task.sleep(for: timeout)
+            try? await clock.sleep(for: timeout)
             return nil
         }
         defer { group.cancelAll() }

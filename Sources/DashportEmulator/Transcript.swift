@@ -1,3 +1,5 @@
+public import DashportClock
+
 /// The emulator's output: every line goes to a sink (standard output in the tool, an array in
 /// tests) and is kept so that `expect <text>` can look for it.
 ///
@@ -8,6 +10,8 @@ public actor Transcript {
     public static let maxKeptLines = 20_000
 
     private let sink: @Sendable (String) -> Void
+    /// What `expect` times out on.
+    private let clock: any DashportClock
     private var kept: [(line: String, searchable: Bool)] = []
     /// Lines dropped from the front of ``kept`` so far.
     private var dropped = 0
@@ -22,8 +26,9 @@ public actor Transcript {
     /// at worst, and pushes are state, so the newest matter).
     public static let maxHeldNotices = 1000
 
-    /// `sink` receives each line without its newline.
-    public init(sink: @escaping @Sendable (String) -> Void) {
+    /// `sink` receives each line without its newline; `expect` waits on `clock`.
+    public init(clock: any DashportClock = SystemClock(), sink: @escaping @Sendable (String) -> Void) {
+        self.clock = clock
         self.sink = sink
     }
 
@@ -72,13 +77,13 @@ public actor Transcript {
     }
 
     /// Whether `text` shows up in a line printed since the last successful expectation, waiting up
-    /// to `timeout` for it. A match moves the search start past the matching line.
+    /// to `timeout` on the transcript's clock for it. A match moves the search start past the matching line.
     public func expect(_ text: String, within timeout: Duration) async -> Bool {
         if consume(text) { return true }
         let id = nextWaiterID
         nextWaiterID += 1
-        let expiry = Task { [weak self] in
-            try? await Task.sleep(for: timeout)
+        let expiry = Task { [weak self, clock] in
+            try? await clock.sleep(for: timeout)
             await self?.expire(id)
         }
         defer { expiry.cancel() }

@@ -1,4 +1,5 @@
 import Foundation
+public import DashportClock
 public import DashportLink
 import DashportMessages
 import Synchronization
@@ -20,8 +21,9 @@ public final class SessionRecorder: Sendable {
 
     public let side: Side
     public let maxBytes: Int
-    private let clock = ContinuousClock()
-    private let origin: ContinuousClock.Instant
+    /// What each line's time since the recording began is read from.
+    private let clock: any DashportClock
+    private let origin: ClockInstant
     private let state: Mutex<State>
 
     struct State {
@@ -32,9 +34,10 @@ public final class SessionRecorder: Sendable {
         var cars = 0
     }
 
-    public init(side: Side, description: String, maxBytes: Int = 64 << 20) {
+    public init(side: Side, description: String, maxBytes: Int = 64 << 20, clock: any DashportClock = SystemClock()) {
         self.side = side
         self.maxBytes = maxBytes
+        self.clock = clock
         self.origin = clock.now
         self.state = Mutex(State(recording: SessionRecording(description: description)))
     }
@@ -63,8 +66,7 @@ public final class SessionRecorder: Sendable {
     }
 
     public func record(_ message: TappedMessage, car: Int) {
-        let elapsed = clock.now - origin
-        let millis = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+        let millis = clock.now.milliseconds(since: origin)
         let fromCar = (side == .car) == (message.direction == .sent)
         state.withLock { state in
             guard !state.truncated else { return }

@@ -2,6 +2,11 @@ import DashportBrowse
 import DashportSession
 
 /// An encoded cover, as the artwork endpoint serves it.
+///
+/// The same four fields as `DashportArtwork.ArtworkImage`, on purpose: the services are sans-IO and
+/// import nothing of the artwork pipeline (libvips, libcurl, the disk cache), and no module below
+/// both is a fitting home for an image. The server converts one into the other where it bridges
+/// the two (`CarServices+MediaChannel.swift`).
 public struct MediaChannelArtworkImage: Sendable, Hashable {
     public var bytes: [UInt8]
     /// `image/jpeg` or `image/png`.

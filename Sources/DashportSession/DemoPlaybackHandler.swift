@@ -1,5 +1,6 @@
 public import DashportClock
 public import DashportBrowse
+import DashportRandom
 
 /// The embedded default handler: "plays" a browse library on the clock, with no audio.
 ///

@@ -2,22 +2,36 @@ import CDashportSSL
 
 /// What certificate to build. The public API only makes self-signed v3 server certificates; the
 /// other shapes (a CA, a CA-signed leaf, X.509 v1, a BER validity time) exist so tests can play
-/// every kind of head unit certificate against the server's policies.
-struct CertificateSpec {
-    enum Version { case v1, v3 }
+/// every kind of head unit certificate against the server's policies (package-visible for the
+/// shared test identities in `DashportTestSupport`'s `TestTLS`).
+package struct CertificateSpec {
+    package enum Version { case v1, v3 }
 
-    var commonName: String
-    var organization: String? = "Dashport"
-    var version: Version = .v3
+    package var commonName: String
+    package var organization: String?
+    package var version: Version
     /// v3 only: `basicConstraints CA:TRUE` and `keyUsage keyCertSign, cRLSign`.
-    var isCertificateAuthority = false
+    package var isCertificateAuthority: Bool
     /// Starts a day in the past so a peer whose clock is a little behind still accepts it.
-    var notBeforeOffsetSeconds = -86_400
+    package var notBeforeOffsetSeconds: Int
     /// Twenty years: server identities are long-lived and pinned by fingerprint, never rotated.
-    var lifetimeSeconds = 20 * 365 * 86_400
+    package var lifetimeSeconds: Int
     /// Raw ASN.1 time text for notBefore, kept byte for byte. `"140704000000-0700"` reproduces the
     /// UTCTime-with-offset (legal BER, not DER) of the widely reused head-unit cert (aap-protocol §8.6).
-    var rawNotBefore: String?
+    package var rawNotBefore: String?
+
+    package init(
+        commonName: String, organization: String? = "Dashport", version: Version = .v3, isCertificateAuthority: Bool = false,
+        notBeforeOffsetSeconds: Int = -86_400, lifetimeSeconds: Int = 20 * 365 * 86_400, rawNotBefore: String? = nil
+    ) {
+        self.commonName = commonName
+        self.organization = organization
+        self.version = version
+        self.isCertificateAuthority = isCertificateAuthority
+        self.notBeforeOffsetSeconds = notBeforeOffsetSeconds
+        self.lifetimeSeconds = lifetimeSeconds
+        self.rawNotBefore = rawNotBefore
+    }
 }
 
 enum CertificateFactory {

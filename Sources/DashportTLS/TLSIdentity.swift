@@ -59,7 +59,7 @@ public struct TLSIdentity: Sendable, CustomStringConvertible {
     }
 
     /// Builds an identity of any shape `spec` describes, self-signed or signed by `issuer`.
-    static func generate(_ spec: CertificateSpec, issuer: TLSIdentity? = nil) throws(TLSError) -> TLSIdentity {
+    package static func generate(_ spec: CertificateSpec, issuer: TLSIdentity? = nil) throws(TLSError) -> TLSIdentity {
         defer { ERR_clear_error() }
         let key = try PrivateKey.generateRSA()
         let signer = try issuer.map { (identity) throws(TLSError) in try identity.openSSLObjects() }

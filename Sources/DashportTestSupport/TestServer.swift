@@ -1,3 +1,4 @@
+public import DashportClock
 public import DashportArtwork
 public import DashportBrowse
 public import DashportLog
@@ -8,7 +9,7 @@ public import Testing
 
 /// A real server on 127.0.0.1:0 with its own state directory and a log the test can read.
 ///
-/// Prefer ``with(stateDirectory:provider:artworkFetcher:configure:_:)``: it stops the server, awaited,
+/// Prefer ``with(stateDirectory:provider:artworkFetcher:clock:configure:_:)``: it stops the server, awaited,
 /// before it returns, whether the body passed or threw, so no server outlives its test.
 public struct TestServer: Sendable {
     public let server: DashportServer
@@ -17,7 +18,8 @@ public struct TestServer: Sendable {
 
     public static func start(
         stateDirectory: String? = nil, provider: (any BrowseProvider)? = nil,
-        artworkFetcher: (any ArtworkFetcher)? = nil, configure: (inout ServerConfiguration) -> Void = { _ in }
+        artworkFetcher: (any ArtworkFetcher)? = nil, clock: any DashportClock = SystemClock(),
+        configure: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> TestServer {
         let directory = stateDirectory ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("dashport-server-test-\(UUID().uuidString)").path
@@ -31,7 +33,8 @@ public struct TestServer: Sendable {
         configure(&configuration)
         let sink = CollectingSink()
         let logger = Logger(label: "test", level: .debug, sink: sink)
-        let server = try await DashportServer.start(configuration: configuration, logger: logger, provider: provider, artworkFetcher: artworkFetcher)
+        let server = try await DashportServer.start(
+            configuration: configuration, logger: logger, provider: provider, artworkFetcher: artworkFetcher, clock: clock)
         let started = TestServer(server: server, log: sink, stateDirectory: directory)
         TestServer.running.withLock { $0[ObjectIdentifier(server)] = started }
         return started
@@ -54,10 +57,11 @@ public struct TestServer: Sendable {
     /// Starts a server, runs `body` with it, then stops it (awaited) and removes its state directory.
     public static func with<T>(
         stateDirectory: String? = nil, provider: (any BrowseProvider)? = nil,
-        artworkFetcher: (any ArtworkFetcher)? = nil, configure: (inout ServerConfiguration) -> Void = { _ in },
-        _ body: (TestServer) async throws -> T
+        artworkFetcher: (any ArtworkFetcher)? = nil, clock: any DashportClock = SystemClock(),
+        configure: (inout ServerConfiguration) -> Void = { _ in }, _ body: (TestServer) async throws -> T
     ) async throws -> T {
-        let server = try await start(stateDirectory: stateDirectory, provider: provider, artworkFetcher: artworkFetcher, configure: configure)
+        let server = try await start(
+            stateDirectory: stateDirectory, provider: provider, artworkFetcher: artworkFetcher, clock: clock, configure: configure)
         do {
             let result = try await body(server)
             await server.stop()

@@ -1,12 +1,38 @@
 public import DashportTLS
 
 /// The TLS identities and contexts tests share, made in memory once per test process (RSA key
-/// generation is the slow part). Nothing here touches the disk.
+/// generation is the slow part): the phone, cars, and the certificate authorities of the peer-policy
+/// tests. Nothing here touches the disk.
 public enum TestTLS {
     /// The phone (server) identity every in-memory link and emulator test presents.
     public static let phoneIdentity = Result { () throws(TLSError) in try TLSIdentity.generate(commonName: "Dashport test phone") }
     /// The car (client) identity, presented as aasdk head units do.
     public static let carIdentity = Result { () throws(TLSError) in try TLSIdentity.generate(commonName: "Dashport test car") }
+
+    /// A second car, for tests that need a certificate other than ``carIdentity``.
+    public static let otherCarIdentity = Result { () throws(TLSError) in try TLSIdentity.generate(commonName: "Dashport other test car") }
+    /// A certificate authority, as the car makers' (aap-protocol.md §2.3) that the phone may trust.
+    public static let authority = Result { () throws(TLSError) in
+        try TLSIdentity.generate(CertificateSpec(commonName: "Test Automotive Link CA", isCertificateAuthority: true))
+    }
+    /// An authority the phone does not trust.
+    public static let otherAuthority = Result { () throws(TLSError) in
+        try TLSIdentity.generate(CertificateSpec(commonName: "Other CA", isCertificateAuthority: true))
+    }
+    /// A car whose certificate ``authority`` signed.
+    public static let authoritySignedCar = Result { () throws(TLSError) in
+        try TLSIdentity.generate(CertificateSpec(commonName: "CA-signed head unit"), issuer: authority.get())
+    }
+    /// A car whose certificate ``otherAuthority`` signed.
+    public static let otherAuthoritySignedCar = Result { () throws(TLSError) in
+        try TLSIdentity.generate(CertificateSpec(commonName: "foreign head unit"), issuer: otherAuthority.get())
+    }
+    /// Like the head-unit certificate aasdk presents: X.509 v1, validity as UTCTime with an offset.
+    public static let legacyCar = Result { () throws(TLSError) in
+        try TLSIdentity.generate(CertificateSpec(
+            commonName: "JVC-like head unit", version: .v1, lifetimeSeconds: 30 * 365 * 86_400,
+            rawNotBefore: "140704000000-0700"))
+    }
 
     /// Contexts are immutable and `Sendable`: built once.
     public static let phoneContext = Result { () throws(TLSError) in

@@ -1,6 +1,7 @@
 import DashportFiles
 import DashportLog
 import Foundation
+import DashportTestSupport
 import Testing
 @testable import DashportArtwork
 
@@ -9,8 +10,12 @@ import Glibc
 #endif
 
 @Suite struct ArtworkDiskCacheTests {
-    let scratch = TemporaryDirectory()
+    let scratch: TemporaryDirectory
     let box = ArtworkBox(width: 256, height: 256)
+
+    init() throws {
+        scratch = try TemporaryDirectory()
+    }
 
     private func key(_ n: Int) -> ArtworkKey { .digest(of: "https://covers.example/\(n).jpg") }
 

@@ -7,11 +7,12 @@ import Testing
 
 /// Failures: answered at once, reported once per URI, retried only after the backoff.
 @Suite struct ArtworkFailureTests {
-    let scratch = TemporaryDirectory()
+    let scratch: TemporaryDirectory
     let server: LoopbackHTTPServer
     let clock = ManualClock()
 
     init() throws {
+        scratch = try TemporaryDirectory()
         server = try LoopbackHTTPServer(routes: [
             ("/missing.jpg", .status(404)),
             ("/other-missing.jpg", .status(404)),

@@ -9,9 +9,13 @@ import Testing
 /// whatever it sends, the fetcher takes in at most the cap plus one receive buffer, never
 /// decompresses, and ends with a clear error. Bounds are asserted on bytes held, not on RSS.
 @Suite struct ArtworkFetcherHostileTests {
-    let scratch = TemporaryDirectory()
+    let scratch: TemporaryDirectory
     let fetcher = CurlArtworkFetcher()
     let limits = ArtworkFetchLimits(maxBytes: 100_000, timeout: .seconds(5), maxRedirects: 3, allowPlainHTTP: true)
+
+    init() throws {
+        scratch = try TemporaryDirectory()
+    }
 
     /// `count` zero bytes gzip-compressed (with the system's gzip): about 1000:1.
     static func gzippedZeros(_ count: Int) async throws -> [UInt8] {

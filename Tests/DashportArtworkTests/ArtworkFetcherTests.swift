@@ -1,18 +1,20 @@
 import DashportFiles
 import DashportTestSupport
 import Foundation
+import DashportTestSupport
 import Testing
 @testable import DashportArtwork
 
 /// CurlArtworkFetcher against a loopback server the test starts.
 @Suite struct ArtworkFetcherTests {
-    let scratch = TemporaryDirectory()
+    let scratch: TemporaryDirectory
     let server: LoopbackHTTPServer
     let fetcher = CurlArtworkFetcher()
     /// Generous: only the stalling server is given a short limit, so a loaded machine fails nothing.
     let limits = ArtworkFetchLimits(maxBytes: 100_000, timeout: .seconds(30), maxRedirects: 3, allowPlainHTTP: true)
 
     init() throws {
+        scratch = try TemporaryDirectory()
         server = try LoopbackHTTPServer(routes: [
             ("/cover.jpg", .body(Fixture.landscape, contentType: "image/jpeg")),
             ("/missing", .status(404)),

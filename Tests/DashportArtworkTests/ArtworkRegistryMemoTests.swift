@@ -11,11 +11,13 @@ import Glibc
 
 /// Registering a URI seen before: answered from what the registry remembers, checked again on time.
 @Suite struct ArtworkRegistryMemoTests {
-    let root = TemporaryDirectory()
-    let outside = TemporaryDirectory()
+    let root: TemporaryDirectory
+    let outside: TemporaryDirectory
     let start = ClockInstant(milliseconds: 1_000_000)
 
-    init() {
+    init() throws {
+        root = try TemporaryDirectory()
+        outside = try TemporaryDirectory()
         root.write("cover.jpg", Fixture.small)
         outside.write("secret.jpg", Fixture.small)
     }
@@ -165,7 +167,8 @@ import Glibc
 
     @Test func aFileSwappedForASymlinkOutOfTheRootIsRefusedWhenServed() async throws {
         let clock = ManualClock()
-        let cache = TemporaryDirectory()
+        let cache = try TemporaryDirectory()
+        defer { cache.remove() }
         let sink = CollectingSink()
         let artwork = ArtworkService(
             configuration: .forTests(cache: cache, roots: [root.path]), logger: Logger(label: "test", sink: sink), clock: clock)
@@ -188,9 +191,9 @@ import Glibc
 @Suite("Registering many URIs at once")
 struct RegisterAllTests {
     @Test func registerAllReturnsTheKeysOfTheAcceptedURIsOnly() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dashport-register-all-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let directory = temporary.path
         let service = ArtworkService(configuration: ArtworkConfiguration(roots: [directory], cacheDirectory: directory + "/cache"))
         let accepted = "https://example.com/a.jpg"
         let refused = "ftp://example.com/b.jpg"

@@ -1,4 +1,5 @@
 import Foundation
+import DashportTestSupport
 import Testing
 @testable import DashportArtwork
 
@@ -8,10 +9,12 @@ import DashportClock
 #endif
 
 @Suite struct ArtworkRegistryTests {
-    let root = TemporaryDirectory()
-    let outside = TemporaryDirectory()
+    let root: TemporaryDirectory
+    let outside: TemporaryDirectory
 
-    init() {
+    init() throws {
+        root = try TemporaryDirectory()
+        outside = try TemporaryDirectory()
         root.write("cover.jpg", Fixture.small)
         outside.write("secret.jpg", Fixture.small)
     }

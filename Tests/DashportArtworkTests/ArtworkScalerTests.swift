@@ -1,9 +1,14 @@
+import DashportTestSupport
 import Testing
 @testable import DashportArtwork
 
 @Suite struct ArtworkScalerTests {
     let scaler = ArtworkScaler(maxPixels: 50_000_000, jpegQuality: 85, maxConcurrentDecodes: 2)
-    let scratch = TemporaryDirectory()
+    let scratch: TemporaryDirectory
+
+    init() throws {
+        scratch = try TemporaryDirectory()
+    }
 
     /// Fits into the box keeping the aspect; never upscales.
     @Test(arguments: [

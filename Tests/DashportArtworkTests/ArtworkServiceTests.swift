@@ -11,10 +11,11 @@ import Glibc
 
 /// The whole endpoint: registry, URLSession download from a loopback server, libvips, disk cache.
 @Suite struct ArtworkServiceTests {
-    let scratch = TemporaryDirectory()
+    let scratch: TemporaryDirectory
     let server: LoopbackHTTPServer
 
     init() throws {
+        scratch = try TemporaryDirectory()
         server = try LoopbackHTTPServer(routes: [
             ("/landscape.jpg", .body(Fixture.landscape, contentType: "image/jpeg")),
             ("/small.jpg", .body(Fixture.small, contentType: "image/jpeg")),

@@ -1,12 +1,13 @@
 // Tests/DashportBrowseTests/BrowseCacheTests.swift - the cache on disk: bounds, LRU, atomic writes, damage.
 
 import Foundation
+import DashportTestSupport
 import Testing
 @testable import DashportBrowse
 
 @Suite struct BrowseCacheTests {
-    @Test func nodesSurviveARestart() async {
-        let folder = TemporaryDirectory()
+    @Test func nodesSurviveARestart() async throws {
+        let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let first = BrowseCache(directory: folder.path)
         #expect(await first.store([tab("t1"), tab("t2")], for: BrowseItem.rootId).isEmpty)
@@ -19,8 +20,8 @@ import Testing
         #expect(await second.nodeCount == 2)
     }
 
-    @Test func leastRecentlyUsedGoesFirst() async {
-        let folder = TemporaryDirectory()
+    @Test func leastRecentlyUsedGoesFirst() async throws {
+        let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let cache = BrowseCache(directory: folder.path, maxNodes: 3)
         for id in ["a", "b", "c"] { await cache.store([track("\(id)-1")], for: id) }
@@ -29,7 +30,7 @@ import Testing
         #expect(await cache.parentIds == ["d", "a", "c"])
         await cache.store([track("e-1")], for: "e")
         #expect(await cache.parentIds == ["e", "d", "a"])
-        #expect(folder.files.count == 3)
+        #expect(folder.fileNames.count == 3)
 
         // Across a restart the order is the write order.
         let reopened = BrowseCache(directory: folder.path, maxNodes: 3)
@@ -38,8 +39,8 @@ import Testing
         #expect(Set(await reopened.parentIds) == ["f", "e", "d"])
     }
 
-    @Test func atomicWritesLeaveNoTemporaryFiles() async {
-        let folder = TemporaryDirectory()
+    @Test func atomicWritesLeaveNoTemporaryFiles() async throws {
+        let folder = try TemporaryDirectory()
         defer { folder.remove() }
         // A temporary file left by a crash is cleaned at load.
         #expect(FileManager.default.createFile(atPath: folder.path + "/.tmp-node-0000000000000000.dpbc-x", contents: Data([1, 2, 3])))
@@ -47,13 +48,13 @@ import Testing
         for round in 0..<5 {
             for id in ["a", "b", "c"] { await cache.store([track("\(id)-\(round)")], for: id) }
         }
-        #expect(folder.files.allSatisfy { $0.hasPrefix("node-") && $0.hasSuffix(".dpbc") })
-        #expect(folder.files.count == 3)
+        #expect(folder.fileNames.allSatisfy { $0.hasPrefix("node-") && $0.hasSuffix(".dpbc") })
+        #expect(folder.fileNames.count == 3)
         #expect(await cache.children(of: "b")?.map(\.id) == ["b-4"])
     }
 
-    @Test func aNodeLargerThanTheWholeCacheIsNotCached() async {
-        let folder = TemporaryDirectory()
+    @Test func aNodeLargerThanTheWholeCacheIsNotCached() async throws {
+        let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let cache = BrowseCache(directory: folder.path, maxBytes: 1000)
         await cache.store([track("small")], for: "big")
@@ -61,12 +62,12 @@ import Testing
         let reports = await cache.store(huge, for: "big")
         #expect(reports.map(\.code) == [BrowseReportCode.cacheNodeTooLarge])
         #expect(await cache.children(of: "big") == nil)
-        #expect(folder.files.isEmpty)
+        #expect(folder.fileNames.isEmpty)
     }
 
     @Test(arguments: ["truncated", "bit flip", "foreign", "other version", "misplaced"])
     func damagedFilesAreDiscardedAndReported(damage: String) async throws {
-        let folder = TemporaryDirectory()
+        let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let writer = BrowseCache(directory: folder.path)
         await writer.store([tab("tab-1"), tab("tab-2")], for: BrowseItem.rootId)
@@ -100,7 +101,7 @@ import Testing
         #expect(reread.node.children.map(\.id) == ["tab-1"])
     }
 
-    @Test func boundsHoldUnderALargerTree() async {
+    @Test func boundsHoldUnderALargerTree() async throws {
         // 500 nodes, 15 MB in all: more than 64 nodes and more than 2 MB. The first 250 are small
         // (about 6 KB), so the node bound binds; the last 250 are about 60 KB, so the byte bound does.
         var tree: [String: [BrowseItem]] = [BrowseItem.rootId: [tab("all")]]
@@ -110,7 +111,7 @@ import Testing
             let count = index < 250 ? 10 : 100
             tree[id] = (0..<count).map { track("\(id)-\($0)", "Track \($0) of \(id) " + String(repeating: "~", count: 550)) }
         }
-        let folder = TemporaryDirectory()
+        let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let cache = BrowseCache(directory: folder.path)
         let core = makeCore(FakeProvider(tree: tree), cache: cache)
@@ -124,8 +125,8 @@ import Testing
             byteBoundBinding = byteBoundBinding || (nodes < 60 && bytes > 2 * 1024 * 1024 - 70_000)
         }
         #expect(nodeBoundReached && byteBoundBinding)
-        let onDisk = folder.files.reduce(0) { $0 + folder.size(of: $1) }
-        #expect(folder.files.count == (await cache.nodeCount))
+        let onDisk = folder.files().values.reduce(0, +)
+        #expect(folder.fileNames.count == (await cache.nodeCount))
         #expect(onDisk == (await cache.byteCount))
         // The most recent node is kept; the oldest are gone.
         #expect(await cache.children(of: "node-499") != nil)

@@ -45,7 +45,7 @@ import Testing
     }
 
     @Test func slowProviderOnReconnectServesTheCacheThenPushesWhatChanged() async throws {
-        let folder = TemporaryDirectory()
+        let folder = try TemporaryDirectory()
         defer { folder.remove() }
         await Self.fillCache(folder)
 
@@ -80,7 +80,7 @@ import Testing
     }
 
     @Test func absentProviderServesTheCacheAndRefreshesOnceUp() async throws {
-        let folder = TemporaryDirectory()
+        let folder = try TemporaryDirectory()
         defer { folder.remove() }
         await Self.fillCache(folder)
 
@@ -106,8 +106,8 @@ import Testing
         #expect(await core.children(of: "recent", page: 0, pageSize: 10, for: .full).isFromCache == false)
     }
 
-    @Test func anErrorScreenEvictsTheCachedList() async {
-        let folder = TemporaryDirectory()
+    @Test func anErrorScreenEvictsTheCachedList() async throws {
+        let folder = try TemporaryDirectory()
         defer { folder.remove() }
         await Self.fillCache(folder)
         let provider = FakeProvider(tree: Self.before)
@@ -130,8 +130,8 @@ import Testing
         #expect(await core.item(id: "recent", for: .full) == nil)
     }
 
-    @Test func invalidateEvictsAndNotifiesEverySubscriber() async {
-        let folder = TemporaryDirectory()
+    @Test func invalidateEvictsAndNotifiesEverySubscriber() async throws {
+        let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let cache = BrowseCache(directory: folder.path)
         let core = makeCore(FakeProvider(tree: Self.before), cache: cache)

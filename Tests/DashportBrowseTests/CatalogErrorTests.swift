@@ -2,6 +2,7 @@
 // the format, every way such an item is refused, and the demo library's "Locked" shows.
 
 import Foundation
+import DashportTestSupport
 import Testing
 @testable import DashportBrowse
 
@@ -32,7 +33,7 @@ import Testing
 
     /// Writes `json` as a catalog in a fresh folder and loads it.
     static func provider(_ json: String) throws -> CatalogProvider {
-        let folder = TemporaryDirectory()
+        let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let path = folder.path + "/catalog.json"
         try Data(json.utf8).write(to: URL(fileURLWithPath: path))

@@ -24,7 +24,7 @@ import Testing
     }
 
     @Test func exactlyTheParentsWhoseChildrenChangedAreReported() throws {
-        let folder = TemporaryDirectory()
+        let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let path = folder.path + "/catalog.json"
         try Self.write(Self.library(), to: path)
@@ -52,7 +52,7 @@ import Testing
     }
 
     @Test func aBadEditIsRefusedAndThePreviousCatalogKeepsServing() async throws {
-        let folder = TemporaryDirectory()
+        let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let path = folder.path + "/catalog.json"
         try Self.write(Self.library(), to: path)
@@ -68,7 +68,7 @@ import Testing
     }
 
     @Test func requestsBeforeTheFirstLoadWaitForIt() async throws {
-        let folder = TemporaryDirectory()
+        let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let path = folder.path + "/catalog.json"
         try Self.write(Self.library(), to: path)
@@ -81,7 +81,7 @@ import Testing
     }
 
     @Test func requestsWaitingForAFirstLoadThatFailsAreToldTheCatalogIsNotLoaded() async throws {
-        let folder = TemporaryDirectory()
+        let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let provider = CatalogProvider(path: folder.path + "/missing.json")
         let waiting = Task { try await provider.item(id: "a1") }
@@ -92,7 +92,7 @@ import Testing
     }
 
     @Test func aTruncatedCatalogSaysLineAndColumn() throws {
-        let folder = TemporaryDirectory()
+        let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let path = folder.path + "/catalog.json"
         let whole = Self.library().replacingOccurrences(of: "},{", with: "},\n  {")
@@ -126,7 +126,7 @@ import Testing
     }
 
     @Test func aDirectoryIsRefusedAsADirectoryNotAFoundationErrorNumber() throws {
-        let folder = TemporaryDirectory()
+        let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let error = #expect(throws: CatalogError.self) { try CatalogProvider(contentsOf: folder.path) }
         #expect(error?.description == "\(folder.path): the catalog cannot be read: it is a directory, not a catalog file")

@@ -1,6 +1,7 @@
 // Tests/DashportBrowseTests/CatalogTests.swift - the demo library, and every way a catalog is refused.
 
 import Foundation
+import DashportTestSupport
 import Testing
 @testable import DashportBrowse
 
@@ -54,7 +55,7 @@ import Testing
 
     @Test func fiftyCarsBrowsingAtOnceGetConsistentAnswers() async throws {
         let provider = try Fixtures.demoProvider()
-        let folder = TemporaryDirectory()
+        let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let core = makeCore(provider, cache: BrowseCache(directory: folder.path))
         let cars: [CarProfile] = [.full, .legacy, CarProfile(maxRootTabs: 3, maxDepth: 3), CarProfile(maxItemsPerList: 2)]
@@ -182,7 +183,7 @@ import Testing
 
     /// Writes `broken` to a fresh folder and expects the provider to refuse it as described.
     static func expectRefused(_ broken: BrokenCatalog) throws {
-        let folder = TemporaryDirectory()
+        let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let path = folder.path + "/catalog.json"
         try Data(broken.json.utf8).write(to: URL(fileURLWithPath: path))

@@ -79,25 +79,6 @@ final class FakeProvider: BrowseProvider {
     }
 }
 
-/// A fresh folder under the system temp directory, deleted by ``remove()``.
-struct TemporaryDirectory {
-    let path: String
-
-    init() {
-        path = FileManager.default.temporaryDirectory.path + "/dashport-browse-" + UUID().uuidString
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    func remove() { try? FileManager.default.removeItem(atPath: path) }
-
-    var files: [String] { ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted() }
-
-    func size(of name: String) -> Int {
-        let attributes = try? FileManager.default.attributesOfItem(atPath: path + "/" + name)
-        return (attributes?[.size] as? NSNumber)?.intValue ?? 0
-    }
-}
-
 enum Fixtures {
     /// The package root, from this file's path (Tests/DashportBrowseTests/TestSupport.swift).
     static let packageRoot = URL(fileURLWithPath: #filePath)

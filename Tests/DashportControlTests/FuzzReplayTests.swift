@@ -7,13 +7,10 @@ import DashportTestSupport
 /// Replays every input kept in `FuzzCrashes/` through the fuzzer's own driver (the DashportFuzzDrivers
 /// library, tools/fuzz/Drivers/ControlFuzz.swift): a broken invariant is an issue here instead of a trap.
 @Suite struct FuzzReplayTests {
-    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("FuzzCrashes")
-
     @Test func everyKeptInputKeepsTheInvariants() throws {
-        let names = try FileManager.default.contentsOfDirectory(atPath: Self.directory.path).filter { !$0.hasPrefix(".") }.sorted()
-        try #require(!names.isEmpty, "FuzzCrashes/ must hold at least one input to replay")
-        for name in names {
-            let bytes = Array(try Data(contentsOf: Self.directory.appendingPathComponent(name)))
+        let inputs = try FuzzReplay.keptInputs()
+        try #require(!inputs.isEmpty, "FuzzCrashes/ must hold at least one input to replay")
+        for (name, bytes) in inputs {
             FuzzReplay.run(name) { ControlFuzz.run(bytes) }
         }
     }

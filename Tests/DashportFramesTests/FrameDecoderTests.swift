@@ -1,5 +1,6 @@
 import DashportFrames
 import Testing
+import DashportRandom
 
 @Suite struct FrameDecoderTests {
     /// The largest length field (65535) is refused as soon as the 4-byte header is in.
@@ -82,7 +83,7 @@ import Testing
 
     /// Many small frames fed in random pieces: the buffer compacts and nothing is lost.
     @Test func longStreamOfSmallFrames() {
-        var generator = SeededGenerator(seed: 42)
+        var generator = SplitMix64(seed: 42)
         let frames = (0..<500).map { index in
             Frame(channel: UInt8(index % 7), flags: .bulk,
                   payload: filler(Int.random(in: 0...300, using: &generator), seed: index))

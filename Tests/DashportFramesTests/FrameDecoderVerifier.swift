@@ -1,5 +1,6 @@
 import DashportFrames
 import Testing
+import DashportRandom
 
 /// Checks a ``FrameDecoder`` the way NIO's `ByteToMessageDecoderVerifier` checks a decoder: the
 /// same input fed byte by byte, all at once, and in seeded random splits must give the same
@@ -31,7 +32,7 @@ enum FrameDecoderVerifier {
             case .allAtOnce:
                 return [0..<count]
             case let .random(seed):
-                var generator = SeededGenerator(seed: seed)
+                var generator = SplitMix64(seed: seed)
                 var ranges: [Range<Int>] = []
                 var start = 0
                 while start < count {
@@ -43,16 +44,8 @@ enum FrameDecoderVerifier {
                 }
                 return ranges
             case .fuzzSplits:
-                var generator = SeededGenerator(
-                    seed: input.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 })
-                var ranges: [Range<Int>] = []
-                var start = 0
-                while start < count {
-                    let end = min(count, start + 1 + Int(generator.next() % 24))
-                    ranges.append(start..<end)
-                    start = end
-                }
-                return ranges
+                var generator = SplitMix64(hashing: input)
+                return generator.pieces(covering: count, maxLength: 24)
             }
         }
     }

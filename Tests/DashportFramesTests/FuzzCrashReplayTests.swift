@@ -1,22 +1,13 @@
 import DashportFrames
+import DashportTestSupport
 import Foundation
 import Testing
 
 /// Replays every input kept in `FuzzCrashes/` (crashes libFuzzer ever found, plus hand-made seeds)
 /// with the invariants `tools/fuzz/FuzzFrames` checks, as expectations instead of traps.
 @Suite struct FuzzCrashReplayTests {
-    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("FuzzCrashes")
-
-    static func inputs() throws -> [(name: String, bytes: [UInt8])] {
-        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
-            .filter { !$0.hasPrefix(".") }
-            .sorted()
-        return try names.map { ($0, Array(try Data(contentsOf: directory.appendingPathComponent($0)))) }
-    }
-
     @Test func everyKeptInputKeepsTheInvariants() throws {
-        let inputs = try Self.inputs()
+        let inputs = try FuzzReplay.keptInputs()
         try #require(!inputs.isEmpty, "FuzzCrashes/ must hold at least one input to replay")
         for (name, bytes) in inputs {
             for limits in [FrameLimits.default, FrameLimits(maxReceivePayload: 48, maxMessageSize: 96, maxPendingBytes: 160)] {

@@ -19,43 +19,36 @@ import Testing
     }
 
     @Test func aCatalogEditReachesAConnectedEmulator() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dashport-hu-edit-\(UUID().uuidString)").path
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let directory = temporary.path
         try FileManager.default.createDirectory(atPath: directory + "/library", withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/library/catalog.json"
         try Data(Self.catalog(tabA: ["a1", "a2"]).utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-        var configuration = ServerConfiguration()
-        configuration.listen = "127.0.0.1:0"
-        configuration.stateDirectory = directory + "/state"
-        configuration.catalog = path
-        let server = try await DashportServer.start(
-            configuration: configuration, logger: Logger(label: "server", level: .error, sink: CollectingSink()))
+        try await TestServer.with(stateDirectory: directory + "/state", configure: { $0.catalog = path }) { test in
+            let server = test.server
+            let client = try await HeadUnitClient.connect(
+                to: server.address, configuration: HeadUnitConfiguration().withDashportProfile(CarProfileOptions().profile),
+                identity: try TestTLS.carIdentity.get())
+            let car = try EmulatedShell(client: client, options: BrowseShellOptions(expectTimeout: .seconds(30)))
+            let (output, shell) = (car.output, car.shell)
+            try await shell.start()
+            try await shell.run(try EmulatorScript.parse("open tab-a\nexpect Song a2\n"))
+            #expect(!output.all.contains { $0.contains("Song a3") })
 
-        let client = try await HeadUnitClient.connect(
-            to: server.address, configuration: HeadUnitConfiguration().withDashportProfile(CarProfileOptions().profile),
-            identity: try TestTLS.carIdentity.get())
-        let session = try MediaChannelSession.start(client: client, timeout: .seconds(20))
-        let output = CollectedLines()
-        let transcript = Transcript { output.append($0) }
-        transcript.printNotices(of: session)
-        let shell = BrowseShell(session: session, transcript: transcript, options: BrowseShellOptions(expectTimeout: .seconds(30)))
-        try await shell.start()
-        try await shell.run(try EmulatorScript.parse("open tab-a\nexpect Song a2\n"))
-        #expect(!output.all.contains { $0.contains("Song a3") })
-
-        try Data(Self.catalog(tabA: ["a3", "a1"]).utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-        try await shell.run(try EmulatorScript.parse("""
-            expect * children changed: tab-a
-            open tab-a
-            expect Song a3
-            """))
-        let lines = output.all
-        let reopened = try #require(lines.lastIndex { $0.contains("children changed: tab-a") })
-        #expect(lines[reopened...].contains { $0.contains("Song a3") })
-        #expect(!lines[reopened...].contains { $0.contains("Song a2") }, "a2 left the list")
-        #expect(!lines.contains { $0.contains("children changed: tab-b") }, "tab B did not change")
-        await client.byeBye()
-        _ = await client.closed(within: .seconds(20))
-        await server.stop(grace: .seconds(2))
+            try Data(Self.catalog(tabA: ["a3", "a1"]).utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+            try await shell.run(try EmulatorScript.parse("""
+                expect * children changed: tab-a
+                open tab-a
+                expect Song a3
+                """))
+            let lines = output.all
+            let reopened = try #require(lines.lastIndex { $0.contains("children changed: tab-a") })
+            #expect(lines[reopened...].contains { $0.contains("Song a3") })
+            #expect(!lines[reopened...].contains { $0.contains("Song a2") }, "a2 left the list")
+            #expect(!lines.contains { $0.contains("children changed: tab-b") }, "tab B did not change")
+            await client.byeBye()
+            _ = await client.closed(within: .seconds(20))
+        }
     }
 }

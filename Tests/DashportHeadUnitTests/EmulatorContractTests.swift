@@ -1,3 +1,4 @@
+import DashportTestSupport
 import DashportHeadUnit
 import DashportMessages
 import Testing

@@ -42,21 +42,27 @@ import DashportTLS
         #expect(lines.last == "bye-bye answered; done")
     }
 
-    @Test func connectFailsClearlyWhenThePhoneNeverPings() async throws {
-        // The phone's first ping is an hour away; the probe's limit is generous enough for the link
-        // to come up on a loaded machine, so the only way to fail is the missing ping.
+    @Test(.timeLimit(.minutes(2))) func connectFailsClearlyWhenThePhoneNeverPings() async throws {
+        // The phone's first ping is an hour away. The probe's limit runs on a manual clock, moved
+        // only once the link is up, so the only way to fail is the missing ping, however slow the machine.
         let phone = try FakePhone(configuration: LinkConfiguration(pingInterval: .seconds(3600)))
-        let outcome = await ConnectProbe.run(
-            address: phone.address, configuration: Self.configuration, identity: try TestTLS.carIdentity.get(),
-            timeout: .seconds(8), transcript: Transcript { _ in })
-        #expect(outcome == .failure("no ping from the phone within 8 s"))
+        let clock = ManualClock()
+        let output = CollectedLines()
+        let identity = try TestTLS.carIdentity.get()
+        async let outcome = ConnectProbe.run(
+            address: phone.address, configuration: Self.configuration, identity: identity,
+            timeout: .seconds(8), transcript: Transcript { output.append($0) }, clock: clock)
+        try await eventually("the media channel hello") { output.all.contains { $0.hasPrefix("dashport.media hello:") } }
+        await clock.waitForSleeper(dueAt: .seconds(8))
+        await clock.advance(by: .seconds(8))
+        #expect(await outcome == .failure("no ping from the phone within 8 s"))
     }
 
     @Test func aBrowseScriptDrawsEveryScreen() async throws {
         let phone = try FakePhone()
-        let artDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("dashport-hu-e2e-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: artDirectory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: artDirectory) }
+        let artDirectoryDirectory = try TemporaryDirectory()
+        defer { artDirectoryDirectory.remove() }
+        let artDirectory = artDirectoryDirectory.path
         let script = try EmulatorScript.parse("""
             # albums, a cover, play, pause, now playing, a refused seek
             open 1
@@ -114,16 +120,27 @@ import DashportTLS
         await shell.session.client.close()
     }
 
-    @Test func anUnansweredRequestTimesOutAndIsForgotten() async throws {
+    /// The request's limit runs on the client's clock: a manual clock makes the timeout happen when
+    /// the test says, never because the machine was slow. If the session slept on real time instead,
+    /// nothing would sleep on the manual clock and the test would hit its time limit.
+    @Test(.timeLimit(.minutes(2))) func anUnansweredRequestTimesOutOnTheClientsClockAndIsForgotten() async throws {
         let phone = try FakePhone()
+        let clock = ManualClock()
         let client = try await HeadUnitClient.connect(
-            to: phone.address, configuration: Self.configuration, identity: try TestTLS.carIdentity.get())
-        // Only the request the fake phone never answers gets a short limit: whether it times out
-        // does not depend on the machine's speed. Everything that is answered gets a generous one.
+            to: phone.address, configuration: Self.configuration, identity: try TestTLS.carIdentity.get(), clock: clock)
         let session = try MediaChannelSession.start(client: client, timeout: .seconds(30))
         _ = try await session.hello()
-        await #expect(throws: MediaSessionError.timedOut("answer to GET_CHILDREN silent (request 1)", .milliseconds(200))) {
-            _ = try await session.request(.getChildren(parentId: "silent", page: nil, pageSize: nil), within: .milliseconds(200))
+        let limit = Duration.seconds(3600)
+        let unanswered = Task {
+            try await session.request(.getChildren(parentId: "silent", page: nil, pageSize: nil), within: limit)
+        }
+        await clock.waitForSleeper(dueAt: limit)
+        #expect(await session.state.inFlight.count == 1)
+        await clock.advance(by: limit - .milliseconds(1))
+        await clock.waitForSleeper(dueAt: limit)  // a millisecond early: still waiting
+        await clock.advance(by: .milliseconds(1))
+        await #expect(throws: MediaSessionError.timedOut("answer to GET_CHILDREN silent (request 1)", limit)) {
+            _ = try await unanswered.value
         }
         #expect(await session.state.inFlight.isEmpty)
         // The session goes on: the next request is answered.
@@ -133,8 +150,8 @@ import DashportTLS
         }
         #expect(result.requestId == 2)
         await client.close()
+        #expect(await client.closed(within: .seconds(3600)) == .closedLocally)
         await #expect(throws: MediaSessionError.closed(.closedLocally)) {
-            _ = await client.closed(within: .seconds(20))
             _ = try await session.request(.getItem(id: "t1"))
         }
     }
@@ -143,11 +160,8 @@ import DashportTLS
     static func shell(phone: FakePhone, options: BrowseShellOptions) async throws -> (CollectedLines, BrowseShell) {
         let client = try await HeadUnitClient.connect(
             to: phone.address, configuration: configuration, identity: try TestTLS.carIdentity.get())
-        let session = try MediaChannelSession.start(client: client, timeout: .seconds(20))
-        let output = CollectedLines()
-        let transcript = Transcript { output.append($0) }
-        transcript.printNotices(of: session)
-        return (output, BrowseShell(session: session, transcript: transcript, options: options))
+        let car = try EmulatedShell(client: client, options: options)
+        return (car.output, car.shell)
     }
 
     /// Whether `block` appears in `lines` as consecutive lines.

@@ -11,22 +11,10 @@ import DashportLink
 /// (any port) with its own state directory and the embedded demo library. Assertions about the
 /// browse screens stay loose: the demo catalog belongs to another part of the project.
 @Suite(.serialized) struct RealServerTests {
-    /// A server on a fresh state directory; `body` runs against it, then it stops and the directory goes.
+    /// A server on a fresh state directory (``TestServer``); `body` runs against it, then it stops
+    /// (awaited) and the directory goes.
     static func withServer(_ body: (DashportServer) async throws -> Void) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dashport-hu-server-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        var configuration = ServerConfiguration()
-        configuration.listen = "127.0.0.1:0"
-        configuration.stateDirectory = directory
-        let server = try await DashportServer.start(
-            configuration: configuration, logger: Logger(label: "server", level: .error, sink: CollectingSink()))
-        do {
-            try await body(server)
-        } catch {
-            await server.stop(grace: .seconds(2))
-            throw error
-        }
-        await server.stop(grace: .seconds(2))
+        try await TestServer.with { try await body($0.server) }
     }
 
     @Test func connectNegotiatesWithTheServerAndSaysByeBye() async throws {
@@ -57,11 +45,8 @@ import DashportLink
             let client = try await HeadUnitClient.connect(
                 to: server.address, configuration: HeadUnitConfiguration().withDashportProfile(CarProfileOptions().profile),
                 identity: try TestTLS.carIdentity.get())
-            let session = try MediaChannelSession.start(client: client, timeout: .seconds(20))
-            let output = CollectedLines()
-            let transcript = Transcript { output.append($0) }
-            transcript.printNotices(of: session)
-            let shell = BrowseShell(session: session, transcript: transcript, options: BrowseShellOptions(expectTimeout: .seconds(20)))
+            let car = try EmulatedShell(client: client, options: BrowseShellOptions(expectTimeout: .seconds(20)))
+            let (output, shell) = (car.output, car.shell)
             try await shell.start()
             try await shell.run(try EmulatorScript.parse("""
                 open 2

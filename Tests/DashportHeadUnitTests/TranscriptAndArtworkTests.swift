@@ -1,4 +1,5 @@
 import DashportEmulator
+import DashportTestSupport
 import DashportHeadUnit
 import DashportMessages
 import Foundation
@@ -25,6 +26,24 @@ import Testing
         #expect(await seen)
     }
 
+    /// `expect` gives up on the transcript's clock: with a manual clock, exactly when the test moves
+    /// it past the limit (a transcript on real time would never sleep on it, and hit the time limit).
+    @Test(.timeLimit(.minutes(1))) func expectTimesOutOnTheTranscriptsClock() async {
+        let clock = ManualClock()
+        let transcript = Transcript(clock: clock) { _ in }
+        async let missed = transcript.expect("never printed", within: .seconds(20))
+        await clock.waitForSleeper(dueAt: .seconds(20))
+        await transcript.print("something else")
+        await clock.advance(by: .seconds(20))
+        #expect(await missed == false)
+
+        async let seen = transcript.expect("in time", within: .seconds(20))
+        await clock.waitForSleeper(dueAt: .seconds(40))
+        await clock.advance(by: .seconds(19))
+        await transcript.print("in time")
+        #expect(await seen)
+    }
+
     @Test func fileNamesCannotEscapeTheDirectory() {
         #expect(ArtworkFiles.fileName(key: "cover-1", mimeType: "image/png") == "cover-1.png")
         #expect(ArtworkFiles.fileName(key: "a1b2c3", mimeType: "image/jpeg") == "a1b2c3.jpg")
@@ -37,9 +56,9 @@ import Testing
     }
 
     @Test func savesTheImageBytesAndLeavesNoTemporaryFile() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dashport-hu-art-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let directory = temporary.path
         let image = DashportMedia.ArtworkImage(data: FakeMediaServer.png, mimeType: "image/png", width: 64, height: 64)
         let path = try ArtworkFiles.save(image, key: "cover-1", directory: directory)
         #expect(path == directory + "/cover-1.png")
@@ -48,9 +67,9 @@ import Testing
     }
 
     @Test func aMissingDirectoryIsCreated() throws {
-        let parent = FileManager.default.temporaryDirectory.appendingPathComponent("dashport-hu-art-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: parent) }
+        let parentDirectory = try TemporaryDirectory()
+        defer { parentDirectory.remove() }
+        let parent = parentDirectory.path
         let image = DashportMedia.ArtworkImage(data: [1], mimeType: "image/jpeg", width: 1, height: 1)
         let path = try ArtworkFiles.save(image, key: "k", directory: parent + "/covers")
         #expect(path == parent + "/covers/k.jpg")

@@ -10,24 +10,14 @@ import DashportLink
 /// under libFuzzer. A broken invariant is an issue here instead of a trap; a crash of the link
 /// itself still crashes the test.
 @Suite struct FuzzReplayTests {
-    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("FuzzCrashes")
-
-    static func inputs() throws -> [(name: String, bytes: [UInt8])] {
-        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
-            .filter { !$0.hasPrefix(".") && !$0.hasSuffix(".md") }
-            .sorted()
-        return try names.map { ($0, Array(try Data(contentsOf: directory.appendingPathComponent($0)))) }
-    }
-
     @Test func folderHoldsSeedsOfBothModes() throws {
-        let seeds = try Self.inputs().filter { $0.name.hasPrefix("seed-") }
+        let seeds = try FuzzReplay.keptInputs().filter { $0.name.hasPrefix("seed-") }
         #expect(seeds.contains { ($0.bytes.first ?? 1) & 1 == 0 }, "a raw-mode seed (first byte even)")
         #expect(seeds.contains { ($0.bytes.first ?? 0) & 1 == 1 }, "a running-mode seed (first byte odd)")
     }
 
     @Test func everyKeptInputKeepsTheInvariants() throws {
-        let inputs = try Self.inputs()
+        let inputs = try FuzzReplay.keptInputs()
         try #require(!inputs.isEmpty, "FuzzCrashes/ must hold at least one input to replay")
         for (name, bytes) in inputs {
             FuzzReplay.run(name) { LinkFuzz.run(bytes) }
@@ -63,7 +53,7 @@ import DashportLink
     /// With bit 7 the discovery response is the input's: the kept seed's odd entries (ids 0, 300
     /// and -1, a repeated 13) are skipped, the rest listed, and the link still runs.
     @Test func fuzzedDiscoveryResponseIsParsed() throws {
-        let bytes = Array(try Data(contentsOf: Self.directory.appendingPathComponent("seed-run-discovery-odd-entries.bin")))
+        let bytes = try FuzzReplay.keptInput("seed-run-discovery-odd-entries.bin")
         let script = LinkFuzz.Script(bytes)
         script.run()
         #expect(script.phone.car?.services.map(\.channel) == [13, 15, 16, 42, 8])

@@ -5,6 +5,7 @@ import DashportLink
 import DashportMessages
 import DashportTLS
 import Testing
+import DashportRandom
 
 /// Bad input closes only the link, with its own typed reason, and never crashes.
 @Suite struct MalformedInputTests {

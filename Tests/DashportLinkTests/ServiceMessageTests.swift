@@ -3,6 +3,7 @@ import DashportFrames
 import DashportHeadUnit
 import DashportLink
 import Testing
+import DashportRandom
 
 /// Service traffic on open channels, both ways, small and fragmented (aap-protocol.md §1.4, §8.1).
 @Suite struct ServiceMessageTests {

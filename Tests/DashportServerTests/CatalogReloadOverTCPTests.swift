@@ -31,9 +31,9 @@ struct CatalogReloadOverTCPTests {
     }
 
     @Test func anEditReachesAConnectedCarAndABadEditChangesNothing() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dashport-reload-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let folderDirectory = try TemporaryDirectory()
+        defer { folderDirectory.remove() }
+        let folder = folderDirectory.path
         let path = folder + "/catalog.json"
         try Self.save(Self.catalog(tabA: ["a1", "a2"]), to: path)
         try await TestServer.with(configure: { $0.catalog = path }) { server in
@@ -82,9 +82,9 @@ struct CatalogReloadOverTCPTests {
     /// The cache-on-reconnect path with the shipped provider: a server whose catalog is not loaded
     /// yet answers a car from the disk cache, then pushes what the catalog shows differently.
     @Test func aCatalogStillLoadingIsAnsweredFromTheCacheThenPushed() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dashport-reload-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let folderDirectory = try TemporaryDirectory()
+        defer { folderDirectory.remove() }
+        let folder = folderDirectory.path
         let path = folder + "/catalog.json"
         try Self.save(Self.catalog(tabA: ["a1", "a2"]), to: path)
         let first = try await TestServer.start { $0.catalog = path }

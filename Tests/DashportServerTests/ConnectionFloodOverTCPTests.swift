@@ -28,28 +28,10 @@ import DashportLog
         var closedIndices: Set<Int> { closed.withLock { $0 } }
 
         func waitForClosed(atLeast count: Int) async throws {
-            let deadline = ContinuousClock.now + .seconds(30)
-            while closedIndices.count < count {
-                if ContinuousClock.now > deadline {
-                    Issue.record("only \(closedIndices.count) idle sockets were closed, expected \(count)")
-                    throw TestTimeout(what: "idle sockets closed")
-                }
-                try await Task.sleep(for: .milliseconds(20))
-            }
+            try await eventually("\(count) idle sockets closed") { closedIndices.count >= count }
         }
 
         func abortAll() { connections.withLock { $0.forEach { $0.abort() } } }
-    }
-
-    func waitForLog(_ server: TestServer, _ fragment: String) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while !server.log.contains(nil, fragment) {
-            if ContinuousClock.now > deadline {
-                Issue.record("no log line with '\(fragment)'; last: \(server.log.records.suffix(12).map { "\($0.level) \($0.message) \($0.metadata)" })")
-                throw TestTimeout(what: fragment)
-            }
-            try await Task.sleep(for: .milliseconds(20))
-        }
     }
 
     func linked(_ car: TestCar) async throws {
@@ -103,7 +85,7 @@ import DashportLog
             // Once the flood is gone, a fifth car finishes its handshake but the four linked slots are
             // taken: it is closed then, and the log says why.
             idle.abortAll()
-            try await waitForLog(server, "handshake flood over")
+            try await server.waitForLog("handshake flood over")
             let fifth = try await TestCar.connect(to: server.server.address)
             try await fifth.waitUntil("the cap closes it") { $0.transportClosed }
             #expect(server.log.contains(.warning, "4 cars are linked already"))

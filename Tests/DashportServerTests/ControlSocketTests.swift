@@ -51,8 +51,7 @@ struct ControlSocketTests {
             #expect(status.first?.hasPrefix("server=dashport version=\(DashportVersion.current) listening=\(server.server.address)") == true)
 
             await stock.abort()
-            try await Task.sleep(for: .milliseconds(100))
-            for _ in 0..<100 where server.server.connectedCars.count > 1 { try await Task.sleep(for: .milliseconds(50)) }
+            try await eventually("the aborted stock car to leave the registry") { server.server.connectedCars.count <= 1 }
             guard case .ok(let after) = try await ControlSocketTests.send(server, "cars") else { return }
             #expect(after.count == 1 && after[0].contains("kind=dashport"))
             await dashport.abort()

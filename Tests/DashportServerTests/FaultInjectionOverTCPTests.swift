@@ -218,9 +218,7 @@ import DashportLog
                 _ = try await checkHealthy(healthy, requestId: 3, expected: reference)
                 try await Task.sleep(for: .seconds(1))
             }
-            let deadline = ContinuousClock.now + .seconds(30)
-            while !closed.isSet && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
-            #expect(closed.isSet, "the trickling peer is closed by the handshake deadline")
+            try await eventually("the trickling peer to be closed by the handshake deadline") { closed.isSet }
             _ = try await checkHealthy(healthy, requestId: 4, expected: reference)
             #expect(!(await healthy.transportClosed))
             // One warning per faulty peer, with its cause; the cache and the session as they were.

@@ -13,7 +13,7 @@ struct LogOnceTests {
             try await car.waitUntil("server hello") { $0.messages(on: 16).contains { $0.id == 0x8001 } }
             await car.sayByeBye()
             try await car.waitUntil("closed") { $0.transportClosed }
-            for _ in 0..<100 where !server.log.contains(nil, "link closed") { try await Task.sleep(for: .milliseconds(20)) }
+            try await server.waitForLog("link closed")
 
             let records = server.log.records
             func lines(_ fragment: String) -> [LogRecord] { records.filter { $0.message.contains(fragment) } }

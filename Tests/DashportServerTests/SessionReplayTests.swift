@@ -38,7 +38,7 @@ struct SessionReplayTests {
             $0.recordDirectory = recordDirectory
         })
         let server = test.server
-        let replayer = SessionReplayer(recording: recording, timeout: .seconds(60), identity: try carIdentity.get()) { car in
+        let replayer = SessionReplayer(recording: recording, timeout: .seconds(60), identity: try TestTLS.carIdentity.get()) { car in
             switch link {
             case .memory:
                 let (carEnd, phoneEnd) = MemoryByteStream.pair(name: "car \(car)")
@@ -130,7 +130,7 @@ extension SessionReplayTests {
         recording = try SessionRecording(parsing: recording.serialized())
         let report = try await TestServer.with { test in
             let server = test.server
-            return await SessionReplayer(recording: recording, timeout: .seconds(25), identity: try carIdentity.get()) { car in
+            return await SessionReplayer(recording: recording, timeout: .seconds(25), identity: try TestTLS.carIdentity.get()) { car in
                 let (carEnd, phoneEnd) = MemoryByteStream.pair(name: "car \(car)")
                 server.serve(phoneEnd)
                 return carEnd
@@ -141,9 +141,6 @@ extension SessionReplayTests {
                 "\(report)")
     }
 }
-
-/// One client certificate for every replayed car (generating an RSA key per car costs CPU for nothing).
-let carIdentity = Result { try TLSIdentity.generate(commonName: "replayed car") }
 
 /// The demo library with one answer changed on purpose.
 struct ChangedAnswerProvider: BrowseProvider {

@@ -10,27 +10,17 @@ import Testing
 /// DashportFuzzDrivers library (tools/fuzz/Drivers) is what the fuzz target runs, so an input takes
 /// exactly the path it took under libFuzzer. A broken invariant is an issue here instead of a trap.
 @Suite struct FuzzReplayTests {
-    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("FuzzCrashes")
-
-    static func inputs() throws -> [(name: String, bytes: [UInt8])] {
-        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
-            .filter { !$0.hasPrefix(".") && !$0.hasSuffix(".md") }
-            .sorted()
-        return try names.map { ($0, Array(try Data(contentsOf: directory.appendingPathComponent($0)))) }
-    }
-
     static func seed(_ name: String) throws -> [UInt8] {
-        Array(try Data(contentsOf: directory.appendingPathComponent("seed-\(name).bin")))
+        try FuzzReplay.keptInput("seed-\(name).bin")
     }
 
     @Test func folderHoldsASeedForEveryService() throws {
-        let selectors = Set(try Self.inputs().filter { $0.name.hasPrefix("seed-") }.compactMap { $0.bytes.first.map { $0 & 3 } })
+        let selectors = Set(try FuzzReplay.keptInputs().filter { $0.name.hasPrefix("seed-") }.compactMap { $0.bytes.first.map { $0 & 3 } })
         #expect(selectors == [0, 1, 2, 3], "seeds for the input, status, classic and media services")
     }
 
     @Test func everyKeptInputKeepsTheInvariants() throws {
-        let inputs = try Self.inputs()
+        let inputs = try FuzzReplay.keptInputs()
         try #require(!inputs.isEmpty, "FuzzCrashes/ must hold at least one input to replay")
         for (name, bytes) in inputs {
             FuzzReplay.run(name) { ServicesFuzz.run(bytes) }

@@ -51,8 +51,9 @@ import Testing
     }
 
     @Test func aRemoteDeclarationIsValidatedAndNeverPersisted() async throws {
-        let directory = try makeTemporaryDirectory()
-        defer { removeDirectory(directory) }
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let directory = temporary.url
         let clock = ManualClock()
         let core = SessionCore(
             handler: DemoPlaybackHandler(library: TestLibrary.standard, clock: clock, remoteVolume: .absolute),
@@ -104,8 +105,9 @@ import Testing
     }
 
     @Test func fullMetadataMergesAndSurvivesARestartAndOldFilesStillRestore() async throws {
-        let directory = try makeTemporaryDirectory()
-        defer { removeDirectory(directory) }
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let directory = temporary.url
         let clock = ManualClock()
         let store = SessionStore(directory: directory)
         let core = makeDemoCore(clock: clock, store: store)

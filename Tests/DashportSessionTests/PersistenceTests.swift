@@ -25,8 +25,9 @@ import Testing
     }
 
     @Test func anEmptyDirectoryRestoresNothing() async throws {
-        let directory = try makeTemporaryDirectory()
-        defer { removeDirectory(directory) }
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let directory = temporary.url
         let (core, result, errors) = await Self.restart(directory)
         #expect(result == .empty)
         #expect(errors.isEmpty)
@@ -39,8 +40,9 @@ import Testing
     }
 
     @Test func aPausedSessionSurvivesARestart() async throws {
-        let directory = try makeTemporaryDirectory()
-        defer { removeDirectory(directory) }
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let directory = temporary.url
         await Self.persistPaused("a2", after: 45, in: directory)
         let (core, result, errors) = await Self.restart(directory)
         #expect(result == .restored)
@@ -55,8 +57,9 @@ import Testing
     }
 
     @Test func aPlayingSessionComesBackPausedAtTheLastWrite() async throws {
-        let directory = try makeTemporaryDirectory()
-        defer { removeDirectory(directory) }
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let directory = temporary.url
         let clock = ManualClock()
         let core = makeDemoCore(clock: clock, store: SessionStore(directory: directory))
         _ = await core.perform(.playFromMediaId("a3"), from: .local)
@@ -69,8 +72,9 @@ import Testing
     }
 
     @Test func aCleanCloseWritesTheCurrentPosition() async throws {
-        let directory = try makeTemporaryDirectory()
-        defer { removeDirectory(directory) }
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let directory = temporary.url
         let clock = ManualClock()
         let core = makeDemoCore(clock: clock, store: SessionStore(directory: directory))
         _ = await core.perform(.playFromMediaId("a3"), from: .local)
@@ -83,8 +87,9 @@ import Testing
     }
 
     @Test func aPositionPastTheDurationIsClamped() async throws {
-        let directory = try makeTemporaryDirectory()
-        defer { removeDirectory(directory) }
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let directory = temporary.url
         await Self.persistPaused("a1", after: 50, in: directory)
         try Self.editFile(in: directory) { $0.snapshot.playbackState.position.valueMs = 999_999 }
         let (core, result, _) = await Self.restart(directory)
@@ -93,8 +98,9 @@ import Testing
     }
 
     @Test func checkpointsFollowTheConfiguredCadenceWhilePlaying() async throws {
-        let directory = try makeTemporaryDirectory()
-        defer { removeDirectory(directory) }
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let directory = temporary.url
         let store = SessionStore(directory: directory)
         let clock = ManualClock()
         let configuration = SessionConfiguration(checkpointIntervalMs: 10_000, subscriberBufferLimit: 100)
@@ -121,8 +127,9 @@ import Testing
     }
 
     @Test func writesAreAtomicAndPrivate() async throws {
-        let directory = try makeTemporaryDirectory()
-        defer { removeDirectory(directory) }
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let directory = temporary.url
         await Self.persistPaused("a1", after: 5, in: directory)
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         #expect(files == ["session.json"])
@@ -131,8 +138,9 @@ import Testing
     }
 
     @Test func aTruncatedFileIsCorrupt() async throws {
-        let directory = try makeTemporaryDirectory()
-        defer { removeDirectory(directory) }
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let directory = temporary.url
         await Self.persistPaused("a1", after: 5, in: directory)
         let url = directory.appendingPathComponent("session.json")
         let data = try Data(contentsOf: url)
@@ -142,15 +150,17 @@ import Testing
 
     @Test(arguments: [Data(), Data("not json".utf8), Data([0xFF, 0x00, 0x13]), Data("{\"version\":1}".utf8), Data("[1,2]".utf8)])
     func garbageIsCorrupt(contents: Data) async throws {
-        let directory = try makeTemporaryDirectory()
-        defer { removeDirectory(directory) }
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let directory = temporary.url
         try contents.write(to: directory.appendingPathComponent("session.json"))
         try await Self.expectCorrupt(directory)
     }
 
     @Test func anOversizedFileIsCorruptWithoutBeingDecoded() async throws {
-        let directory = try makeTemporaryDirectory()
-        defer { removeDirectory(directory) }
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let directory = temporary.url
         await Self.persistPaused("a1", after: 5, in: directory)
         let store = SessionStore(directory: directory, maxFileBytes: 64)
         guard case .corrupt(let reason) = store.load() else {
@@ -161,16 +171,18 @@ import Testing
     }
 
     @Test func anInvalidPersistedStateIsCorrupt() async throws {
-        let directory = try makeTemporaryDirectory()
-        defer { removeDirectory(directory) }
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let directory = temporary.url
         await Self.persistPaused("a1", after: 5, in: directory)
         try Self.editFile(in: directory) { $0.snapshot.playbackState.queueIndex = 42 }
         try await Self.expectCorrupt(directory)
     }
 
     @Test func anUnknownVersionIsLeftAlone() async throws {
-        let directory = try makeTemporaryDirectory()
-        defer { removeDirectory(directory) }
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let directory = temporary.url
         await Self.persistPaused("a1", after: 5, in: directory)
         try Self.editFile(in: directory) { $0.version = 99 }
         let (core, result, errors) = await Self.restart(directory)
@@ -180,8 +192,9 @@ import Testing
     }
 
     @Test func aFailingWriteIsReportedOnce() async throws {
-        let directory = try makeTemporaryDirectory()
-        defer { removeDirectory(directory) }
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let directory = temporary.url
         let blocker = directory.appendingPathComponent("not-a-directory")
         try Data("x".utf8).write(to: blocker)
         let clock = ManualClock()

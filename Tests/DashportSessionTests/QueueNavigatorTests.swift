@@ -1,5 +1,6 @@
 import Testing
 @testable import DashportSession
+import DashportRandom
 
 @Suite struct QueueNavigatorTests {
     struct Case: Sendable, CustomTestStringConvertible {

@@ -120,8 +120,9 @@ import Testing
     }
 
     @Test func playWithNothingQueuedResumesThePersistedSession() async throws {
-        let directory = try makeTemporaryDirectory()
-        defer { removeDirectory(directory) }
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let directory = temporary.url
         let clock = ManualClock()
         let first = makeDemoCore(clock: clock, store: SessionStore(directory: directory))
         #expect(await first.perform(.playFromMediaId("b1"), from: .local) == .accepted)

@@ -120,19 +120,6 @@ struct DefaultsHandler: SessionHandler {}
 /// Configuration for tests: a buffer large enough that no update is ever dropped.
 let testConfiguration = SessionConfiguration(subscriberBufferLimit: 10_000)
 
-/// A fresh, empty directory under the system temp directory.
-func makeTemporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory
-        .appendingPathComponent("dashport-session-tests-\(UUID().uuidString)", isDirectory: true)
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
-}
-
-/// Removes a directory made by ``makeTemporaryDirectory()``.
-func removeDirectory(_ url: URL) {
-    try? FileManager.default.removeItem(at: url)
-}
-
 /// A core playing the standard library with the demo handler.
 func makeDemoCore(
     clock: ManualClock, store: SessionStore? = nil, configuration: SessionConfiguration = testConfiguration,

@@ -1,9 +1,10 @@
+import DashportTestSupport
 @testable import DashportTLS
 import Testing
 
 @Suite struct HandshakeTests {
     @Test func negotiatesTLS12WithAESGCMAlthoughTheClientOffers13() throws {
-        let pair = try Pair(clientIdentity: Fixtures.client())
+        let pair = try Pair(clientIdentity: TestTLS.carIdentity.get())
         let messages = try pair.handshake()
 
         #expect(pair.server.isHandshakeComplete)
@@ -21,7 +22,7 @@ import Testing
     }
 
     @Test func eachFlightIsOneMessage() throws {
-        let pair = try Pair(clientIdentity: Fixtures.client())
+        let pair = try Pair(clientIdentity: TestTLS.carIdentity.get())
         let messages = try pair.handshake()
 
         // ClientHello, then three flights, each a single array; then both sides are done.
@@ -41,12 +42,12 @@ import Testing
     }
 
     @Test func serverSeesTheClientCertificate() throws {
-        let client = try Fixtures.client()
+        let client = try TestTLS.carIdentity.get()
         let pair = try Pair(clientIdentity: client)
         try pair.handshake()
         #expect(pair.server.peerFingerprintSHA256 == client.fingerprintSHA256)
         #expect(pair.server.peerCertificateDER == client.certificateDER)
-        #expect(pair.client.peerFingerprintSHA256 == (try Fixtures.server()).fingerprintSHA256)
+        #expect(pair.client.peerFingerprintSHA256 == (try TestTLS.phoneIdentity.get()).fingerprintSHA256)
     }
 
     @Test func clientWithoutCertificateIsAcceptedByAcceptAny() throws {
@@ -58,7 +59,7 @@ import Testing
     }
 
     @Test func emptyHandshakeMessagesAreTolerated() throws {
-        let pair = try Pair(clientIdentity: Fixtures.client())
+        let pair = try Pair(clientIdentity: TestTLS.carIdentity.get())
         #expect(try pair.server.startHandshake() == [])
         #expect(try pair.server.handshake(received: []) == [])
         let hello = try pair.client.startHandshake()
@@ -79,7 +80,7 @@ import Testing
         "AES128-GCM-SHA256",  // GCM but no forward secrecy: not on the server's list either
     ])
     func clientWithoutAnAllowedSuiteFails(ciphers: String) throws {
-        let pair = try Pair(clientIdentity: Fixtures.client(), clientCiphers: ciphers)
+        let pair = try Pair(clientIdentity: TestTLS.carIdentity.get(), clientCiphers: ciphers)
         let hello = try pair.client.startHandshake()
         let error = try #require(throws: TLSError.self) { try pair.server.handshake(received: hello) }
         guard case .handshakeFailed(let reason) = error else {
@@ -91,7 +92,7 @@ import Testing
     }
 
     @Test func noSessionTicketAndNothingToResume() throws {
-        let pair = try Pair(clientIdentity: Fixtures.client())
+        let pair = try Pair(clientIdentity: TestTLS.carIdentity.get())
         let messages = try pair.handshake()
         #expect(!pair.client.sessionHasTicket)
         #expect(!pair.client.sessionIsResumable)
@@ -128,7 +129,7 @@ import Testing
         let error = try #require(throws: TLSError.self) { try chacha.server.handshake(received: chacha.client.startHandshake()) }
         #expect(!error.description.contains("wrong version"))
         #expect(error.description.contains("no shared cipher"))
-        let healthy = try Pair(clientIdentity: Fixtures.client())
+        let healthy = try Pair(clientIdentity: TestTLS.carIdentity.get())
         try healthy.handshake()
         #expect(healthy.server.isHandshakeComplete)
     }

@@ -1,3 +1,4 @@
+import DashportTestSupport
 import DashportDigest
 @testable import DashportTLS
 import CDashportSSL
@@ -8,15 +9,15 @@ import Testing
 @Suite struct IdentityTests {
     @Test func fingerprintIsLowercaseHexSHA256OfTheDER() throws {
         #expect(SHA256.hex(Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-        let identity = try Fixtures.server()
+        let identity = try TestTLS.phoneIdentity.get()
         #expect(identity.fingerprintSHA256 == SHA256.hex(identity.certificateDER))
         #expect(identity.fingerprintSHA256.count == 64)
         #expect(identity.fingerprintSHA256.allSatisfy { "0123456789abcdef".contains($0) })
     }
 
     @Test func generatedIdentitiesAreDistinctAndRoundTrip() throws {
-        let server = try Fixtures.server()
-        #expect(server.fingerprintSHA256 != (try Fixtures.client()).fingerprintSHA256)
+        let server = try TestTLS.phoneIdentity.get()
+        #expect(server.fingerprintSHA256 != (try TestTLS.carIdentity.get()).fingerprintSHA256)
         let copy = try TLSIdentity(certificateDER: server.certificateDER, privateKeyPEM: server.privateKeyPEM)
         #expect(copy.fingerprintSHA256 == server.fingerprintSHA256)
         let fromPEM = try TLSIdentity(certificatePEM: Array(server.certificatePEM.utf8), privateKeyPEM: server.privateKeyPEM)
@@ -27,13 +28,13 @@ import Testing
 
     @Test func aKeyFromAnotherIdentityIsRefused() throws {
         let error = try #require(throws: TLSError.self) {
-            try TLSIdentity(certificateDER: Fixtures.server().certificateDER, privateKeyPEM: Fixtures.client().privateKeyPEM)
+            try TLSIdentity(certificateDER: TestTLS.phoneIdentity.get().certificateDER, privateKeyPEM: TestTLS.carIdentity.get().privateKeyPEM)
         }
         #expect(error == .configuration("identity private key does not match its certificate"))
     }
 
     @Test func descriptionNeverShowsTheKey() throws {
-        let identity = try Fixtures.server()
+        let identity = try TestTLS.phoneIdentity.get()
         #expect(identity.description == "TLSIdentity(sha256: \(identity.fingerprintSHA256))")
         #expect(!"\(identity)".contains("PRIVATE KEY"))
     }
@@ -42,7 +43,7 @@ import Testing
 @Suite struct EncryptedKeyTests {
     /// An encrypted key must fail at once; OpenSSL's default would prompt on the terminal.
     @Test func anEncryptedKeyIsRefusedWithoutPrompting() throws {
-        let identity = try Fixtures.server()
+        let identity = try TestTLS.phoneIdentity.get()
         let key = try #require(PrivateKey(pem: identity.privateKeyPEM))
         let bio = try #require(BIO_new(BIO_s_mem()))
         defer { BIO_free(bio) }

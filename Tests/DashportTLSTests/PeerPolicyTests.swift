@@ -1,3 +1,4 @@
+import DashportTestSupport
 @testable import DashportTLS
 import CDashportSSL
 import Foundation
@@ -5,7 +6,7 @@ import Testing
 
 @Suite struct PeerPolicyTests {
     @Test func pinnedAcceptsTheRightFingerprintInAnySpelling() throws {
-        let client = try Fixtures.client()
+        let client = try TestTLS.carIdentity.get()
         let upperWithColons = stride(from: 0, to: 64, by: 2).map { offset in
             let start = client.fingerprintSHA256.index(client.fingerprintSHA256.startIndex, offsetBy: offset)
             return client.fingerprintSHA256[start...].prefix(2).uppercased()
@@ -19,8 +20,8 @@ import Testing
     }
 
     @Test func pinnedRejectsAnotherCertificateBeforeFinishing() throws {
-        let other = try Fixtures.otherClient()
-        let pair = try Pair(policy: .pinnedSHA256([Fixtures.client().fingerprintSHA256]), clientIdentity: other)
+        let other = try TestTLS.otherCarIdentity.get()
+        let pair = try Pair(policy: .pinnedSHA256([TestTLS.carIdentity.get().fingerprintSHA256]), clientIdentity: other)
         let hello = try pair.client.startHandshake()
         let clientFlight = try pair.client.handshake(received: pair.server.handshake(received: hello))
         let error = try #require(throws: TLSError.self) { try pair.server.handshake(received: clientFlight) }
@@ -31,7 +32,7 @@ import Testing
     }
 
     @Test func pinnedRejectsAMissingCertificate() throws {
-        let pair = try Pair(policy: .pinnedSHA256([Fixtures.client().fingerprintSHA256]))
+        let pair = try Pair(policy: .pinnedSHA256([TestTLS.carIdentity.get().fingerprintSHA256]))
         #expect(throws: TLSError.peerRejected("no client certificate, and the policy pins fingerprints")) {
             try pair.handshake()
         }
@@ -40,7 +41,7 @@ import Testing
 
     @Test(arguments: [Set<String>(), ["abc"], [String(repeating: "g", count: 64)]])
     func malformedPinsAreAConfigurationError(pins: Set<String>) throws {
-        let configuration = TLSConfiguration.server(identity: try Fixtures.server(), peerPolicy: .pinnedSHA256(pins))
+        let configuration = TLSConfiguration.server(identity: try TestTLS.phoneIdentity.get(), peerPolicy: .pinnedSHA256(pins))
         let error = try #require(throws: TLSError.self) { try TLSContext(configuration) }
         guard case .configuration = error else {
             Issue.record("expected a configuration error, got \(error)")
@@ -50,14 +51,14 @@ import Testing
 
     @Test func certificateAuthorityAcceptsASignedCertificateAndNothingElse() throws {
         let caFile = "the test's CA"
-        let policy = PeerPolicy.certificateAuthority(pem: Array(try Fixtures.ca().certificatePEM.utf8), source: caFile)
+        let policy = PeerPolicy.certificateAuthority(pem: Array(try TestTLS.authority.get().certificatePEM.utf8), source: caFile)
 
-        let signed = try Pair(policy: policy, clientIdentity: Fixtures.caSignedClient())
+        let signed = try Pair(policy: policy, clientIdentity: TestTLS.authoritySignedCar.get())
         try signed.handshake()
         #expect(signed.server.isHandshakeComplete)
-        #expect(signed.server.peerFingerprintSHA256 == (try Fixtures.caSignedClient()).fingerprintSHA256)
+        #expect(signed.server.peerFingerprintSHA256 == (try TestTLS.authoritySignedCar.get()).fingerprintSHA256)
 
-        for stranger in [try Fixtures.client(), try Fixtures.otherCASignedClient()] {
+        for stranger in [try TestTLS.carIdentity.get(), try TestTLS.otherAuthoritySignedCar.get()] {
             let pair = try Pair(policy: policy, clientIdentity: stranger)
             let error = try #require(throws: TLSError.self) { try pair.handshake() }
             guard case .peerRejected(let reason) = error else {
@@ -77,7 +78,7 @@ import Testing
     @Test func caBytesWithoutACertificateAreAConfigurationErrorNamingTheirSource() throws {
         let path = "/etc/dashport/ca.pem"
         let configuration = TLSConfiguration.server(
-            identity: try Fixtures.server(), peerPolicy: .certificateAuthority(pem: Array("not a certificate\n".utf8), source: path))
+            identity: try TestTLS.phoneIdentity.get(), peerPolicy: .certificateAuthority(pem: Array("not a certificate\n".utf8), source: path))
         let error = try #require(throws: TLSError.self) { try TLSContext(configuration) }
         guard case .configuration(let reason) = error else {
             Issue.record("expected a configuration error, got \(error)")
@@ -89,7 +90,7 @@ import Testing
     /// The certificate aasdk presents is X.509 v1 with a BER validity time (aap-protocol §8.6);
     /// the server must take it and pin it by its raw bytes.
     @Test func aVersion1CertificateWithBERTimesIsAcceptedAndPinnable() throws {
-        let legacy = try Fixtures.legacyClient()
+        let legacy = try TestTLS.legacyCar.get()
         // The fixture really is v1 (no [0] version tag after the TBS header) with the offset time.
         #expect(legacy.certificateDER[8] == 0x02)
         #expect(String(decoding: legacy.certificateDER, as: UTF8.self).contains("140704000000-0700"))

@@ -1,3 +1,4 @@
+import DashportTestSupport
 @testable import DashportTLS
 import CDashportSSL
 import Testing
@@ -5,7 +6,7 @@ import Testing
 @Suite struct RecordTests {
     @Test(arguments: [1, 100, 16_120, 16_384])
     func oneRecordOfPlaintextPlus29BothWays(size: Int) throws {
-        let pair = try Pair(clientIdentity: Fixtures.client())
+        let pair = try Pair(clientIdentity: TestTLS.carIdentity.get())
         try pair.handshake()
         let plaintext = pattern(size)
         for (sender, receiver) in [(pair.server, pair.client), (pair.client, pair.server)] {
@@ -111,8 +112,8 @@ import Testing
     }
 
     @Test func oneContextServesManyConcurrentSessions() async throws {
-        let serverContext = try TLSContext(.server(identity: Fixtures.server(), peerPolicy: .acceptAny))
-        let clientContext = try TLSContext(.client(identity: Fixtures.client()))
+        let serverContext = try TLSContext(.server(identity: TestTLS.phoneIdentity.get(), peerPolicy: .acceptAny))
+        let clientContext = try TLSContext(.client(identity: TestTLS.carIdentity.get()))
         let results = try await withThrowingTaskGroup(of: [UInt8].self) { group in
             for index in 0..<8 {
                 group.addTask {

@@ -1,39 +1,7 @@
+import DashportTestSupport
 @testable import DashportTLS
 import Foundation
 import Testing
-
-/// Identities shared by all tests: RSA key generation is the slow part, so each is made once.
-enum Fixtures {
-    private static let serverResult = Result { () throws(TLSError) in try TLSIdentity.generate(commonName: "Dashport test server") }
-    private static let clientResult = Result { () throws(TLSError) in try TLSIdentity.generate(commonName: "test head unit") }
-    private static let otherClientResult = Result { () throws(TLSError) in try TLSIdentity.generate(commonName: "other head unit") }
-    private static let caResult = Result { () throws(TLSError) in
-        try TLSIdentity.generate(CertificateSpec(commonName: "Test Automotive Link CA", isCertificateAuthority: true))
-    }
-    private static let otherCAResult = Result { () throws(TLSError) in
-        try TLSIdentity.generate(CertificateSpec(commonName: "Other CA", isCertificateAuthority: true))
-    }
-    private static let caSignedClientResult = Result { () throws(TLSError) in
-        try TLSIdentity.generate(CertificateSpec(commonName: "CA-signed head unit"), issuer: caResult.get())
-    }
-    private static let otherCASignedClientResult = Result { () throws(TLSError) in
-        try TLSIdentity.generate(CertificateSpec(commonName: "foreign head unit"), issuer: otherCAResult.get())
-    }
-    /// Like the head-unit certificate aasdk presents: X.509 v1, validity as UTCTime with an offset.
-    private static let legacyClientResult = Result { () throws(TLSError) in
-        try TLSIdentity.generate(CertificateSpec(
-            commonName: "JVC-like head unit", version: .v1, lifetimeSeconds: 30 * 365 * 86_400,
-            rawNotBefore: "140704000000-0700"))
-    }
-
-    static func server() throws -> TLSIdentity { try serverResult.get() }
-    static func client() throws -> TLSIdentity { try clientResult.get() }
-    static func otherClient() throws -> TLSIdentity { try otherClientResult.get() }
-    static func ca() throws -> TLSIdentity { try caResult.get() }
-    static func caSignedClient() throws -> TLSIdentity { try caSignedClientResult.get() }
-    static func otherCASignedClient() throws -> TLSIdentity { try otherCASignedClientResult.get() }
-    static func legacyClient() throws -> TLSIdentity { try legacyClientResult.get() }
-}
 
 /// A server session and a client session ready to talk.
 struct Pair {
@@ -41,7 +9,7 @@ struct Pair {
     let client: TLSSession
 
     init(policy: PeerPolicy = .acceptAny, clientIdentity: TLSIdentity? = nil, clientCiphers: String? = nil) throws {
-        let serverContext = try TLSContext(.server(identity: Fixtures.server(), peerPolicy: policy))
+        let serverContext = try TLSContext(.server(identity: TestTLS.phoneIdentity.get(), peerPolicy: policy))
         var clientConfiguration = TLSConfiguration.client(identity: clientIdentity)
         clientConfiguration.clientCipherList = clientCiphers
         server = try TLSSession(context: serverContext)

@@ -1,3 +1,4 @@
+import DashportTestSupport
 import Glibc
 import Testing
 import DashportLog

@@ -1,3 +1,4 @@
+import DashportTestSupport
 import DashportTransport
 import Testing
 

@@ -1,3 +1,4 @@
+import DashportTestSupport
 import DashportLog
 import DashportTransport
 import Testing
@@ -5,7 +6,7 @@ import Testing
 /// TCP listener, client and connection over real loopback sockets.
 @Suite struct TCPConnectionTests {
     @Test func bindingPortZeroReportsTheRealPort() async throws {
-        let server = try TestServer()
+        let server = try EchoServer()
         #expect(server.address.host == "127.0.0.1")
         #expect(server.address.port != 0)
         let (client, _) = try await connectedClient(to: server.address)
@@ -14,7 +15,7 @@ import Testing
     }
 
     @Test func echoRoundTrip() async throws {
-        let server = try TestServer()
+        let server = try EchoServer()
         let (client, probe) = try await connectedClient(to: server.address)
         defer { client.abort() }
         client.write(Array("hello, car".utf8))
@@ -26,7 +27,7 @@ import Testing
     }
 
     @Test func echoRoundTripOverIPv6() async throws {
-        let server = try TestServer("[::1]:0")
+        let server = try EchoServer("[::1]:0")
         #expect(server.address.description.hasPrefix("[::1]:"))
         let (client, probe) = try await connectedClient(to: server.address)
         defer { client.abort() }
@@ -37,7 +38,7 @@ import Testing
     }
 
     @Test func oneMebibyteInOneWriteArrivesIntactAndInOrder() async throws {
-        let server = try TestServer()
+        let server = try EchoServer()
         let (client, probe) = try await connectedClient(to: server.address)
         defer { client.abort() }
         let message = pattern(1 << 20)
@@ -50,7 +51,7 @@ import Testing
     }
 
     @Test func concurrentWritersNeverInterleaveWithinAWrite() async throws {
-        let server = try TestServer()
+        let server = try EchoServer()
         let (client, probe) = try await connectedClient(to: server.address)
         defer { client.abort() }
         let writers = 8, records = 200, size = 1024
@@ -85,7 +86,7 @@ import Testing
     }
 
     @Test func threeHundredConcurrentClientsAllComplete() async throws {
-        let server = try TestServer()
+        let server = try EchoServer()
         let address = server.address
         let completed = try await withThrowingTaskGroup(of: Bool.self) { group in
             for index in 0..<300 {
@@ -105,7 +106,7 @@ import Testing
     }
 
     @Test func peerDisconnectingMidStreamClosesOnlyThatConnectionOnce() async throws {
-        let server = try TestServer()
+        let server = try EchoServer()
         let (leaving, leavingProbe) = try await connectedClient(to: server.address)
         let (staying, stayingProbe) = try await connectedClient(to: server.address)
         defer { staying.abort() }
@@ -128,8 +129,8 @@ import Testing
     }
 
     /// The server queues far more than the kernel buffers hold for a client that is not reading yet.
-    private func queueBulk(limit: Int = 64 << 20) async throws -> (TestServer, TCPConnection, TestServer.Accepted, [UInt8]) {
-        let server = try TestServer(echo: false, outboundBufferLimit: limit)
+    private func queueBulk(limit: Int = 64 << 20) async throws -> (EchoServer, TCPConnection, EchoServer.Accepted, [UInt8]) {
+        let server = try EchoServer(echo: false, outboundBufferLimit: limit)
         let client = try await TCPClient.connect(to: server.address)  // not started: reads nothing
         let accepted = try await server.connection(0)
         let bulk = pattern(16 << 20)
@@ -173,7 +174,7 @@ import Testing
 
     @Test func outboundCapClosesOnlyTheSlowConnection() async throws {
         let limit = 256 * 1024
-        let server = try TestServer(outboundBufferLimit: limit)
+        let server = try EchoServer(outboundBufferLimit: limit)
         let slow = try await TCPClient.connect(to: server.address)  // never started: never reads
         defer { slow.abort() }
         let slowOnServer = try await server.connection(0)
@@ -197,7 +198,7 @@ import Testing
 
     @Test func connectionOverTheCapIsClosedAtOnceWhileTheOthersWork() async throws {
         let sink = CollectingSink()
-        let server = try TestServer(maxConnections: 3, logger: Logger(label: "test", level: .debug, sink: sink))
+        let server = try EchoServer(maxConnections: 3, logger: Logger(label: "test", level: .debug, sink: sink))
         var clients: [(TCPConnection, Probe)] = []
         for _ in 0..<3 { clients.append(try await connectedClient(to: server.address)) }
         defer { for (client, _) in clients { client.abort() } }
@@ -220,7 +221,7 @@ import Testing
     }
 
     @Test func bindingAPortInUseFailsWithAClearError() throws {
-        let server = try TestServer()
+        let server = try EchoServer()
         let error = #expect(throws: TransportError.self) {
             try TCPListener.bind(server.address, logger: .silent)
         }
@@ -234,7 +235,7 @@ import Testing
     }
 
     @Test func connectingToAClosedPortFailsWithAClearError() async throws {
-        let server = try TestServer()
+        let server = try EchoServer()
         let address = server.address
         server.listener.shutdown()
         let error = await #expect(throws: TransportError.self) {
@@ -249,7 +250,7 @@ import Testing
 @Suite("Transport back-pressure")
 struct TransportBackPressureTests {
     @Test func socketCallsHappenOnlyOnTheReactorThread() async throws {
-        let server = try TestServer()
+        let server = try EchoServer()
         let (client, probe) = try await connectedClient(to: server.address)
         // Writers on pool threads and a close from a pool thread: all of it must reach the socket
         // through the reactor.
@@ -268,7 +269,7 @@ struct TransportBackPressureTests {
     }
 
     @Test func aPausedConnectionIsNotReadUntilResumed() async throws {
-        let server = try TestServer(echo: false)
+        let server = try EchoServer(echo: false)
         let (client, _) = try await connectedClient(to: server.address)
         defer { client.abort() }
         let accepted = try await server.connection(0)

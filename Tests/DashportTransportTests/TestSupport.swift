@@ -1,81 +1,8 @@
 import DashportLog
+import DashportTestSupport
 import DashportTransport
 import Synchronization
 import Testing
-
-/// A waited-for condition did not hold within its deadline; the test fails instead of hanging.
-struct DeadlineExceeded: Error, CustomStringConvertible {
-    let what: String
-    let timeout: Duration
-    var description: String { "waited \(timeout) for: \(what)" }
-}
-
-/// A value that changes on other threads, on which a test can await a condition, with a deadline.
-final class Watched<Value: Sendable>: Sendable {
-    private struct Waiter {
-        let id: Int
-        let condition: @Sendable (Value) -> Bool
-        let continuation: CheckedContinuation<Bool, Never>
-    }
-    private struct State {
-        var value: Value
-        var waiters: [Waiter] = []
-        var expired: Set<Int> = []
-        var nextID = 0
-    }
-    private let state: Mutex<State>
-
-    init(_ value: Value) { state = Mutex(State(value: value)) }
-
-    var value: Value { state.withLock { $0.value } }
-
-    func update(_ change: (inout Value) -> Void) {
-        let ready = state.withLock { state -> [Waiter] in
-            change(&state.value)
-            let value = state.value
-            let ready = state.waiters.filter { $0.condition(value) }
-            state.waiters.removeAll { waiter in ready.contains { $0.id == waiter.id } }
-            return ready
-        }
-        for waiter in ready { waiter.continuation.resume(returning: true) }
-    }
-
-    /// Returns the value once `condition` holds; throws ``DeadlineExceeded`` after `timeout`, a bound
-    /// against hangs that is generous enough never to matter on a healthy run.
-    @discardableResult
-    func wait(_ what: String, timeout: Duration = .seconds(30),
-              until condition: @escaping @Sendable (Value) -> Bool) async throws -> Value {
-        let id = state.withLock { state in
-            state.nextID += 1
-            return state.nextID
-        }
-        let deadline = Task { [self] in
-            try? await Task.sleep(for: timeout)
-            expire(id)
-        }
-        defer { deadline.cancel() }
-        let met = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            let immediate = state.withLock { state -> Bool? in
-                if condition(state.value) { return true }
-                if state.expired.contains(id) { return false }
-                state.waiters.append(Waiter(id: id, condition: condition, continuation: continuation))
-                return nil
-            }
-            if let immediate { continuation.resume(returning: immediate) }
-        }
-        guard met else { throw DeadlineExceeded(what: what, timeout: timeout) }
-        return value
-    }
-
-    private func expire(_ id: Int) {
-        let waiter = state.withLock { state -> Waiter? in
-            state.expired.insert(id)
-            guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-            return state.waiters.remove(at: index)
-        }
-        waiter?.continuation.resume(returning: false)
-    }
-}
 
 /// Everything one stream delivered to its handler, and anything delivered after `.closed`.
 struct Received: Sendable {
@@ -114,8 +41,9 @@ final class Probe: Sendable {
     }
 }
 
-/// A loopback server that records each accepted connection with a probe, and echoes if asked to.
-final class TestServer: Sendable {
+/// A loopback listener that records each accepted connection with a probe, and echoes if asked to
+/// (the transport's own fixture; `DashportTestSupport`'s `TestServer` is a whole Dashport server).
+final class EchoServer: Sendable {
     let listener: TCPListener
     let accepted = Watched<[Accepted]>([])
 

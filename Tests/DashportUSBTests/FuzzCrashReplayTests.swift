@@ -1,17 +1,15 @@
 import DashportUSB
+import DashportTestSupport
 import Foundation
 import Testing
 
 /// Replays every input kept in `FuzzCrashes/` with the checks `tools/fuzz/FuzzUSB` traps on, and
 /// shows the checks fire on actions that break them.
 @Suite struct FuzzCrashReplayTests {
-    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("FuzzCrashes")
-
     @Test func everyKeptInputKeepsTheInvariants() throws {
-        let names = try FileManager.default.contentsOfDirectory(atPath: Self.directory.path).filter { !$0.hasPrefix(".") }.sorted()
-        try #require(!names.isEmpty, "FuzzCrashes/ must hold at least one input to replay")
-        for name in names {
-            let bytes = Array(try Data(contentsOf: Self.directory.appendingPathComponent(name)))
+        let inputs = try FuzzReplay.keptInputs()
+        try #require(!inputs.isEmpty, "FuzzCrashes/ must hold at least one input to replay")
+        for (name, bytes) in inputs {
             #expect(AccessoryControlChecks.violations(bytes) == [], "\(name)")
         }
     }

@@ -61,15 +61,12 @@ import DashportLink
     @Test func aCarLinksBrowsesFetchesACoverAndPlaysOverUSB() async throws {
         let setup = try await Self.serve()
         let client = try await Self.car(setup)
-        let session = try MediaChannelSession.start(client: client, timeout: .seconds(30))
-        let output = CollectedLines()
-        let transcript = Transcript { output.append($0) }
-        let art = FileManager.default.temporaryDirectory.appendingPathComponent("dashport-usb-art-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: art) }
-        let shell = BrowseShell(
-            session: session, transcript: transcript,
-            options: BrowseShellOptions(saveArtDirectory: art, expectTimeout: .seconds(30)))
-        let notices = transcript.printNotices(of: session)
+        let artDirectory = try TemporaryDirectory()
+        defer { artDirectory.remove() }
+        let art = artDirectory.file("covers")  // made by the shell when it saves the first cover
+        let car = try EmulatedShell(
+            client: client, timeout: .seconds(30), options: BrowseShellOptions(saveArtDirectory: art, expectTimeout: .seconds(30)))
+        let (output, shell, notices) = (car.output, car.shell, car.notices)
         try await shell.start()
         try await shell.run(try EmulatorScript.parse("""
             open 2

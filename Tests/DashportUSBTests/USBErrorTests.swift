@@ -1,20 +1,16 @@
 import DashportServer
 import DashportUSB
 import Foundation
+import DashportTestSupport
 import Testing
 import DashportLog
 
 /// The mistakes a person makes setting up USB get an error that says what to do.
 @Suite struct USBErrorTests {
-    static func temporaryDirectory() throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("dashport-usb-errors-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }
-
     @Test func noFunctionFSMountSaysHowToMountIt() throws {
-        let directory = try Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let directory = temporary.path
         #expect(throws: USBGadgetError.notMounted(directory: directory)) { try FunctionFSDirectory(directory: directory).openControl() }
         #expect(USBGadgetError.notMounted(directory: directory).description.contains("mount -t functionfs"))
     }
@@ -24,8 +20,9 @@ import DashportLog
     }
 
     @Test func noGadgetAndNoControllerAreReportedWithTheFix() throws {
-        let root = try Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: root) }
+        let rootDirectory = try TemporaryDirectory()
+        defer { rootDirectory.remove() }
+        let root = rootDirectory.path
         #expect(throws: USBGadgetError.noGadget(directory: root + "/missing")) {
             try GadgetIdentity.resolve(directory: root + "/missing", controller: nil, udcClassDirectory: root + "/udc")
         }
@@ -73,8 +70,9 @@ import DashportLog
     }
 
     @Test func aServerWhoseGadgetCannotStartRefusesToStartAndSaysWhy() async throws {
-        let state = try Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: state) }
+        let stateDirectory = try TemporaryDirectory()
+        defer { stateDirectory.remove() }
+        let state = stateDirectory.path
         var configuration = ServerConfiguration()
         configuration.listen = "127.0.0.1:0"
         configuration.stateDirectory = state

@@ -1,3 +1,4 @@
+import DashportClock
 import DashportEmulator
 import DashportHeadUnit
 import DashportLink
@@ -109,7 +110,7 @@ enum MultiCarScript {
         for step in script.steps {
             switch step.command {
             case .key(let keycode): try await session.pressKey(keycode)
-            case .wait(let milliseconds): try await Task.sleep(for: .milliseconds(milliseconds))
+            case .wait(let milliseconds): try await session.client.clock.sleep(for: .milliseconds(milliseconds))
             default: throw UsageError("line \(step.line): a stock car (--stock) only presses keys and waits")
             }
         }
@@ -118,11 +119,11 @@ enum MultiCarScript {
     /// A stock car has no hello to wait for: it is ready once the phone opened its input channel.
     private static func waitForInputChannel(_ client: HeadUnitClient, timeout: Duration) async throws {
         guard let input = client.configuration.channel(where: { if case .input = $0 { true } else { false } }) else { return }
-        let clock = ContinuousClock()
+        let clock = client.clock
         let deadline = clock.now + timeout
         while await !client.openChannels.contains(input) {
             guard clock.now < deadline else { throw UsageError("the phone did not open the input channel within \(timeout)") }
-            try await Task.sleep(for: .milliseconds(10))
+            try await clock.sleep(for: .milliseconds(10))
         }
     }
 

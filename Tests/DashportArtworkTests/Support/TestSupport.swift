@@ -1,6 +1,7 @@
 import DashportClock
 import DashportFiles
 import DashportLog
+import DashportTestSupport
 import Foundation
 import Synchronization
 @testable import DashportArtwork
@@ -32,37 +33,6 @@ enum Fixture {
     static var webp: [UInt8] { bytes("wide-600x300.webp") }
     static var bomb: [UInt8] { bytes("bomb-10000x10000.png") }
     static var truncated: [UInt8] { bytes("truncated.jpg") }
-}
-
-/// A fresh directory under /tmp, removed when the test is done with it.
-final class TemporaryDirectory: Sendable {
-    let path: String
-
-    init() {
-        var template = Array("/tmp/dashport-artwork-XXXXXX".utf8CString)
-        path = template.withUnsafeMutableBufferPointer { buffer in
-            // baseAddress: the array is not empty; mkdtemp fills in the Xs.
-            mkdtemp(buffer.baseAddress!).map { String(cString: $0) } ?? "/tmp/dashport-artwork-failed"
-        }
-    }
-
-    func file(_ name: String) -> String { path + "/" + name }
-
-    func write(_ name: String, _ bytes: [UInt8]) {
-        _ = FileManager.default.createFile(atPath: file(name), contents: Data(bytes))
-    }
-
-    /// Names and sizes of the files directly inside `subdirectory` (or the directory itself).
-    func files(in subdirectory: String? = nil) -> [String: Int] {
-        let directory = subdirectory.map { path + "/" + $0 } ?? path
-        var result: [String: Int] = [:]
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
-            result[name] = Files.status(directory + "/" + name)?.size ?? 0
-        }
-        return result
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
 }
 
 /// A fetcher that takes a minute unless cancelled: for the outer request deadline.

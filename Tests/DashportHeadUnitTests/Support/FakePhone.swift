@@ -1,3 +1,4 @@
+import DashportClock
 import DashportTestSupport
 import DashportLink
 import DashportMessages
@@ -8,7 +9,7 @@ import Testing
 import DashportLog
 
 /// A phone for the client tests: a TCP listener on 127.0.0.1 (any port) that runs a real
-/// ``PhoneLink`` per connection, with real TLS and the monotonic clock, and answers the Dashport
+/// ``PhoneLink`` per connection, with real TLS and the system clock (the clock seam's), and answers the Dashport
 /// media channel with a ``FakeMediaServer``. Stands in for the server's connection driver.
 final class FakePhone: Sendable {
     let listener: TCPListener
@@ -36,24 +37,25 @@ final class FakePhone: Sendable {
     }
 
     /// The first connection the phone accepted, waiting for it.
-    func firstConnection() async throws -> FakePhoneConnection {
-        for _ in 0..<2000 {
-            if let first = accepted.connections.withLock({ $0.first }) { return first }
-            try await Task.sleep(for: .milliseconds(5))
+    func firstConnection(sourceLocation: SourceLocation = #_sourceLocation) async throws -> FakePhoneConnection {
+        let accepted = accepted
+        var first: FakePhoneConnection?
+        try await eventually("the phone to accept a connection", sourceLocation: sourceLocation) {
+            first = accepted.connections.withLock { $0.first }
+            return first != nil
         }
-        throw FakePhoneError.noConnection
+        guard let first else { throw TestTimeout(what: "the phone to accept a connection") }
+        return first
     }
 
     deinit { listener.shutdown() }
 }
 
-enum FakePhoneError: Error { case noConnection }
-
 /// One accepted connection: transport events and timer ticks through one ordered queue into the link.
 actor FakePhoneConnection {
     private let link: PhoneLink?
     private let connection: TCPConnection
-    private let origin = ContinuousClock.now
+    private let clock = SystemClock()
     private var media: FakeMediaServer
     private var timer: Task<Void, Never>?
     private let inputs: AsyncStream<Input>
@@ -73,7 +75,7 @@ actor FakePhoneConnection {
         (inputs, inputSink) = AsyncStream.makeStream(of: Input.self)
     }
 
-    private var now: Duration { ContinuousClock.now - origin }
+    private var now: Duration { clock.now.sinceOrigin }
 
     func begin() async {
         guard let link else {
@@ -116,9 +118,10 @@ actor FakePhoneConnection {
         timer?.cancel()
         guard let next = link?.nextDeadline else { return }
         let sink = inputSink
-        let deadline = origin + next
-        timer = Task {
-            guard (try? await ContinuousClock().sleep(until: deadline, tolerance: nil)) != nil else { return }
+        // Rounded up to the clock's millisecond, so the `now` read on waking is never before it.
+        let deadline = ClockInstant(sinceOrigin: next + .nanoseconds(999_999))
+        timer = Task { [clock] in
+            guard (try? await clock.sleep(until: deadline)) != nil else { return }
             sink.yield(.tick)
         }
     }

@@ -3,6 +3,7 @@ import DashportHeadUnit
 import DashportLink
 import DashportTLS
 import Testing
+import DashportRandom
 
 /// A phone link and a fake head unit wired back to back in memory with a fake clock, like
 /// swift-nio-ssl's `interactInMemory`: real OpenSSL on both sides, no sockets, no sleeps.
@@ -157,20 +158,5 @@ final class LinkHarness {
         }
         splitter = rng
         return result
-    }
-}
-
-/// A small deterministic random generator for reproducible byte splits.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,3 +1,4 @@
+import DashportClock
 import DashportTestSupport
 import Foundation
 import Testing
@@ -7,8 +8,9 @@ import DashportLog
 import DashportTLS
 import DashportTransport
 
-/// A head unit over real TCP for the server's tests: the car-role link on a TCP connection,
-/// recording every event, with bounded waits that fail the test instead of hanging.
+/// A head unit over real TCP for the server's tests: the car-role link on a TCP connection, ticked
+/// at its deadlines on the clock seam, recording every event, with bounded waits (``eventually``)
+/// that fail the test instead of hanging.
 actor TestCar {
     let connection: TCPConnection
     let link: HeadUnitLink
@@ -18,34 +20,29 @@ actor TestCar {
     private var closedState: String?
     /// The server closed the TCP connection (or it failed).
     private(set) var transportClosed = false
-    private var ticker: Task<Void, Never>?
-    private let clock = ContinuousClock()
-    private let start: ContinuousClock.Instant
+    private let clock: any DashportClock
+    /// Sleeps until the link's next deadline, then ticks it (re-armed after every step).
+    private var timer: Task<Void, Never>?
+    private var timerDeadline: Duration?
 
-    static let clientContext: TLSContext = {
-        // Safe to force: generating a test identity and a client context only fails if OpenSSL
-        // itself is broken, and then every test here is meaningless anyway.
-        let identity = try! TLSIdentity.generate(commonName: "dashport test car")
-        return try! TLSContext(.client(identity: identity))
-    }()
-
-    private init(connection: TCPConnection, link: HeadUnitLink) {
+    private init(connection: TCPConnection, link: HeadUnitLink, clock: any DashportClock) {
         self.connection = connection
         self.link = link
-        self.start = clock.now
+        self.clock = clock
     }
 
     /// Connects and, unless `startLink` is false, sends VERSION_REQUEST at once.
     static func connect(
-        to address: ListenAddress, configuration: HeadUnitConfiguration = HeadUnitConfiguration(), startLink: Bool = true
+        to address: ListenAddress, configuration: HeadUnitConfiguration = HeadUnitConfiguration(), startLink: Bool = true,
+        clock: any DashportClock = SystemClock()
     ) async throws -> TestCar {
         let connection = try await TCPClient.connect(to: address)
         // Not the 10 s of a real car: when the whole suite starts at once, a car's first turns can
         // come that late (the server's side is TestServer's, also 120 s).
         var configuration = configuration
         configuration.handshakeDeadline = .seconds(120)
-        let link = HeadUnitLink(configuration: configuration, tls: try TLSSession(context: clientContext))
-        let car = TestCar(connection: connection, link: link)
+        let link = HeadUnitLink(configuration: configuration, tls: try TLSSession(context: TestTLS.carContext.get()))
+        let car = TestCar(connection: connection, link: link, clock: clock)
         await car.begin(startLink: startLink)
         return car
     }
@@ -57,24 +54,43 @@ actor TestCar {
             for await event in stream { await self?.transport(event) }
         }
         if startLink { perform(link.start(now: now)) }
-        ticker = Task { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(50))
-                await self?.tick()
-            }
-        }
     }
 
-    private var now: Duration { clock.now - start }
+    private var now: Duration { clock.now.sinceOrigin }
 
     private func transport(_ event: TransportEvent) {
         switch event {
         case .received(let bytes): perform(link.receive(bytes, now: now))
-        case .closed: transportClosed = true; ticker?.cancel()
+        case .closed:
+            transportClosed = true
+            stopTimer()
         }
     }
 
-    private func tick() { perform(link.tick(now: now)) }
+    private func tick() {
+        timerDeadline = nil
+        perform(link.tick(now: now))
+    }
+
+    private func rearmTimer() {
+        let next = transportClosed ? nil : link.nextDeadline
+        guard next != timerDeadline else { return }
+        timer?.cancel()
+        timerDeadline = next
+        guard let next else { timer = nil; return }
+        // Rounded up to the clock's millisecond, so the `now` read on waking is never before it.
+        let wake = ClockInstant(sinceOrigin: next + .nanoseconds(999_999))
+        timer = Task { [weak self, clock] in
+            do { try await clock.sleep(until: wake) } catch { return }
+            await self?.tick()
+        }
+    }
+
+    private func stopTimer() {
+        timer?.cancel()
+        timer = nil
+        timerDeadline = nil
+    }
 
     private func perform(_ actions: [HeadUnitAction]) {
         for action in actions {
@@ -88,6 +104,7 @@ actor TestCar {
                 connection.close()
             }
         }
+        rearmTimer()
     }
 
     /// Writes raw bytes, bypassing the link (garbage, broken frames).
@@ -101,7 +118,7 @@ actor TestCar {
     func sayByeBye() { perform(link.sayByeBye(now: now)) }
 
     func abort() {
-        ticker?.cancel()
+        stopTimer()
         connection.abort()
     }
 
@@ -110,19 +127,21 @@ actor TestCar {
         _ what: String, timeout: Duration = .seconds(60), sourceLocation: SourceLocation = #_sourceLocation,
         _ condition: @Sendable (isolated TestCar) -> Bool
     ) async throws {
-        let deadline = clock.now + timeout
-        while !condition(self) {
-            // A closed connection brings nothing more: fail now rather than at the deadline.
-            if clock.now > deadline || transportClosed {
-                Issue.record(
-                    Comment(rawValue: "timed out waiting for \(what); events: \(events.map { "\($0)" }.suffix(8))\n"
-                        + "this car: link \(link.phase), tcp \(connection.debugState)\n"
-                        + (closedState.map { "when its link closed: \($0)\nnow: " } ?? "") + TestServer.diagnostics()),
-                    sourceLocation: sourceLocation)
-                throw TestTimeout(what: what)
-            }
-            try await Task.sleep(for: .milliseconds(20))
+        var timedOut: (any Error)?
+        do {
+            // A closed connection brings nothing more: stop waiting then rather than at the deadline.
+            try await eventually(what, timeout: timeout, sourceLocation: sourceLocation) { condition(self) || transportClosed }
+        } catch {
+            timedOut = error
         }
+        guard timedOut != nil || !condition(self) else { return }
+        Issue.record(
+            Comment(rawValue: (timedOut == nil ? "the connection closed before \(what)" : "timed out waiting for \(what)")
+                + "; events: \(events.map { "\($0)" }.suffix(8))\n"
+                + "this car: link \(link.phase), tcp \(connection.debugState)\n"
+                + (closedState.map { "when its link closed: \($0)\nnow: " } ?? "") + TestServer.diagnostics()),
+            sourceLocation: sourceLocation)
+        throw timedOut ?? TestTimeout(what: what)
     }
 
     var openedChannels: Set<UInt8> {

@@ -158,11 +158,3 @@ struct FakeConfigfs {
 
     func remove() { try? FileManager.default.removeItem(atPath: root) }
 }
-
-
-/// Output lines collected from a transcript, from any thread.
-final class CollectedLines: Sendable {
-    private let storage = Mutex<[String]>([])
-    var all: [String] { storage.withLock { $0 } }
-    func append(_ line: String) { storage.withLock { $0.append(line) } }
-}

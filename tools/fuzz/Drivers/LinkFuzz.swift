@@ -8,6 +8,7 @@ import DashportHeadUnit
 import DashportLink
 import DashportMessages
 import DashportTLS
+import DashportRandom
 
 /// Runs one input through a fresh `PhoneLink` with a real TLS server context and reports every
 /// break of the driver contract through `fuzzViolation` (the fuzz target traps, the tests record).
@@ -69,7 +70,7 @@ public enum LinkFuzz {
     static func runRaw(_ input: [UInt8]) {
         let phone = PhoneLink(configuration: rawConfiguration(input[0]), tls: phoneSession())
         let watch = Watch(phone)
-        var random = FuzzRandom(seed: fnv1a(input))
+        var random = SplitMix64(hashing: input)
         var now = Duration.seconds(1000)
         _ = watch.tick(now)
         var offset = 1
@@ -209,26 +210,5 @@ public enum LinkFuzz {
             return
         }
         fuzzCheck(decoder.bufferedByteCount == 0 && partial == nil, "a send ends inside a frame or a message")
-    }
-
-    // MARK: - Input helpers
-
-    /// FNV-1a over the input: the seed of its split points.
-    static func fnv1a(_ bytes: [UInt8]) -> UInt64 {
-        bytes.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 }
-    }
-
-    /// SplitMix64, seeded from the input: where the bytes are split.
-    struct FuzzRandom {
-        private var state: UInt64
-        init(seed: UInt64) { state = seed }
-
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 }

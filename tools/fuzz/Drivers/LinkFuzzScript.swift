@@ -4,6 +4,7 @@ import DashportFrames
 import DashportHeadUnit
 import DashportLink
 import DashportMessages
+import DashportRandom
 
 extension LinkFuzz {
     /// A `PhoneLink` and a `HeadUnitLink` back to back in memory, driven by the input.
@@ -20,7 +21,7 @@ extension LinkFuzz {
         let headUnit: HeadUnitLink
         let watch: Watch
         private var reader: FuzzReader
-        private var random: FuzzRandom
+        private var random: SplitMix64
         private(set) var now = Duration.seconds(1000)
         private var toPhone: [UInt8] = []
         private var toHeadUnit: [UInt8] = []
@@ -50,7 +51,7 @@ extension LinkFuzz {
             phone = PhoneLink(tls: LinkFuzz.phoneSession())
             headUnit = HeadUnitLink(configuration: configuration, tls: LinkFuzz.carSession(certificate: flags & 0x20 == 0))
             watch = Watch(phone)
-            random = FuzzRandom(seed: LinkFuzz.fnv1a(input))
+            random = SplitMix64(hashing: input)
         }
 
         func run() {

@@ -2,6 +2,7 @@
 // In a plain `swift build` this file holds only declarations, so the product is a program that
 // does nothing; only `--sanitize fuzzer` links libFuzzer's main, which calls the entry point.
 import DashportFrames
+import DashportRandom
 
 /// Runs arbitrary bytes through `FrameDecoder` and `MessageAssembler` and traps when an
 /// invariant breaks (libFuzzer then saves the input as a crash):
@@ -47,20 +48,8 @@ private func decode(_ input: [UInt8], chunks: [Range<Int>], limits: FrameLimits)
 
 /// Chunk boundaries from a SplitMix64 stream seeded with an FNV-1a hash of the input.
 private func randomChunks(_ input: [UInt8]) -> [Range<Int>] {
-    var state: UInt64 = input.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 }
-    var ranges: [Range<Int>] = []
-    var start = 0
-    while start < input.count {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        z ^= z >> 31
-        let end = min(input.count, start + 1 + Int(z % 24))
-        ranges.append(start..<end)
-        start = end
-    }
-    return ranges
+    var random = SplitMix64(hashing: input)
+    return random.pieces(covering: input.count, maxLength: 24)
 }
 
 private func check(_ input: [UInt8], limits: FrameLimits) {
