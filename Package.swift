@@ -53,17 +53,18 @@ let package = Package(
         .systemLibrary(name: "CDashportLinux"),
         .systemLibrary(name: "CDashportFunctionFS"),
         .systemLibrary(name: "CDashportUSB", pkgConfig: "libusb-1.0", providers: [.apt(["libusb-1.0-0-dev"])]),
-        .systemLibrary(name: "CDashportCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // libcurl through a C target of Dashport's own wrappers that opens it (dlopen) before the
+        // first download instead of linking it: an idle server does not map it and its ~25
+        // dependencies (issue 10, item 6). Its headers come from libcurl4-openssl-dev (tools/setup).
+        .target(name: "CDashportCurl"),
         // libvips through a C target of Dashport's own wrappers, not `.systemLibrary(pkgConfig: "vips")`:
         // vips' pkg-config flags carry `-pthread`, which SwiftPM rejects with a warning. Only the .c file
         // sees glib's headers, whose include paths come from pkg-config (gobject-2.0) through
-        // CDashportGLib; the public header has plain C types.
+        // CDashportGLib; the public header has plain C types. libvips is not linked: the wrapper
+        // opens it (dlopen) when the first cover is scaled, so an idle server does not map it and
+        // its ~100 dependencies (issue 10, item 6).
         .systemLibrary(name: "CDashportGLib", pkgConfig: "gobject-2.0", providers: [.apt(["libglib2.0-dev"])]),
-        .target(
-            name: "CDashportVips",
-            dependencies: ["CDashportGLib"],
-            linkerSettings: [.linkedLibrary("vips"), .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0")]
-        ),
+        .target(name: "CDashportVips", dependencies: ["CDashportGLib"]),
         .target(
             name: "CAAPProto",
             linkerSettings: [.linkedLibrary("protobuf-c")]
@@ -121,7 +122,7 @@ let package = Package(
         .target(
             name: "DashportServer",
             dependencies: [
-                "DashportTransport", "DashportUSB", "DashportLink", "DashportServices", "DashportControl", "DashportTLS", "DashportRecording",
+                "CDashportLinux", "DashportTransport", "DashportUSB", "DashportLink", "DashportServices", "DashportControl", "DashportTLS", "DashportRecording",
                 "DashportBrowse", "DashportArtwork", "DashportSession", "DashportClock", "DashportLog",
                 "DashportFiles", "DashportDigest", "DashportCommandLine",
             ],
@@ -156,6 +157,12 @@ let package = Package(
                 "DashportTransport", "DashportBrowse", "DashportLog", "DashportCommandLine",
             ],
             path: "tools/bench/link",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "dashport-bench-codec",
+            dependencies: ["DashportMessages", "CAAPProto", "DashportCommandLine"],
+            path: "tools/bench/codec",
             swiftSettings: strict
         ),
         .executableTarget(

@@ -11,6 +11,7 @@
 #include <netinet/tcp.h>
 #include <arpa/inet.h>
 #include <signal.h>
+#include <malloc.h>
 
 // accept4 is declared by glibc only under _GNU_SOURCE, which Swift's Glibc module does not set.
 // The symbol is always in libc; declare it so the transport can accept non-blocking, close-on-exec
@@ -22,5 +23,11 @@ extern int accept4(int fd, struct sockaddr *addr, socklen_t *addrlen, int flags)
 /// accept4(2) under a project-specific name, so it never clashes with a module that declares it.
 static inline int cdashport_accept4(int fd, struct sockaddr *addr, socklen_t *addrlen, int flags) {
     return accept4(fd, addr, addrlen, flags);
+}
+
+/// glibc's malloc keeps at most `count` arenas (mallopt M_ARENA_MAX; 8 per core by default).
+/// Returns 1 on success.
+static inline int cdashport_set_malloc_arena_max(int count) {
+    return mallopt(M_ARENA_MAX, count);
 }
 #endif

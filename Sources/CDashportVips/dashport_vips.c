@@ -1,35 +1,91 @@
 // Fixed-arity wrappers over libvips' variadic, GObject-based API (see include/CDashportVips.h).
+//
+// libvips is not linked: it is opened with dlopen the first time a cover is scaled. Linked, it
+// and the ~100 libraries it needs (pango, cairo, librsvg, poppler's and OpenEXR's dependencies,
+// ...) were loaded, relocated and their constructors run in every `dashport serve`, about
+// 11 MiB of resident pages before any car asked for a cover (issue 10, item 6). The headers are
+// still included, so every entry point below is called through a pointer of its exact type.
 #include "CDashportVips.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <vips/vips.h>
 
+// Every libvips and GLib function this file calls, resolved from the libvips handle (dlsym on
+// it also finds GLib's and GObject's symbols, which libvips depends on).
+#define DASHPORT_VIPS_SYMBOLS(X) \
+    X(vips_version) X(vips_init) X(vips_cache_set_max) X(vips_cache_set_max_files) \
+    X(vips_block_untrusted_set) X(vips_error_buffer_copy) X(vips_error_clear) \
+    X(vips_source_new_from_descriptor) X(vips_foreign_find_load_source) \
+    X(vips_image_new_from_source) X(vips_image_get_width) X(vips_image_get_height) \
+    X(vips_image_hasalpha) X(vips_thumbnail_source) X(vips_pngsave_buffer) \
+    X(vips_jpegsave_buffer) X(g_log_set_handler) X(g_free) X(g_object_unref)
+
+static struct {
+#define DASHPORT_VIPS_POINTER(name) __typeof__(name) *name;
+    DASHPORT_VIPS_SYMBOLS(DASHPORT_VIPS_POINTER)
+#undef DASHPORT_VIPS_POINTER
+} lib;
+
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static int init_result = -1;
+static char init_error[256] = "libvips was not started";
 
 static void ignore_log(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
     (void)domain; (void)level; (void)message; (void)data;
 }
 
+/// Opens the libvips whose ABI these headers describe (libvips.so.42 for 8.x) and resolves
+/// every symbol of DASHPORT_VIPS_SYMBOLS. 0 on success; else init_error says why.
+static int open_library(void) {
+    char soname[32];
+    snprintf(soname, sizeof soname, "libvips.so.%d", VIPS_LIBRARY_CURRENT - VIPS_LIBRARY_AGE);
+    void *handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+    if (handle == NULL) {
+        const char *reason = dlerror();
+        snprintf(init_error, sizeof init_error, "%s", reason != NULL ? reason : soname);
+        return -1;
+    }
+#define DASHPORT_VIPS_RESOLVE(name) \
+    lib.name = (__typeof__(lib.name))dlsym(handle, #name); \
+    if (lib.name == NULL) { \
+        snprintf(init_error, sizeof init_error, "%s has no symbol %s", soname, #name); \
+        return -1; \
+    }
+    DASHPORT_VIPS_SYMBOLS(DASHPORT_VIPS_RESOLVE)
+#undef DASHPORT_VIPS_RESOLVE
+    // The handle is never closed: libvips cannot be shut down and started again in one process.
+    return 0;
+}
+
 static void init_vips(void) {
-    if (VIPS_INIT("dashport")) {
-        init_result = -1;
+    if (open_library() != 0) return;
+    // What VIPS_INIT checks: the library's ABI is the one these headers describe.
+    int abi = lib.vips_version(3) - lib.vips_version(5);
+    if (abi != VIPS_LIBRARY_CURRENT - VIPS_LIBRARY_AGE) {
+        snprintf(init_error, sizeof init_error, "libvips has ABI version %d, Dashport was built for %d",
+                 abi, VIPS_LIBRARY_CURRENT - VIPS_LIBRARY_AGE);
+        return;
+    }
+    if (lib.vips_init("dashport")) {
+        snprintf(init_error, sizeof init_error, "vips_init failed");
         return;
     }
     // Thumbnails are made once and cached on disk by Dashport; vips' own operation cache would
     // only hold memory and open files.
-    vips_cache_set_max(0);
-    vips_cache_set_max_files(0);
+    lib.vips_cache_set_max(0);
+    lib.vips_cache_set_max_files(0);
     // Loaders marked untrusted (ImageMagick, PDF, SVG, ...) are never reached by untrusted data.
-    vips_block_untrusted_set(TRUE);
+    lib.vips_block_untrusted_set(TRUE);
     // Warnings (e.g. "premature end of JPEG file") surface as errors via fail_on; keep stderr clean.
-    g_log_set_handler("VIPS", (GLogLevelFlags)(G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO
-                                               | G_LOG_LEVEL_DEBUG), ignore_log, NULL);
+    lib.g_log_set_handler("VIPS", (GLogLevelFlags)(G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO
+                                                   | G_LOG_LEVEL_DEBUG), ignore_log, NULL);
     init_result = 0;
 }
 
@@ -38,7 +94,14 @@ int dashport_vips_init(void) {
     return init_result;
 }
 
-void dashport_vips_free(void *bytes) { g_free(bytes); }
+const char *dashport_vips_init_error(void) {
+    return dashport_vips_init() == 0 ? "" : init_error;
+}
+
+void dashport_vips_free(void *bytes) {
+    // Bytes exist only if libvips was started, so g_free is resolved; NULL is fine either way.
+    if (bytes != NULL && lib.g_free != NULL) lib.g_free(bytes);
+}
 
 /// Copies text into the caller's buffer, without a trailing newline, always NUL-terminated.
 static void copy_text(char *error, size_t capacity, const char *text) {
@@ -52,9 +115,9 @@ static void copy_text(char *error, size_t capacity, const char *text) {
 
 /// Moves libvips' error buffer (or `fallback` when it is empty) into the caller's buffer.
 static void take_vips_error(char *error, size_t capacity, const char *fallback) {
-    char *text = vips_error_buffer_copy();
+    char *text = lib.vips_error_buffer_copy();
     copy_text(error, capacity, (text != NULL && text[0] != '\0') ? text : fallback);
-    g_free(text);
+    lib.g_free(text);
 }
 
 /// Opens `path` as a vips source. The file is opened by descriptor so vips never parses
@@ -65,7 +128,7 @@ static dashport_vips_status open_source(const char *path, VipsSource **out, char
         copy_text(error, capacity, strerror(errno));
         return DASHPORT_VIPS_IO;
     }
-    VipsSource *source = vips_source_new_from_descriptor(fd);
+    VipsSource *source = lib.vips_source_new_from_descriptor(fd);
     close(fd);  // the source holds its own duplicate
     if (source == NULL) {
         take_vips_error(error, capacity, "cannot open source");
@@ -77,11 +140,11 @@ static dashport_vips_status open_source(const char *path, VipsSource **out, char
 
 /// The loader libvips would pick, by sniffing the bytes (the name of the loader's class).
 static dashport_vips_format format_of(VipsSource *source) {
-    const char *loader = vips_foreign_find_load_source(source);
+    const char *loader = lib.vips_foreign_find_load_source(source);
     if (loader == NULL) {
         // Drop vips' "not a known format" so it does not prefix a later error. The buffer is
         // global, so this is the only place that clears it outside taking an error.
-        vips_error_clear();
+        lib.vips_error_clear();
         return DASHPORT_VIPS_FORMAT_UNKNOWN;
     }
     if (strcmp(loader, "VipsForeignLoadJpegSource") == 0) return DASHPORT_VIPS_FORMAT_JPEG;
@@ -92,27 +155,31 @@ static dashport_vips_format format_of(VipsSource *source) {
 
 dashport_vips_status dashport_vips_probe_file(const char *path, dashport_vips_probe_result *out,
                                               char *error, size_t error_capacity) {
+    if (dashport_vips_init() != 0) {
+        copy_text(error, error_capacity, init_error);
+        return DASHPORT_VIPS_FAILED;
+    }
     VipsSource *source = NULL;
     dashport_vips_status status = open_source(path, &source, error, error_capacity);
     if (status != DASHPORT_VIPS_OK) return status;
     dashport_vips_format format = format_of(source);
     if (format == DASHPORT_VIPS_FORMAT_UNKNOWN) {
         copy_text(error, error_capacity, "not a JPEG, PNG or WebP image");
-        g_object_unref(source);
+        lib.g_object_unref(source);
         return DASHPORT_VIPS_UNSUPPORTED;
     }
     // Sequential access: only the header is read here; no pixel is decoded.
-    VipsImage *image = vips_image_new_from_source(source, "", "access", VIPS_ACCESS_SEQUENTIAL, NULL);
-    g_object_unref(source);
+    VipsImage *image = lib.vips_image_new_from_source(source, "", "access", VIPS_ACCESS_SEQUENTIAL, NULL);
+    lib.g_object_unref(source);
     if (image == NULL) {
         take_vips_error(error, error_capacity, "cannot read image header");
         return DASHPORT_VIPS_FAILED;
     }
-    out->width = vips_image_get_width(image);
-    out->height = vips_image_get_height(image);
-    out->has_alpha = vips_image_hasalpha(image) ? 1 : 0;
+    out->width = lib.vips_image_get_width(image);
+    out->height = lib.vips_image_get_height(image);
+    out->has_alpha = lib.vips_image_hasalpha(image) ? 1 : 0;
     out->format = format;
-    g_object_unref(image);
+    lib.g_object_unref(image);
     return DASHPORT_VIPS_OK;
 }
 
@@ -120,41 +187,45 @@ dashport_vips_status dashport_vips_thumbnail_file(const char *path, int box_widt
                                                   int jpeg_quality,
                                                   dashport_vips_thumbnail_result *out,
                                                   char *error, size_t error_capacity) {
+    if (dashport_vips_init() != 0) {
+        copy_text(error, error_capacity, init_error);
+        return DASHPORT_VIPS_FAILED;
+    }
     VipsSource *source = NULL;
     dashport_vips_status status = open_source(path, &source, error, error_capacity);
     if (status != DASHPORT_VIPS_OK) return status;
     if (format_of(source) == DASHPORT_VIPS_FORMAT_UNKNOWN) {
         copy_text(error, error_capacity, "not a JPEG, PNG or WebP image");
-        g_object_unref(source);
+        lib.g_object_unref(source);
         return DASHPORT_VIPS_UNSUPPORTED;
     }
     VipsImage *thumbnail = NULL;
-    int failed = vips_thumbnail_source(source, &thumbnail, box_width,
+    int failed = lib.vips_thumbnail_source(source, &thumbnail, box_width,
                                        "height", box_height,
                                        "size", VIPS_SIZE_DOWN,
                                        // libvips 8.14 does not pass thumbnail's own fail_on on to a
                                        // source loader; the loader's option string does.
                                        "option_string", "fail_on=error",
                                        NULL);
-    g_object_unref(source);
+    lib.g_object_unref(source);
     if (failed) {
         take_vips_error(error, error_capacity, "thumbnail failed");
         return DASHPORT_VIPS_FAILED;
     }
-    int has_alpha = vips_image_hasalpha(thumbnail) ? 1 : 0;
+    int has_alpha = lib.vips_image_hasalpha(thumbnail) ? 1 : 0;
     void *bytes = NULL;
     size_t length = 0;
     // Pixels are decoded here, while saving: truncated data fails now (fail_on above).
     if (has_alpha) {
-        failed = vips_pngsave_buffer(thumbnail, &bytes, &length, "strip", TRUE, "bitdepth", 8, NULL);
+        failed = lib.vips_pngsave_buffer(thumbnail, &bytes, &length, "strip", TRUE, "bitdepth", 8, NULL);
     } else {
-        failed = vips_jpegsave_buffer(thumbnail, &bytes, &length, "Q", jpeg_quality, "strip", TRUE, NULL);
+        failed = lib.vips_jpegsave_buffer(thumbnail, &bytes, &length, "Q", jpeg_quality, "strip", TRUE, NULL);
     }
-    int width = vips_image_get_width(thumbnail);
-    int height = vips_image_get_height(thumbnail);
-    g_object_unref(thumbnail);
+    int width = lib.vips_image_get_width(thumbnail);
+    int height = lib.vips_image_get_height(thumbnail);
+    lib.g_object_unref(thumbnail);
     if (failed) {
-        g_free(bytes);
+        lib.g_free(bytes);
         take_vips_error(error, error_capacity, "encoding failed");
         return DASHPORT_VIPS_FAILED;
     }

@@ -34,7 +34,9 @@ struct ArtworkScaler: Sendable {
 
     /// Blocking: probe, check the pixel cap, thumbnail, encode.
     static func scale(_ path: String, _ box: ArtworkBox, maxPixels: Int, quality: Int) -> Result<ArtworkImage, ArtworkError> {
-        guard dashport_vips_init() == 0 else { return .failure(.decodeFailed("libvips failed to start")) }
+        guard dashport_vips_init() == 0 else {
+            return .failure(.decodeFailed("libvips failed to start: " + String(cString: dashport_vips_init_error())))
+        }
         var errorText = [CChar](repeating: 0, count: 512)
         var probe = dashport_vips_probe_result()
         let probed = dashport_vips_probe_file(path, &probe, &errorText, errorText.count)

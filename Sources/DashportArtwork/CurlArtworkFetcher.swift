@@ -64,9 +64,4 @@ public struct CurlArtworkFetcher: ArtworkFetcher {
         default: false
         }
     }
-
-    /// `curl_global_init`, once per process, before the first transfer.
-    static let globalInit: Void = {
-        _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
-    }()
 }

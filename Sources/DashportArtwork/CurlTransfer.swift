@@ -34,9 +34,11 @@ final class CurlTransfer: Sendable {
     /// Runs the transfer to its end (blocking) and closes the file.
     func perform(url: String) -> CurlArtworkFetcher.Outcome {
         defer { close(fd) }
-        CurlArtworkFetcher.globalInit
-        guard let curl = curl_easy_init() else { return CurlArtworkFetcher.Outcome(error: .io("cannot start libcurl")) }
-        defer { curl_easy_cleanup(curl) }
+        guard dashport_curl_load() == 0 else {
+            return CurlArtworkFetcher.Outcome(error: .io("cannot load libcurl: " + String(cString: dashport_curl_load_error())))
+        }
+        guard let curl = dashport_curl_easy_init() else { return CurlArtworkFetcher.Outcome(error: .io("cannot start libcurl")) }
+        defer { dashport_curl_easy_cleanup(curl) }
         state.withLock { $0.handle = UInt(bitPattern: curl) }
         let context = Unmanaged.passUnretained(self).toOpaque()
         let protocols = limits.allowPlainHTTP ? "http,https" : "https"
@@ -65,7 +67,7 @@ final class CurlTransfer: Sendable {
         if let refused = settings.first(where: { $0 != CURLE_OK }) {
             return CurlArtworkFetcher.Outcome(error: .io("libcurl refused an option: \(Self.text(refused))"))
         }
-        let code = withExtendedLifetime(self) { curl_easy_perform(curl) }
+        let code = withExtendedLifetime(self) { dashport_curl_easy_perform(curl) }
         var outcome = state.withLock { state -> CurlArtworkFetcher.Outcome in
             state.handle = 0
             return state.outcome
@@ -138,7 +140,7 @@ final class CurlTransfer: Sendable {
     }
 
     static func text(_ code: CURLcode) -> String {
-        curl_easy_strerror(code).map { String(cString: $0) } ?? "libcurl error \(code.rawValue)"
+        dashport_curl_easy_strerror(code).map { String(cString: $0) } ?? "libcurl error \(code.rawValue)"
     }
 }
 

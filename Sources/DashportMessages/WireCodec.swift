@@ -8,6 +8,9 @@ protocol CMessageMirror: WireMessage {
     associatedtype CMessage
     /// The full proto name, e.g. `dashport.aap.PingRequest`.
     static var protoName: String { get }
+    /// The descriptor protoc-c generated for the C twin (through the accessor tools/regenerate
+    /// writes into caapproto.h, as Swift cannot take the address of a `const` C global).
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { get }
     /// Runs the protoc-c `…__init` function: zeroes the struct and sets its descriptor.
     static func cInitialize(_ c: UnsafeMutablePointer<CMessage>)
     /// Copies an unpacked C message into a Swift value.
@@ -24,12 +27,11 @@ enum WireCodec {
         guard count <= WireLimits.maximumMessageBytes else {
             throw WireDecodingError(messageName: M.protoName, reason: .tooLarge(limit: WireLimits.maximumMessageBytes), byteCount: count)
         }
-        let descriptor = Self.descriptor(of: M.self)
         let unpacked: UnsafeMutablePointer<ProtobufCMessage>?
-        if let contiguous = bytes.withContiguousStorageIfAvailable({ Self.unpack(descriptor, $0) }) {
+        if let contiguous = bytes.withContiguousStorageIfAvailable({ Self.unpack(M.cDescriptor, $0) }) {
             unpacked = contiguous
         } else {
-            unpacked = Array(bytes).withUnsafeBufferPointer { Self.unpack(descriptor, $0) }
+            unpacked = Array(bytes).withUnsafeBufferPointer { Self.unpack(M.cDescriptor, $0) }
         }
         guard let unpacked else {
             throw WireDecodingError(messageName: M.protoName, reason: .malformed, byteCount: count)
@@ -39,24 +41,13 @@ enum WireCodec {
     }
 
     static func encode<M: CMessageMirror>(_ message: M) -> [UInt8] {
-        let arena = WireArena()
-        return withExtendedLifetime(arena) {
+        WireArena.with { arena in
             let base = Self.base(of: arena.message(message))
             let size = protobuf_c_message_get_packed_size(base)
             return [UInt8](unsafeUninitializedCapacity: size) { buffer, written in
                 written = size == 0 ? 0 : protobuf_c_message_pack(base, buffer.baseAddress)
             }
         }
-    }
-
-    /// The descriptor protoc-c generated for `M`, read from a freshly initialised struct (the
-    /// descriptor globals are `const` and cannot be addressed from Swift).
-    private static func descriptor<M: CMessageMirror>(of type: M.Type) -> UnsafePointer<ProtobufCMessageDescriptor> {
-        let probe = UnsafeMutablePointer<M.CMessage>.allocate(capacity: 1)
-        defer { probe.deallocate() }
-        M.cInitialize(probe)
-        // Safe: the …__init function always sets the descriptor of the message it initialises.
-        return Self.base(of: probe).pointee.descriptor!
     }
 
     /// Every protoc-c message struct begins with its `ProtobufCMessage base` member, so a pointer to

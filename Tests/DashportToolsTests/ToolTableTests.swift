@@ -54,7 +54,8 @@ import DashportLink
     @Test func everyOptionLandsInOptions() throws {
         let parsed = try ParsedCommand.parse(
             ["--connects", "5", "--restarts", "0", "--rounds", "2", "--seconds", "0.5", "--depth", "8", "--cars", "3",
-             "--many-depth", "2", "--memory-cars", "4", "--dashport", "/bin/true", "--skip-memory"],
+             "--many-depth", "2", "--memory-cars", "4", "--memory-waves", "3", "--dashport", "/bin/true", "--skip-memory",
+             "--only-memory"],
             as: Options.spec)
         let options = try Options(parsed)
         #expect(options.connects == 5)
@@ -67,8 +68,11 @@ import DashportLink
         #expect(options.memoryCars == 4)
         #expect(options.dashport == "/bin/true")
         #expect(options.skipMemory)
+        #expect(options.memoryWaves == 3)
+        #expect(options.onlyMemory)
         let defaults = try Options(ParsedCommand.parse([], as: Options.spec))
         #expect(defaults.connects == 30 && defaults.seconds == 2 && !defaults.skipMemory && defaults.dashport == nil)
+        #expect(defaults.memoryWaves == 2 && !defaults.onlyMemory)
     }
 
     @Test func outOfRangeValuesAreRefused() throws {

@@ -51,9 +51,14 @@ typedef struct {
     int is_png;
 } dashport_vips_thumbnail_result;
 
-/// Starts libvips once per process (thread-safe; later calls return the first result):
-/// no operation cache, untrusted loaders blocked, warnings not printed. 0 on success.
+/// Loads libvips (dlopen, on first use) and starts it once per process (thread-safe; later calls
+/// return the first result): no operation cache, untrusted loaders blocked, warnings not printed.
+/// 0 on success. The functions below start it themselves when needed.
 int dashport_vips_init(void);
+
+/// Why dashport_vips_init failed (the library missing, a symbol or ABI mismatch), or "" when it
+/// succeeded. The text is static.
+const char *dashport_vips_init_error(void);
 
 /// Reads only the header of the file at `path`. Refuses anything but JPEG, PNG and WebP.
 dashport_vips_status dashport_vips_probe_file(const char *path, dashport_vips_probe_result *out,

@@ -200,6 +200,8 @@ extension AAP {
 extension AAP.InstrumentClusterInput: CMessageMirror {
     static var protoName: String { "dashport.aap.InstrumentClusterInput" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__instrument_cluster_input__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__InstrumentClusterInput>) {
         dashport__aap__instrument_cluster_input__init(c)
     }

@@ -792,6 +792,8 @@ extension AAP {
 extension AAP.AuthResponse: CMessageMirror {
     static var protoName: String { "dashport.aap.AuthResponse" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__auth_response__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__AuthResponse>) {
         dashport__aap__auth_response__init(c)
     }
@@ -811,6 +813,8 @@ extension AAP.AuthResponse: CMessageMirror {
 
 extension AAP.ChannelOpenRequest: CMessageMirror {
     static var protoName: String { "dashport.aap.ChannelOpenRequest" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__channel_open_request__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__ChannelOpenRequest>) {
         dashport__aap__channel_open_request__init(c)
@@ -837,6 +841,8 @@ extension AAP.ChannelOpenRequest: CMessageMirror {
 extension AAP.ChannelOpenResponse: CMessageMirror {
     static var protoName: String { "dashport.aap.ChannelOpenResponse" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__channel_open_response__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__ChannelOpenResponse>) {
         dashport__aap__channel_open_response__init(c)
     }
@@ -856,6 +862,8 @@ extension AAP.ChannelOpenResponse: CMessageMirror {
 
 extension AAP.PingRequest: CMessageMirror {
     static var protoName: String { "dashport.aap.PingRequest" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__ping_request__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__PingRequest>) {
         dashport__aap__ping_request__init(c)
@@ -891,6 +899,8 @@ extension AAP.PingRequest: CMessageMirror {
 extension AAP.PingResponse: CMessageMirror {
     static var protoName: String { "dashport.aap.PingResponse" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__ping_response__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__PingResponse>) {
         dashport__aap__ping_response__init(c)
     }
@@ -918,6 +928,8 @@ extension AAP.PingResponse: CMessageMirror {
 extension AAP.NavFocusRequestNotification: CMessageMirror {
     static var protoName: String { "dashport.aap.NavFocusRequestNotification" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__nav_focus_request_notification__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__NavFocusRequestNotification>) {
         dashport__aap__nav_focus_request_notification__init(c)
     }
@@ -940,6 +952,8 @@ extension AAP.NavFocusRequestNotification: CMessageMirror {
 extension AAP.NavFocusNotification: CMessageMirror {
     static var protoName: String { "dashport.aap.NavFocusNotification" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__nav_focus_notification__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__NavFocusNotification>) {
         dashport__aap__nav_focus_notification__init(c)
     }
@@ -959,6 +973,8 @@ extension AAP.NavFocusNotification: CMessageMirror {
 
 extension AAP.ByeByeRequest: CMessageMirror {
     static var protoName: String { "dashport.aap.ByeByeRequest" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__bye_bye_request__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__ByeByeRequest>) {
         dashport__aap__bye_bye_request__init(c)
@@ -980,6 +996,8 @@ extension AAP.ByeByeRequest: CMessageMirror {
 extension AAP.ByeByeResponse: CMessageMirror {
     static var protoName: String { "dashport.aap.ByeByeResponse" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__bye_bye_response__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__ByeByeResponse>) {
         dashport__aap__bye_bye_response__init(c)
     }
@@ -993,6 +1011,8 @@ extension AAP.ByeByeResponse: CMessageMirror {
 
 extension AAP.VoiceSessionNotification: CMessageMirror {
     static var protoName: String { "dashport.aap.VoiceSessionNotification" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__voice_session_notification__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__VoiceSessionNotification>) {
         dashport__aap__voice_session_notification__init(c)
@@ -1016,6 +1036,8 @@ extension AAP.VoiceSessionNotification: CMessageMirror {
 extension AAP.AudioFocusRequest: CMessageMirror {
     static var protoName: String { "dashport.aap.AudioFocusRequest" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__audio_focus_request__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__AudioFocusRequest>) {
         dashport__aap__audio_focus_request__init(c)
     }
@@ -1035,6 +1057,8 @@ extension AAP.AudioFocusRequest: CMessageMirror {
 
 extension AAP.AudioFocusNotification: CMessageMirror {
     static var protoName: String { "dashport.aap.AudioFocusNotification" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__audio_focus_notification__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__AudioFocusNotification>) {
         dashport__aap__audio_focus_notification__init(c)
@@ -1062,6 +1086,8 @@ extension AAP.AudioFocusNotification: CMessageMirror {
 
 extension AAP.BatteryStatusNotification: CMessageMirror {
     static var protoName: String { "dashport.aap.BatteryStatusNotification" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__battery_status_notification__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__BatteryStatusNotification>) {
         dashport__aap__battery_status_notification__init(c)
@@ -1097,6 +1123,8 @@ extension AAP.BatteryStatusNotification: CMessageMirror {
 extension AAP.CallAvailabilityStatus: CMessageMirror {
     static var protoName: String { "dashport.aap.CallAvailabilityStatus" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__call_availability_status__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__CallAvailabilityStatus>) {
         dashport__aap__call_availability_status__init(c)
     }
@@ -1118,6 +1146,8 @@ extension AAP.CallAvailabilityStatus: CMessageMirror {
 
 extension AAP.ConnectedDevice: CMessageMirror {
     static var protoName: String { "dashport.aap.ConnectedDevice" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__connected_device__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__ConnectedDevice>) {
         dashport__aap__connected_device__init(c)
@@ -1146,6 +1176,8 @@ extension AAP.ConnectedDevice: CMessageMirror {
 
 extension AAP.CarConnectedDevices: CMessageMirror {
     static var protoName: String { "dashport.aap.CarConnectedDevices" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__car_connected_devices__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__CarConnectedDevices>) {
         dashport__aap__car_connected_devices__init(c)
@@ -1179,6 +1211,8 @@ extension AAP.CarConnectedDevices: CMessageMirror {
 extension AAP.UserSwitchRequest: CMessageMirror {
     static var protoName: String { "dashport.aap.UserSwitchRequest" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__user_switch_request__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__UserSwitchRequest>) {
         dashport__aap__user_switch_request__init(c)
     }
@@ -1199,6 +1233,8 @@ extension AAP.UserSwitchRequest: CMessageMirror {
 
 extension AAP.UserSwitchResponse: CMessageMirror {
     static var protoName: String { "dashport.aap.UserSwitchResponse" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__user_switch_response__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__UserSwitchResponse>) {
         dashport__aap__user_switch_response__init(c)
@@ -1227,6 +1263,8 @@ extension AAP.UserSwitchResponse: CMessageMirror {
 
 extension AAP.ServiceDiscoveryUpdate: CMessageMirror {
     static var protoName: String { "dashport.aap.ServiceDiscoveryUpdate" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__service_discovery_update__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__ServiceDiscoveryUpdate>) {
         dashport__aap__service_discovery_update__init(c)

@@ -320,6 +320,8 @@ extension AAP {
 extension AAP.PhoneInfo: CMessageMirror {
     static var protoName: String { "dashport.aap.PhoneInfo" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__phone_info__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__PhoneInfo>) {
         dashport__aap__phone_info__init(c)
     }
@@ -346,6 +348,8 @@ extension AAP.PhoneInfo: CMessageMirror {
 
 extension AAP.ServiceDiscoveryRequest: CMessageMirror {
     static var protoName: String { "dashport.aap.ServiceDiscoveryRequest" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__service_discovery_request__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__ServiceDiscoveryRequest>) {
         dashport__aap__service_discovery_request__init(c)
@@ -401,6 +405,8 @@ extension AAP.ServiceDiscoveryRequest: CMessageMirror {
 extension AAP.PingConfiguration: CMessageMirror {
     static var protoName: String { "dashport.aap.PingConfiguration" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__ping_configuration__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__PingConfiguration>) {
         dashport__aap__ping_configuration__init(c)
     }
@@ -444,6 +450,8 @@ extension AAP.PingConfiguration: CMessageMirror {
 extension AAP.WirelessTcpConfiguration: CMessageMirror {
     static var protoName: String { "dashport.aap.WirelessTcpConfiguration" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__wireless_tcp_configuration__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__WirelessTcpConfiguration>) {
         dashport__aap__wireless_tcp_configuration__init(c)
     }
@@ -480,6 +488,8 @@ extension AAP.WirelessTcpConfiguration: CMessageMirror {
 extension AAP.ConnectionConfiguration: CMessageMirror {
     static var protoName: String { "dashport.aap.ConnectionConfiguration" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__connection_configuration__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__ConnectionConfiguration>) {
         dashport__aap__connection_configuration__init(c)
     }
@@ -506,6 +516,8 @@ extension AAP.ConnectionConfiguration: CMessageMirror {
 
 extension AAP.HeadUnitInfo: CMessageMirror {
     static var protoName: String { "dashport.aap.HeadUnitInfo" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__head_unit_info__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__HeadUnitInfo>) {
         dashport__aap__head_unit_info__init(c)
@@ -569,6 +581,8 @@ extension AAP.HeadUnitInfo: CMessageMirror {
 
 extension AAP.ServiceDiscoveryResponse: CMessageMirror {
     static var protoName: String { "dashport.aap.ServiceDiscoveryResponse" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__service_discovery_response__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__ServiceDiscoveryResponse>) {
         dashport__aap__service_discovery_response__init(c)

@@ -475,6 +475,8 @@ extension AAP {
 extension AAP.InputSourceService: CMessageMirror {
     static var protoName: String { "dashport.aap.InputSourceService" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__input_source_service__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__InputSourceService>) {
         dashport__aap__input_source_service__init(c)
     }
@@ -508,6 +510,8 @@ extension AAP.InputSourceService: CMessageMirror {
 
 extension AAP.InputSourceService.TouchScreen: CMessageMirror {
     static var protoName: String { "dashport.aap.InputSourceService.TouchScreen" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__input_source_service__touch_screen__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__InputSourceService__TouchScreen>) {
         dashport__aap__input_source_service__touch_screen__init(c)
@@ -547,6 +551,8 @@ extension AAP.InputSourceService.TouchScreen: CMessageMirror {
 
 extension AAP.InputSourceService.TouchPad: CMessageMirror {
     static var protoName: String { "dashport.aap.InputSourceService.TouchPad" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__input_source_service__touch_pad__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__InputSourceService__TouchPad>) {
         dashport__aap__input_source_service__touch_pad__init(c)
@@ -615,6 +621,8 @@ extension AAP.InputSourceService.TouchPad: CMessageMirror {
 extension AAP.KeyBindingRequest: CMessageMirror {
     static var protoName: String { "dashport.aap.KeyBindingRequest" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__key_binding_request__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__KeyBindingRequest>) {
         dashport__aap__key_binding_request__init(c)
     }
@@ -632,6 +640,8 @@ extension AAP.KeyBindingRequest: CMessageMirror {
 
 extension AAP.KeyBindingResponse: CMessageMirror {
     static var protoName: String { "dashport.aap.KeyBindingResponse" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__key_binding_response__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__KeyBindingResponse>) {
         dashport__aap__key_binding_response__init(c)
@@ -653,6 +663,8 @@ extension AAP.KeyBindingResponse: CMessageMirror {
 extension AAP.KeyEvent: CMessageMirror {
     static var protoName: String { "dashport.aap.KeyEvent" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__key_event__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__KeyEvent>) {
         dashport__aap__key_event__init(c)
     }
@@ -670,6 +682,8 @@ extension AAP.KeyEvent: CMessageMirror {
 
 extension AAP.KeyEvent.Key: CMessageMirror {
     static var protoName: String { "dashport.aap.KeyEvent.Key" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__key_event__key__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__KeyEvent__Key>) {
         dashport__aap__key_event__key__init(c)
@@ -708,6 +722,8 @@ extension AAP.KeyEvent.Key: CMessageMirror {
 extension AAP.TouchEvent: CMessageMirror {
     static var protoName: String { "dashport.aap.TouchEvent" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__touch_event__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__TouchEvent>) {
         dashport__aap__touch_event__init(c)
     }
@@ -740,6 +756,8 @@ extension AAP.TouchEvent: CMessageMirror {
 extension AAP.TouchEvent.Pointer: CMessageMirror {
     static var protoName: String { "dashport.aap.TouchEvent.Pointer" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__touch_event__pointer__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__TouchEvent__Pointer>) {
         dashport__aap__touch_event__pointer__init(c)
     }
@@ -769,6 +787,8 @@ extension AAP.TouchEvent.Pointer: CMessageMirror {
 
 extension AAP.InputReport: CMessageMirror {
     static var protoName: String { "dashport.aap.InputReport" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__input_report__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__InputReport>) {
         dashport__aap__input_report__init(c)

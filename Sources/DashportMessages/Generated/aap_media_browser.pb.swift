@@ -398,6 +398,8 @@ extension AAP {
 extension AAP.MediaBrowserService: CMessageMirror {
     static var protoName: String { "dashport.aap.MediaBrowserService" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__media_browser_service__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__MediaBrowserService>) {
         dashport__aap__media_browser_service__init(c)
     }
@@ -411,6 +413,8 @@ extension AAP.MediaBrowserService: CMessageMirror {
 
 extension AAP.MediaSource: CMessageMirror {
     static var protoName: String { "dashport.aap.MediaSource" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__media_source__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__MediaSource>) {
         dashport__aap__media_source__init(c)
@@ -441,6 +445,8 @@ extension AAP.MediaSource: CMessageMirror {
 
 extension AAP.MediaList: CMessageMirror {
     static var protoName: String { "dashport.aap.MediaList" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__media_list__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__MediaList>) {
         dashport__aap__media_list__init(c)
@@ -479,6 +485,8 @@ extension AAP.MediaList: CMessageMirror {
 extension AAP.MediaSong: CMessageMirror {
     static var protoName: String { "dashport.aap.MediaSong" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__media_song__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__MediaSong>) {
         dashport__aap__media_song__init(c)
     }
@@ -514,6 +522,8 @@ extension AAP.MediaSong: CMessageMirror {
 extension AAP.MediaRootNode: CMessageMirror {
     static var protoName: String { "dashport.aap.MediaRootNode" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__media_root_node__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__MediaRootNode>) {
         dashport__aap__media_root_node__init(c)
     }
@@ -535,6 +545,8 @@ extension AAP.MediaRootNode: CMessageMirror {
 
 extension AAP.MediaSourceNode: CMessageMirror {
     static var protoName: String { "dashport.aap.MediaSourceNode" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__media_source_node__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__MediaSourceNode>) {
         dashport__aap__media_source_node__init(c)
@@ -572,6 +584,8 @@ extension AAP.MediaSourceNode: CMessageMirror {
 extension AAP.MediaListNode: CMessageMirror {
     static var protoName: String { "dashport.aap.MediaListNode" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__media_list_node__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__MediaListNode>) {
         dashport__aap__media_list_node__init(c)
     }
@@ -608,6 +622,8 @@ extension AAP.MediaListNode: CMessageMirror {
 extension AAP.MediaSongNode: CMessageMirror {
     static var protoName: String { "dashport.aap.MediaSongNode" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__media_song_node__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__MediaSongNode>) {
         dashport__aap__media_song_node__init(c)
     }
@@ -641,6 +657,8 @@ extension AAP.MediaSongNode: CMessageMirror {
 extension AAP.MediaGetNode: CMessageMirror {
     static var protoName: String { "dashport.aap.MediaGetNode" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__media_get_node__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__MediaGetNode>) {
         dashport__aap__media_get_node__init(c)
     }
@@ -673,6 +691,8 @@ extension AAP.MediaGetNode: CMessageMirror {
 
 extension AAP.MediaBrowserInput: CMessageMirror {
     static var protoName: String { "dashport.aap.MediaBrowserInput" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__media_browser_input__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__MediaBrowserInput>) {
         dashport__aap__media_browser_input__init(c)

@@ -206,6 +206,8 @@ extension AAP {
 extension AAP.MediaPlaybackStatusService: CMessageMirror {
     static var protoName: String { "dashport.aap.MediaPlaybackStatusService" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__media_playback_status_service__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__MediaPlaybackStatusService>) {
         dashport__aap__media_playback_status_service__init(c)
     }
@@ -219,6 +221,8 @@ extension AAP.MediaPlaybackStatusService: CMessageMirror {
 
 extension AAP.MediaPlaybackStatus: CMessageMirror {
     static var protoName: String { "dashport.aap.MediaPlaybackStatus" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__media_playback_status__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__MediaPlaybackStatus>) {
         dashport__aap__media_playback_status__init(c)
@@ -276,6 +280,8 @@ extension AAP.MediaPlaybackStatus: CMessageMirror {
 extension AAP.MediaPlaybackInput: CMessageMirror {
     static var protoName: String { "dashport.aap.MediaPlaybackInput" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__media_playback_input__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__MediaPlaybackInput>) {
         dashport__aap__media_playback_input__init(c)
     }
@@ -295,6 +301,8 @@ extension AAP.MediaPlaybackInput: CMessageMirror {
 
 extension AAP.MediaPlaybackMetadata: CMessageMirror {
     static var protoName: String { "dashport.aap.MediaPlaybackMetadata" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__media_playback_metadata__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__MediaPlaybackMetadata>) {
         dashport__aap__media_playback_metadata__init(c)

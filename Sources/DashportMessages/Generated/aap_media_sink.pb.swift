@@ -281,6 +281,8 @@ extension AAP {
 extension AAP.AudioConfiguration: CMessageMirror {
     static var protoName: String { "dashport.aap.AudioConfiguration" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__audio_configuration__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__AudioConfiguration>) {
         dashport__aap__audio_configuration__init(c)
     }
@@ -311,6 +313,8 @@ extension AAP.AudioConfiguration: CMessageMirror {
 extension AAP.VideoConfiguration: CMessageMirror {
     static var protoName: String { "dashport.aap.VideoConfiguration" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__video_configuration__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__VideoConfiguration>) {
         dashport__aap__video_configuration__init(c)
     }
@@ -324,6 +328,8 @@ extension AAP.VideoConfiguration: CMessageMirror {
 
 extension AAP.MediaSinkService: CMessageMirror {
     static var protoName: String { "dashport.aap.MediaSinkService" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__media_sink_service__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__MediaSinkService>) {
         dashport__aap__media_sink_service__init(c)

@@ -365,6 +365,8 @@ extension AAP {
 extension AAP.Sensor: CMessageMirror {
     static var protoName: String { "dashport.aap.Sensor" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__sensor__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__Sensor>) {
         dashport__aap__sensor__init(c)
     }
@@ -384,6 +386,8 @@ extension AAP.Sensor: CMessageMirror {
 
 extension AAP.SensorSourceService: CMessageMirror {
     static var protoName: String { "dashport.aap.SensorSourceService" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__sensor_source_service__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__SensorSourceService>) {
         dashport__aap__sensor_source_service__init(c)
@@ -416,6 +420,8 @@ extension AAP.SensorSourceService: CMessageMirror {
 extension AAP.SensorRequest: CMessageMirror {
     static var protoName: String { "dashport.aap.SensorRequest" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__sensor_request__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__SensorRequest>) {
         dashport__aap__sensor_request__init(c)
     }
@@ -441,6 +447,8 @@ extension AAP.SensorRequest: CMessageMirror {
 extension AAP.SensorResponse: CMessageMirror {
     static var protoName: String { "dashport.aap.SensorResponse" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__sensor_response__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__SensorResponse>) {
         dashport__aap__sensor_response__init(c)
     }
@@ -460,6 +468,8 @@ extension AAP.SensorResponse: CMessageMirror {
 
 extension AAP.LocationData: CMessageMirror {
     static var protoName: String { "dashport.aap.LocationData" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__location_data__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__LocationData>) {
         dashport__aap__location_data__init(c)
@@ -514,6 +524,8 @@ extension AAP.LocationData: CMessageMirror {
 extension AAP.NightModeData: CMessageMirror {
     static var protoName: String { "dashport.aap.NightModeData" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__night_mode_data__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__NightModeData>) {
         dashport__aap__night_mode_data__init(c)
     }
@@ -536,6 +548,8 @@ extension AAP.NightModeData: CMessageMirror {
 extension AAP.DrivingStatusData: CMessageMirror {
     static var protoName: String { "dashport.aap.DrivingStatusData" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__driving_status_data__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__DrivingStatusData>) {
         dashport__aap__driving_status_data__init(c)
     }
@@ -555,6 +569,8 @@ extension AAP.DrivingStatusData: CMessageMirror {
 
 extension AAP.SensorBatch: CMessageMirror {
     static var protoName: String { "dashport.aap.SensorBatch" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__sensor_batch__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__SensorBatch>) {
         dashport__aap__sensor_batch__init(c)

@@ -218,6 +218,8 @@ extension AAP {
 extension AAP.Service: CMessageMirror {
     static var protoName: String { "dashport.aap.Service" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__service__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__Service>) {
         dashport__aap__service__init(c)
     }
@@ -316,6 +318,8 @@ extension AAP.Service: CMessageMirror {
 extension AAP.VendorExtensionService: CMessageMirror {
     static var protoName: String { "dashport.aap.VendorExtensionService" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__vendor_extension_service__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__VendorExtensionService>) {
         dashport__aap__vendor_extension_service__init(c)
     }
@@ -345,6 +349,8 @@ extension AAP.VendorExtensionService: CMessageMirror {
 extension AAP.MediaSourceService: CMessageMirror {
     static var protoName: String { "dashport.aap.MediaSourceService" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__media_source_service__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__MediaSourceService>) {
         dashport__aap__media_source_service__init(c)
     }
@@ -358,6 +364,8 @@ extension AAP.MediaSourceService: CMessageMirror {
 
 extension AAP.BluetoothService: CMessageMirror {
     static var protoName: String { "dashport.aap.BluetoothService" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__bluetooth_service__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__BluetoothService>) {
         dashport__aap__bluetooth_service__init(c)
@@ -373,6 +381,8 @@ extension AAP.BluetoothService: CMessageMirror {
 extension AAP.RadioService: CMessageMirror {
     static var protoName: String { "dashport.aap.RadioService" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__radio_service__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__RadioService>) {
         dashport__aap__radio_service__init(c)
     }
@@ -386,6 +396,8 @@ extension AAP.RadioService: CMessageMirror {
 
 extension AAP.NavigationStatusService: CMessageMirror {
     static var protoName: String { "dashport.aap.NavigationStatusService" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__navigation_status_service__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__NavigationStatusService>) {
         dashport__aap__navigation_status_service__init(c)
@@ -401,6 +413,8 @@ extension AAP.NavigationStatusService: CMessageMirror {
 extension AAP.PhoneStatusService: CMessageMirror {
     static var protoName: String { "dashport.aap.PhoneStatusService" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__phone_status_service__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__PhoneStatusService>) {
         dashport__aap__phone_status_service__init(c)
     }
@@ -415,6 +429,8 @@ extension AAP.PhoneStatusService: CMessageMirror {
 extension AAP.GenericNotificationService: CMessageMirror {
     static var protoName: String { "dashport.aap.GenericNotificationService" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__generic_notification_service__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__GenericNotificationService>) {
         dashport__aap__generic_notification_service__init(c)
     }
@@ -428,6 +444,8 @@ extension AAP.GenericNotificationService: CMessageMirror {
 
 extension AAP.WifiProjectionService: CMessageMirror {
     static var protoName: String { "dashport.aap.WifiProjectionService" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__wifi_projection_service__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__WifiProjectionService>) {
         dashport__aap__wifi_projection_service__init(c)

@@ -2203,6 +2203,8 @@ extension DashportMedia {
 extension DashportMedia.Empty: CMessageMirror {
     static var protoName: String { "dashport.media.Empty" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__media__empty__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__Empty>) {
         dashport__media__empty__init(c)
     }
@@ -2216,6 +2218,8 @@ extension DashportMedia.Empty: CMessageMirror {
 
 extension DashportMedia.ArtworkSize: CMessageMirror {
     static var protoName: String { "dashport.media.ArtworkSize" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__media__artwork_size__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__ArtworkSize>) {
         dashport__media__artwork_size__init(c)
@@ -2241,6 +2245,8 @@ extension DashportMedia.ArtworkSize: CMessageMirror {
 
 extension DashportMedia.CarProfile: CMessageMirror {
     static var protoName: String { "dashport.media.CarProfile" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__media__car_profile__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__CarProfile>) {
         dashport__media__car_profile__init(c)
@@ -2314,6 +2320,8 @@ extension DashportMedia.CarProfile: CMessageMirror {
 extension DashportMedia.ServerHello: CMessageMirror {
     static var protoName: String { "dashport.media.ServerHello" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__media__server_hello__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__ServerHello>) {
         dashport__media__server_hello__init(c)
     }
@@ -2370,6 +2378,8 @@ extension DashportMedia.ServerHello: CMessageMirror {
 
 extension DashportMedia.BrowseItem: CMessageMirror {
     static var protoName: String { "dashport.media.BrowseItem" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__media__browse_item__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__BrowseItem>) {
         dashport__media__browse_item__init(c)
@@ -2469,6 +2479,8 @@ extension DashportMedia.BrowseItem: CMessageMirror {
 extension DashportMedia.GetChildren: CMessageMirror {
     static var protoName: String { "dashport.media.GetChildren" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__media__get_children__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__GetChildren>) {
         dashport__media__get_children__init(c)
     }
@@ -2507,6 +2519,8 @@ extension DashportMedia.GetChildren: CMessageMirror {
 extension DashportMedia.GetItem: CMessageMirror {
     static var protoName: String { "dashport.media.GetItem" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__media__get_item__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__GetItem>) {
         dashport__media__get_item__init(c)
     }
@@ -2530,6 +2544,8 @@ extension DashportMedia.GetItem: CMessageMirror {
 
 extension DashportMedia.Search: CMessageMirror {
     static var protoName: String { "dashport.media.Search" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__media__search__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__Search>) {
         dashport__media__search__init(c)
@@ -2568,6 +2584,8 @@ extension DashportMedia.Search: CMessageMirror {
 
 extension DashportMedia.ItemPage: CMessageMirror {
     static var protoName: String { "dashport.media.ItemPage" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__media__item_page__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__ItemPage>) {
         dashport__media__item_page__init(c)
@@ -2608,6 +2626,8 @@ extension DashportMedia.ItemPage: CMessageMirror {
 extension DashportMedia.BrowseErrorScreen: CMessageMirror {
     static var protoName: String { "dashport.media.BrowseErrorScreen" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__media__browse_error_screen__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__BrowseErrorScreen>) {
         dashport__media__browse_error_screen__init(c)
     }
@@ -2638,6 +2658,8 @@ extension DashportMedia.BrowseErrorScreen: CMessageMirror {
 extension DashportMedia.BrowseErrorScreen.Resolution: CMessageMirror {
     static var protoName: String { "dashport.media.BrowseErrorScreen.Resolution" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__media__browse_error_screen__resolution__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__BrowseErrorScreen__Resolution>) {
         dashport__media__browse_error_screen__resolution__init(c)
     }
@@ -2662,6 +2684,8 @@ extension DashportMedia.BrowseErrorScreen.Resolution: CMessageMirror {
 
 extension DashportMedia.RequestRejected: CMessageMirror {
     static var protoName: String { "dashport.media.RequestRejected" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__media__request_rejected__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__RequestRejected>) {
         dashport__media__request_rejected__init(c)
@@ -2688,6 +2712,8 @@ extension DashportMedia.RequestRejected: CMessageMirror {
 
 extension DashportMedia.BrowseResult: CMessageMirror {
     static var protoName: String { "dashport.media.BrowseResult" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__media__browse_result__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__BrowseResult>) {
         dashport__media__browse_result__init(c)
@@ -2738,6 +2764,8 @@ extension DashportMedia.BrowseResult: CMessageMirror {
 extension DashportMedia.ChildrenChanged: CMessageMirror {
     static var protoName: String { "dashport.media.ChildrenChanged" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__media__children_changed__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__ChildrenChanged>) {
         dashport__media__children_changed__init(c)
     }
@@ -2758,6 +2786,8 @@ extension DashportMedia.ChildrenChanged: CMessageMirror {
 
 extension DashportMedia.PlayFromMediaId: CMessageMirror {
     static var protoName: String { "dashport.media.PlayFromMediaId" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__media__play_from_media_id__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__PlayFromMediaId>) {
         dashport__media__play_from_media_id__init(c)
@@ -2782,6 +2812,8 @@ extension DashportMedia.PlayFromMediaId: CMessageMirror {
 
 extension DashportMedia.PlayFromSearch: CMessageMirror {
     static var protoName: String { "dashport.media.PlayFromSearch" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__media__play_from_search__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__PlayFromSearch>) {
         dashport__media__play_from_search__init(c)
@@ -2814,6 +2846,8 @@ extension DashportMedia.PlayFromSearch: CMessageMirror {
 extension DashportMedia.Jump: CMessageMirror {
     static var protoName: String { "dashport.media.Jump" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__media__jump__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__Jump>) {
         dashport__media__jump__init(c)
     }
@@ -2836,6 +2870,8 @@ extension DashportMedia.Jump: CMessageMirror {
 extension DashportMedia.CustomAction: CMessageMirror {
     static var protoName: String { "dashport.media.CustomAction" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__media__custom_action__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__CustomAction>) {
         dashport__media__custom_action__init(c)
     }
@@ -2857,6 +2893,8 @@ extension DashportMedia.CustomAction: CMessageMirror {
 
 extension DashportMedia.CustomAction.Extra: CMessageMirror {
     static var protoName: String { "dashport.media.CustomAction.Extra" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__media__custom_action__extra__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__CustomAction__Extra>) {
         dashport__media__custom_action__extra__init(c)
@@ -2907,6 +2945,8 @@ extension DashportMedia.CustomAction.Extra: CMessageMirror {
 extension DashportMedia.SleepTimer: CMessageMirror {
     static var protoName: String { "dashport.media.SleepTimer" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__media__sleep_timer__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__SleepTimer>) {
         dashport__media__sleep_timer__init(c)
     }
@@ -2941,6 +2981,8 @@ extension DashportMedia.SleepTimer: CMessageMirror {
 
 extension DashportMedia.PlaybackCommand: CMessageMirror {
     static var protoName: String { "dashport.media.PlaybackCommand" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__media__playback_command__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__PlaybackCommand>) {
         dashport__media__playback_command__init(c)
@@ -3080,6 +3122,8 @@ extension DashportMedia.PlaybackCommand: CMessageMirror {
 extension DashportMedia.CommandResult: CMessageMirror {
     static var protoName: String { "dashport.media.CommandResult" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__media__command_result__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__CommandResult>) {
         dashport__media__command_result__init(c)
     }
@@ -3118,6 +3162,8 @@ extension DashportMedia.CommandResult: CMessageMirror {
 extension DashportMedia.PositionAnchor: CMessageMirror {
     static var protoName: String { "dashport.media.PositionAnchor" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__media__position_anchor__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__PositionAnchor>) {
         dashport__media__position_anchor__init(c)
     }
@@ -3147,6 +3193,8 @@ extension DashportMedia.PositionAnchor: CMessageMirror {
 
 extension DashportMedia.CustomActionInfo: CMessageMirror {
     static var protoName: String { "dashport.media.CustomActionInfo" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__media__custom_action_info__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__CustomActionInfo>) {
         dashport__media__custom_action_info__init(c)
@@ -3178,6 +3226,8 @@ extension DashportMedia.CustomActionInfo: CMessageMirror {
 
 extension DashportMedia.PlaybackState: CMessageMirror {
     static var protoName: String { "dashport.media.PlaybackState" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__media__playback_state__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__PlaybackState>) {
         dashport__media__playback_state__init(c)
@@ -3261,6 +3311,8 @@ extension DashportMedia.PlaybackState: CMessageMirror {
 
 extension DashportMedia.MediaItem: CMessageMirror {
     static var protoName: String { "dashport.media.MediaItem" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__media__media_item__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__MediaItem>) {
         dashport__media__media_item__init(c)
@@ -3361,6 +3413,8 @@ extension DashportMedia.MediaItem: CMessageMirror {
 extension DashportMedia.MediaItem.Extra: CMessageMirror {
     static var protoName: String { "dashport.media.MediaItem.Extra" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__media__media_item__extra__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__MediaItem__Extra>) {
         dashport__media__media_item__extra__init(c)
     }
@@ -3384,6 +3438,8 @@ extension DashportMedia.MediaItem.Extra: CMessageMirror {
 extension DashportMedia.MediaItemState: CMessageMirror {
     static var protoName: String { "dashport.media.MediaItemState" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__media__media_item_state__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__MediaItemState>) {
         dashport__media__media_item_state__init(c)
     }
@@ -3405,6 +3461,8 @@ extension DashportMedia.MediaItemState: CMessageMirror {
 extension DashportMedia.QueueState: CMessageMirror {
     static var protoName: String { "dashport.media.QueueState" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__media__queue_state__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__QueueState>) {
         dashport__media__queue_state__init(c)
     }
@@ -3422,6 +3480,8 @@ extension DashportMedia.QueueState: CMessageMirror {
 
 extension DashportMedia.SessionError: CMessageMirror {
     static var protoName: String { "dashport.media.SessionError" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__media__session_error__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__SessionError>) {
         dashport__media__session_error__init(c)
@@ -3460,6 +3520,8 @@ extension DashportMedia.SessionError: CMessageMirror {
 extension DashportMedia.SleepTimerState: CMessageMirror {
     static var protoName: String { "dashport.media.SleepTimerState" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__media__sleep_timer_state__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__SleepTimerState>) {
         dashport__media__sleep_timer_state__init(c)
     }
@@ -3496,6 +3558,8 @@ extension DashportMedia.SleepTimerState: CMessageMirror {
 extension DashportMedia.SleepTimerFired: CMessageMirror {
     static var protoName: String { "dashport.media.SleepTimerFired" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__media__sleep_timer_fired__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__SleepTimerFired>) {
         dashport__media__sleep_timer_fired__init(c)
     }
@@ -3517,6 +3581,8 @@ extension DashportMedia.SleepTimerFired: CMessageMirror {
 
 extension DashportMedia.RemotePlayback: CMessageMirror {
     static var protoName: String { "dashport.media.RemotePlayback" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__media__remote_playback__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__RemotePlayback>) {
         dashport__media__remote_playback__init(c)
@@ -3555,6 +3621,8 @@ extension DashportMedia.RemotePlayback: CMessageMirror {
 extension DashportMedia.RemotePlaybackState: CMessageMirror {
     static var protoName: String { "dashport.media.RemotePlaybackState" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__media__remote_playback_state__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__RemotePlaybackState>) {
         dashport__media__remote_playback_state__init(c)
     }
@@ -3575,6 +3643,8 @@ extension DashportMedia.RemotePlaybackState: CMessageMirror {
 
 extension DashportMedia.GetArtwork: CMessageMirror {
     static var protoName: String { "dashport.media.GetArtwork" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__media__get_artwork__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__GetArtwork>) {
         dashport__media__get_artwork__init(c)
@@ -3614,6 +3684,8 @@ extension DashportMedia.GetArtwork: CMessageMirror {
 extension DashportMedia.ArtworkImage: CMessageMirror {
     static var protoName: String { "dashport.media.ArtworkImage" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__media__artwork_image__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__ArtworkImage>) {
         dashport__media__artwork_image__init(c)
     }
@@ -3648,6 +3720,8 @@ extension DashportMedia.ArtworkImage: CMessageMirror {
 extension DashportMedia.ArtworkError: CMessageMirror {
     static var protoName: String { "dashport.media.ArtworkError" }
 
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__media__artwork_error__descriptor_address() }
+
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__ArtworkError>) {
         dashport__media__artwork_error__init(c)
     }
@@ -3673,6 +3747,8 @@ extension DashportMedia.ArtworkError: CMessageMirror {
 
 extension DashportMedia.ArtworkResult: CMessageMirror {
     static var protoName: String { "dashport.media.ArtworkResult" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__media__artwork_result__descriptor_address() }
 
     static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Media__ArtworkResult>) {
         dashport__media__artwork_result__init(c)

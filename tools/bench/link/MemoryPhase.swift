@@ -44,13 +44,39 @@ struct MemorySample {
     }
 }
 
+extension MemorySample {
+    /// Private (anonymous) KiB by kind of mapping, from /proc/<pid>/smaps: glibc's main heap
+    /// (`[heap]`), unnamed mappings (other malloc arenas, large allocations, thread stacks,
+    /// Dispatch's and the runtime's own), and file mappings made private by writes (relocations).
+    static func anonymousByKind(pid: Int32) -> [(kind: String, mappings: Int, kib: Int)] {
+        guard let smaps = readWhole("/proc/\(pid)/smaps") else { return [] }
+        var totals: [String: (mappings: Int, kib: Int)] = [:]
+        var kind = ""
+        for line in smaps.split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            if let first = fields.first, first.contains("-"), first.allSatisfy({ $0.isHexDigit || $0 == "-" }) {
+                let name = fields.count >= 6 ? String(fields[5]) : ""
+                kind = name.hasPrefix("/") ? "written pages of mapped files" : name.isEmpty ? "unnamed mappings" : name
+            } else if fields.first == "Anonymous:", fields.count >= 2, let kib = Int(fields[1]), kib > 0 {
+                totals[kind, default: (0, 0)].mappings += 1
+                totals[kind, default: (0, 0)].kib += kib
+            }
+        }
+        return totals.map { ($0.key, $0.value.mappings, $0.value.kib) }.sorted { $0.kib > $1.kib }
+    }
+}
+
 struct MemoryReport {
     var reference: MemorySample
     var idle: MemorySample
     var loaded: MemorySample
     var after: MemorySample
     var again: MemorySample
+    var laterWaves: [MemorySample]
     var largestFiles: [(name: String, kib: Int)]
+    /// RssAnon by kind of mapping, idle and after the last wave connected.
+    var idleAnonymous: [(kind: String, mappings: Int, kib: Int)]
+    var loadedAnonymous: [(kind: String, mappings: Int, kib: Int)]
     var cars: Int
     var connectSeconds: Double
 }
@@ -89,6 +115,7 @@ enum MemoryPhase {
         try await Task.sleep(for: settle)
         let idle = try MemorySample.read(pid: server.processIdentifier)
         let largestFiles = MemorySample.largestFiles(pid: server.processIdentifier, count: 8)
+        let idleAnonymous = MemorySample.anonymousByKind(pid: server.processIdentifier)
 
         progress("memory: connecting \(bench.options.memoryCars) cars")
         let start = ContinuousClock.now
@@ -105,9 +132,22 @@ enum MemoryPhase {
         let again = try await bench.connectCars(bench.options.memoryCars, to: address)
         try await Task.sleep(for: settle)
         let secondWave = try MemorySample.read(pid: server.processIdentifier)
+        var loadedAnonymous = MemorySample.anonymousByKind(pid: server.processIdentifier)
         again.forEach { $0.abort() }
+        // Further waves tell a plateau (the allocator's pages, reused) from growth per car.
+        var laterWaves: [MemorySample] = []
+        for wave in stride(from: 3, through: bench.options.memoryWaves, by: 1) {
+            try await Task.sleep(for: settle * 2)
+            progress("memory: wave \(wave) of \(bench.options.memoryCars) cars")
+            let cars = try await bench.connectCars(bench.options.memoryCars, to: address)
+            try await Task.sleep(for: settle)
+            laterWaves.append(try MemorySample.read(pid: server.processIdentifier))
+            loadedAnonymous = MemorySample.anonymousByKind(pid: server.processIdentifier)
+            cars.forEach { $0.abort() }
+        }
         return MemoryReport(
-            reference: reference, idle: idle, loaded: loaded, after: after, again: secondWave, largestFiles: largestFiles,
+            reference: reference, idle: idle, loaded: loaded, after: after, again: secondWave, laterWaves: laterWaves,
+            largestFiles: largestFiles, idleAnonymous: idleAnonymous, loadedAnonymous: loadedAnonymous,
             cars: cars.count, connectSeconds: connectSeconds)
     }
 
@@ -173,10 +213,18 @@ enum MemoryPhase {
         row("`dashport serve`, \(report.cars) Dashport cars connected (each browsed its root)", report.loaded)
         row("`dashport serve`, \(settle * 2) after the \(report.cars) cars left", report.after)
         row("`dashport serve`, \(report.cars) other cars connected (a second wave)", report.again)
+        for (index, sample) in report.laterWaves.enumerated() {
+            row("`dashport serve`, wave \(index + 3) of \(report.cars) cars connected", sample)
+        }
         let perCar = Double(report.loaded.anonymous - report.idle.anonymous) / Double(max(report.cars, 1))
         Swift.print(String(format: "\nPer connected car (RssAnon): %.0f KiB. The %d cars connected (TCP, TLS, AAP setup, root tabs) in %.2f s, 16 at a time.",
                            perCar, report.cars, report.connectSeconds))
         Swift.print("Largest mapped files of the idle server (resident): "
             + report.largestFiles.map { "\($0.name) \(formatMiB(kilobytes: $0.kib))" }.joined(separator: ", ") + ".")
+        func kinds(_ list: [(kind: String, mappings: Int, kib: Int)]) -> String {
+            list.map { "\($0.kind) \(formatMiB(kilobytes: $0.kib)) (\($0.mappings))" }.joined(separator: ", ")
+        }
+        Swift.print("Private memory by kind of mapping (count of mappings), idle: \(kinds(report.idleAnonymous)); "
+            + "with the last wave connected: \(kinds(report.loadedAnonymous)).")
     }
 }

@@ -18,9 +18,13 @@ struct Options {
     var manyDepth = 1
     /// Cars connected to the `dashport serve` process in the memory phase.
     var memoryCars = 200
+    /// Waves of ``memoryCars`` cars, each connected after the one before left (at least 2).
+    var memoryWaves = 2
     /// The `dashport` executable for the memory phase; default: next to this benchmark.
     var dashport: String?
     var skipMemory = false
+    /// Only the memory phase (no in-process server, connects or throughput).
+    var onlyMemory = false
     /// Length of the hostile phase's window beside a flooder and a never-reader; past the
     /// server's 15-s write-stall limit so the never-reader's close falls inside it.
     var hostileSeconds = 25
@@ -38,8 +42,10 @@ struct Options {
             .value("cars", "N", "connections in the many-connection run (default 50)"),
             .value("many-depth", "N", "requests in flight per connection there (default 1)"),
             .value("memory-cars", "N", "cars connected to `dashport serve` in the memory phase (default 200)"),
+            .value("memory-waves", "N", "waves of those cars, each after the one before left (default 2)"),
             .value("dashport", "PATH", "the dashport executable (default: next to this one)"),
             .flag("skip-memory", "leave the memory phase out"),
+            .flag("only-memory", "run the memory phase alone"),
             .value("hostile-seconds", "N", "the hostile phase's window beside a flooder and a never-reader (default 25)"),
             .flag("skip-hostile", "leave the hostile phase out"),
         ],
@@ -55,8 +61,10 @@ struct Options {
         cars = try parsed.integer("cars") ?? cars
         manyDepth = try parsed.integer("many-depth") ?? manyDepth
         memoryCars = try parsed.integer("memory-cars") ?? memoryCars
+        memoryWaves = try parsed.integer("memory-waves", minimum: 2) ?? memoryWaves
         dashport = parsed.value("dashport")
         skipMemory = parsed.flag("skip-memory")
+        onlyMemory = parsed.flag("only-memory")
         hostileSeconds = try parsed.integer("hostile-seconds") ?? hostileSeconds
         skipHostile = parsed.flag("skip-hostile")
     }

@@ -31,10 +31,16 @@ let began = ContinuousClock.now
 let bench = try await Bench.make(options)
 defer { bench.cleanUp() }
 do {
-    let (connect, server) = try await ConnectPhase.run(bench)
-    let throughput = try await ThroughputPhase.run(bench, server: server)
-    let hostile = options.skipHostile ? nil : try await HostilePhase.run(bench, server: server)
-    await server.stop(grace: .seconds(1))
+    var connect: ConnectReport?
+    var throughput: [Pair]?
+    var hostile: HostilePhase.Report?
+    if !options.onlyMemory {
+        let (connected, server) = try await ConnectPhase.run(bench)
+        connect = connected
+        throughput = try await ThroughputPhase.run(bench, server: server)
+        hostile = options.skipHostile ? nil : try await HostilePhase.run(bench, server: server)
+        await server.stop(grace: .seconds(1))
+    }
     var memory: MemoryReport?
     if options.skipMemory {
         progress("memory: skipped (--skip-memory)")
@@ -46,9 +52,11 @@ do {
 
     print("Machine: \(Machine.summary()); load average \(loadBefore) before, \(Machine.load()) after; "
         + String(format: "%.0f s in all.", milliseconds(ContinuousClock.now - began) / 1000) + "\n")
-    ConnectPhase.print(connect, options)
-    print()
-    ThroughputPhase.print(throughput, options)
+    if let connect, let throughput {
+        ConnectPhase.print(connect, options)
+        print()
+        ThroughputPhase.print(throughput, options)
+    }
     if let hostile {
         print()
         HostilePhase.print(hostile, options)

@@ -284,6 +284,8 @@ class SwiftEmitter:
             f"extension {m.swift_name}: CMessageMirror {{",
             f'{IND}static var protoName: String {{ "{m.full_name[1:]}" }}',
             "",
+            f"{IND}static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> {{ {m.c_prefix}__descriptor_address() }}",
+            "",
             f"{IND}static func cInitialize(_ c: UnsafeMutablePointer<{ct}>) {{",
             f"{IND}{IND}{m.c_prefix}__init(c)",
             f"{IND}}}",
