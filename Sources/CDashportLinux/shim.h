@@ -30,4 +30,10 @@ static inline int cdashport_accept4(int fd, struct sockaddr *addr, socklen_t *ad
 static inline int cdashport_set_malloc_arena_max(int count) {
     return mallopt(M_ARENA_MAX, count);
 }
+
+/// Gives the pages malloc holds free (in every arena) back to the system (malloc_trim(3)).
+/// Returns 1 when memory was released.
+static inline int cdashport_release_free_memory(void) {
+    return malloc_trim(0);
+}
 #endif
