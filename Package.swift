@@ -102,14 +102,23 @@ let package = Package(
         ),
 
         // MARK: Core (async Swift behind a narrow seam)
-        .target(name: "DashportBrowse", dependencies: ["DashportClock", "DashportLog", "DashportFiles", "DashportDigest"], swiftSettings: strict),
-        .target(name: "DashportArtwork", dependencies: ["CDashportVips", "CDashportCurl", "DashportClock", "DashportLog", "DashportFiles", "DashportDigest"], swiftSettings: strict),
-        .target(name: "DashportSession", dependencies: ["DashportBrowse", "DashportClock", "DashportLog", "DashportFiles", "DashportRandom"], swiftSettings: strict),
+        .target(
+            name: "DashportBrowse", dependencies: ["DashportClock", "DashportLog", "DashportFiles", "DashportDigest"], swiftSettings: strict
+        ),
+        .target(
+            name: "DashportArtwork",
+            dependencies: ["CDashportVips", "CDashportCurl", "DashportClock", "DashportLog", "DashportFiles", "DashportDigest"],
+            swiftSettings: strict),
+        .target(
+            name: "DashportSession", dependencies: ["DashportBrowse", "DashportClock", "DashportLog", "DashportFiles", "DashportRandom"],
+            swiftSettings: strict),
 
         // MARK: Services (sans-IO, on top of the link, asking the core through events)
         .target(
             name: "DashportServices",
-            dependencies: ["DashportLink", "DashportMessages", "DashportBrowse", "DashportSession", "DashportClock", "DashportLog", "DashportDigest"],
+            dependencies: [
+                "DashportLink", "DashportMessages", "DashportBrowse", "DashportSession", "DashportClock", "DashportLog", "DashportDigest",
+            ],
             swiftSettings: strict
         ),
 
@@ -117,12 +126,17 @@ let package = Package(
 
         // MARK: Transport and server
         .target(name: "DashportTransport", dependencies: ["CDashportLinux", "DashportLog"], swiftSettings: strict),
-        .target(name: "DashportUSB", dependencies: ["CDashportFunctionFS", "DashportTransport", "DashportClock", "DashportLog"], swiftSettings: strict),
-        .target(name: "DashportUSBHost", dependencies: ["CDashportUSB", "DashportUSB", "DashportTransport", "DashportClock", "DashportLog"], swiftSettings: strict),
+        .target(
+            name: "DashportUSB", dependencies: ["CDashportFunctionFS", "DashportTransport", "DashportClock", "DashportLog"],
+            swiftSettings: strict),
+        .target(
+            name: "DashportUSBHost", dependencies: ["CDashportUSB", "DashportUSB", "DashportTransport", "DashportClock", "DashportLog"],
+            swiftSettings: strict),
         .target(
             name: "DashportServer",
             dependencies: [
-                "CDashportLinux", "DashportTransport", "DashportUSB", "DashportLink", "DashportServices", "DashportControl", "DashportTLS", "DashportRecording",
+                "CDashportLinux", "DashportTransport", "DashportUSB", "DashportLink", "DashportServices", "DashportControl", "DashportTLS",
+                "DashportRecording",
                 "DashportBrowse", "DashportArtwork", "DashportSession", "DashportClock", "DashportLog",
                 "DashportFiles", "DashportDigest", "DashportCommandLine",
             ],
@@ -130,7 +144,8 @@ let package = Package(
         ),
 
         // MARK: Executables
-        .executableTarget(name: "dashport", dependencies: ["DashportServer", "DashportControl", "DashportCommandLine"], swiftSettings: strict),
+        .executableTarget(
+            name: "dashport", dependencies: ["DashportServer", "DashportControl", "DashportCommandLine"], swiftSettings: strict),
         .target(
             // The head-unit emulator's IO half: HeadUnitClient drives the sans-IO car-role link over a
             // transport; the browse shell, scripts and screens of `dashport-hu` sit on it.
@@ -266,25 +281,44 @@ let package = Package(
             dependencies: ["DashportTestSupport", "DashportFiles", "DashportServer", "DashportTLS", "DashportSession"],
             swiftSettings: strict
         ),
-        .testTarget(name: "DashportTLSTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportTLS", "DashportLog", "CDashportSSL", "DashportDigest"], swiftSettings: strict),
+        .testTarget(
+            name: "DashportTLSTests",
+            dependencies: ["DashportTestSupport", "DashportClock", "DashportTLS", "DashportLog", "CDashportSSL", "DashportDigest"],
+            swiftSettings: strict),
         .testTarget(
             name: "DashportLinkTests",
-            dependencies: ["DashportFuzzDrivers", "DashportTestSupport", "DashportClock", "DashportLink", "DashportHeadUnit", "DashportTLS", "DashportFrames", "DashportMessages", "DashportDigest", "DashportRandom"],
+            dependencies: [
+                "DashportFuzzDrivers", "DashportTestSupport", "DashportClock", "DashportLink", "DashportHeadUnit", "DashportTLS",
+                "DashportFrames", "DashportMessages", "DashportDigest", "DashportRandom",
+            ],
             exclude: ["FuzzCrashes"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "DashportHeadUnitTests",
-            dependencies: ["DashportTestSupport", "DashportClock", "DashportHeadUnit", "DashportEmulator", "DashportTransport", "DashportMessages", "DashportTLS", "DashportLink", "DashportServer", "DashportLog", "DashportDigest"],
+            dependencies: [
+                "DashportTestSupport", "DashportClock", "DashportHeadUnit", "DashportEmulator", "DashportTransport", "DashportMessages",
+                "DashportTLS", "DashportLink", "DashportServer", "DashportLog", "DashportDigest",
+            ],
             swiftSettings: strict
         ),
         .testTarget(name: "DashportLogTests", dependencies: ["DashportLog"], swiftSettings: strict),
-        .testTarget(name: "DashportBrowseTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportBrowse", "DashportFiles"], swiftSettings: strict),
-        .testTarget(name: "DashportArtworkTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportArtwork", "DashportFiles"], swiftSettings: strict),
-        .testTarget(name: "DashportSessionTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportSession", "DashportBrowse", "DashportLog", "DashportRandom"], swiftSettings: strict),
+        .testTarget(
+            name: "DashportBrowseTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportBrowse", "DashportFiles"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "DashportArtworkTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportArtwork", "DashportFiles"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "DashportSessionTests",
+            dependencies: ["DashportTestSupport", "DashportClock", "DashportSession", "DashportBrowse", "DashportLog", "DashportRandom"],
+            swiftSettings: strict),
         .testTarget(
             name: "DashportServicesTests",
-            dependencies: ["DashportFuzzDrivers", "DashportTestSupport", "DashportClock", "DashportServices", "DashportMessages", "DashportSession", "DashportBrowse", "DashportLog"],
+            dependencies: [
+                "DashportFuzzDrivers", "DashportTestSupport", "DashportClock", "DashportServices", "DashportMessages", "DashportSession",
+                "DashportBrowse", "DashportLog",
+            ],
             exclude: ["FuzzCrashes"],
             swiftSettings: strict
         ),
@@ -312,7 +346,11 @@ let package = Package(
         ),
         .testTarget(
             name: "DashportServerTests",
-            dependencies: ["DashportTestSupport", "DashportClock", "DashportServer", "DashportEmulator", "DashportRecording", "DashportHeadUnit", "DashportTransport", "DashportArtwork", "DashportMessages", "DashportLink", "DashportLog", "DashportTLS", "DashportFrames", "DashportBrowse", "DashportFiles", "DashportCommandLine", "DashportControl", "DashportSession"],
+            dependencies: [
+                "DashportTestSupport", "DashportClock", "DashportServer", "DashportEmulator", "DashportRecording", "DashportHeadUnit",
+                "DashportTransport", "DashportArtwork", "DashportMessages", "DashportLink", "DashportLog", "DashportTLS", "DashportFrames",
+                "DashportBrowse", "DashportFiles", "DashportCommandLine", "DashportControl", "DashportSession",
+            ],
             swiftSettings: strict
         ),
     ]

@@ -72,7 +72,9 @@ struct ArtworkDiskCache {
         self.maxBytes = max(0, maxBytes)
         self.logger = logger
         do {
-            if try Files.makeDirectory(self.directory) { logger.notice("created the artwork cache directory", ["directory": self.directory]) }
+            if try Files.makeDirectory(self.directory) {
+                logger.notice("created the artwork cache directory", ["directory": self.directory])
+            }
             var found: [(Entry, Files.Status)] = []
             for name in try Files.list(self.directory) {
                 let path = self.directory + "/" + name
@@ -153,8 +155,9 @@ struct ArtworkDiskCache {
     mutating func recordWrite(failure: ArtworkError?) {
         if let failure {
             if health.failed(failure) {
-                logger.warning("artwork cache writes fail: \(failure); covers are served without being cached until writes work again",
-                               ["directory": directory])
+                logger.warning(
+                    "artwork cache writes fail: \(failure); covers are served without being cached until writes work again",
+                    ["directory": directory])
             } else {
                 logger.debug("artwork cache write failed again: \(failure)")
             }

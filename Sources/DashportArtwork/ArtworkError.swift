@@ -58,7 +58,7 @@ public enum ArtworkError: Error, Sendable, Hashable, CustomStringConvertible {
         case .decodeFailed: "artwork could not be decoded"
         case .io: "artwork could not be read or downloaded"
         case .notRegistered, .invalidSize, .tooLarge, .tooManyPixels, .httpStatus, .tooManyRedirects, .timeout, .storage,
-             .backingOff:
+            .backingOff:
             description
         }
     }

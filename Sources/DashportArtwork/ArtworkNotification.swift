@@ -9,10 +9,14 @@ public enum ArtworkNotification: Sendable, Hashable {
 
     /// The session error code: `artworkFailed`.
     public var code: String {
-        switch self { case .failed: "artworkFailed" }
+        switch self {
+        case .failed: "artworkFailed"
+        }
     }
 
     public var severity: Severity {
-        switch self { case .failed: .degraded }
+        switch self {
+        case .failed: .degraded
+        }
     }
 }

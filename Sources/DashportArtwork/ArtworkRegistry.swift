@@ -61,7 +61,8 @@ struct ArtworkRegistry {
 
     /// - Parameter recheckInterval: `.zero` checks a file on every registration.
     init(roots: [String], allowPlainHTTP: Bool, capacity: Int, recheckInterval: Duration) {
-        var resolved: [String] = [], missing: [String] = []
+        var resolved: [String] = []
+        var missing: [String] = []
         for root in roots {
             if let path = Self.realPath(root) { resolved.append(path) } else { missing.append(root) }
         }

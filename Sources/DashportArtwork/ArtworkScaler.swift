@@ -45,17 +45,19 @@ struct ArtworkScaler: Sendable {
         guard pixels <= maxPixels else { return .failure(.tooManyPixels(pixels: pixels, limit: maxPixels)) }
 
         var out = dashport_vips_thumbnail_result()
-        let status = dashport_vips_thumbnail_file(path, Int32(clamping: box.width), Int32(clamping: box.height),
-                                                  Int32(quality), &out, &errorText, errorText.count)
+        let status = dashport_vips_thumbnail_file(
+            path, Int32(clamping: box.width), Int32(clamping: box.height),
+            Int32(quality), &out, &errorText, errorText.count)
         guard status == DASHPORT_VIPS_OK else { return .failure(failure(status, errorText)) }
         defer { dashport_vips_free(out.bytes) }
         guard let bytes = out.bytes, out.length > 0 else { return .failure(.decodeFailed("libvips returned no data")) }
-        return .success(ArtworkImage(
-            bytes: Array(UnsafeBufferPointer(start: bytes, count: out.length)),
-            mimeType: out.is_png != 0 ? ArtworkImage.png : ArtworkImage.jpeg,
-            width: Int(out.width),
-            height: Int(out.height)
-        ))
+        return .success(
+            ArtworkImage(
+                bytes: Array(UnsafeBufferPointer(start: bytes, count: out.length)),
+                mimeType: out.is_png != 0 ? ArtworkImage.png : ArtworkImage.jpeg,
+                width: Int(out.width),
+                height: Int(out.height)
+            ))
     }
 
     /// libvips' error buffer holds one line per message ("VipsJpeg: Premature end…\nvipspng: …"):

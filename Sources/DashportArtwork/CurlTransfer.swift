@@ -42,8 +42,10 @@ final class CurlTransfer: Sendable {
         state.withLock { $0.handle = UInt(bitPattern: curl) }
         let context = Unmanaged.passUnretained(self).toOpaque()
         let protocols = limits.allowPlainHTTP ? "http,https" : "https"
-        let milliseconds = max(1, Int(limits.timeout.components.seconds) * 1000
-            + Int(limits.timeout.components.attoseconds / 1_000_000_000_000_000))
+        let milliseconds = max(
+            1,
+            Int(limits.timeout.components.seconds) * 1000
+                + Int(limits.timeout.components.attoseconds / 1_000_000_000_000_000))
         let settings: [CURLcode] = [
             dashport_curl_set_string(curl, CURLOPT_URL, url),
             dashport_curl_set_string(curl, CURLOPT_PROTOCOLS_STR, protocols),

@@ -32,7 +32,9 @@ enum ThumbnailFile {
         guard bytes.count >= headerSize, Array(bytes[0..<4]) == magic, bytes[4] == 1, bytes[5] <= 1 else {
             throw .io("not a thumbnail file")
         }
-        let width = Int(word(bytes, at: 8)), height = Int(word(bytes, at: 12)), length = Int(word(bytes, at: 16))
+        let width = Int(word(bytes, at: 8))
+        let height = Int(word(bytes, at: 12))
+        let length = Int(word(bytes, at: 16))
         guard length == bytes.count - headerSize, width > 0, height > 0 else { throw .io("thumbnail file truncated") }
         let payload = bytes[headerSize...]
         let stored = UInt64(word(bytes, at: 20)) | UInt64(word(bytes, at: 24)) << 32
@@ -55,8 +57,10 @@ enum ThumbnailFile {
     }
 
     private static func append(_ value: UInt32, to out: inout [UInt8]) {
-        out += [UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8),
-                UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 24)]
+        out += [
+            UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8),
+            UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 24),
+        ]
     }
 
     private static func word(_ bytes: [UInt8], at offset: Int) -> UInt32 {

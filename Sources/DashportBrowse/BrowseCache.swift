@@ -99,9 +99,10 @@ public actor BrowseCache {
             case .success(let (node, generation, size)):
                 found.append((Entry(node: node, fileName: name, bytes: size, lastUse: 0), generation))
             case .failure(let problem):
-                reports.append(BrowseReport(
-                    code: BrowseReportCode.cacheDiscarded,
-                    message: "cache file \(path) discarded: \(problem)", itemId: name))
+                reports.append(
+                    BrowseReport(
+                        code: BrowseReportCode.cacheDiscarded,
+                        message: "cache file \(path) discarded: \(problem)", itemId: name))
                 logger.warning("cache file discarded", ["file": path, "problem": problem.description])
                 if let report = delete(path, name) { reports.append(report) }
             }
@@ -140,10 +141,11 @@ public actor BrowseCache {
         }
         guard bytes.count <= maxBytes else {
             var reports = remove(parentId)
-            reports.append(BrowseReport(
-                code: BrowseReportCode.cacheNodeTooLarge,
-                message: "node '\(parentId)' is \(bytes.count) bytes, over the cache bound of \(maxBytes): not cached",
-                itemId: parentId))
+            reports.append(
+                BrowseReport(
+                    code: BrowseReportCode.cacheNodeTooLarge,
+                    message: "node '\(parentId)' is \(bytes.count) bytes, over the cache bound of \(maxBytes): not cached",
+                    itemId: parentId))
             return reports
         }
         var reports: [BrowseReport] = []
@@ -162,9 +164,10 @@ public actor BrowseCache {
             try Files.writeAtomically(bytes, to: directory + "/" + name)
         } catch {
             if health.failed(error) {
-                reports.append(failure(
-                    "browse cache writes fail in \(directory) (\(error.causeText)), first for node '\(parentId)': nodes are kept in memory and their previous files left as they were until writes work again",
-                    parentId))
+                reports.append(
+                    failure(
+                        "browse cache writes fail in \(directory) (\(error.causeText)), first for node '\(parentId)': nodes are kept in memory and their previous files left as they were until writes work again",
+                        parentId))
             } else {
                 logger.debug("cache write failed again", ["parent": parentId, "cause": error.causeText])
             }
@@ -172,10 +175,11 @@ public actor BrowseCache {
         }
         if let failed = health.succeeded() {
             let pending = entries.values.filter { !$0.persisted }.count
-            reports.append(BrowseReport(
-                code: BrowseReportCode.cacheWritesResumed,
-                message: "browse cache writes work again after \(failed) failed; writing the \(pending) nodes kept in memory",
-                itemId: parentId))
+            reports.append(
+                BrowseReport(
+                    code: BrowseReportCode.cacheWritesResumed,
+                    message: "browse cache writes work again after \(failed) failed; writing the \(pending) nodes kept in memory",
+                    itemId: parentId))
         }
         return true
     }

@@ -41,10 +41,11 @@ extension BrowseCore {
                 return .cached(cached)
             }
             // One line for one hang: this parent's report also says the core is now degraded.
-            providerFailed(report: BrowseReport(
-                code: BrowseReportCode.providerTimeout,
-                message: "no answer for '\(parentId)' within \(configuration.providerTimeout) and nothing cached: empty list",
-                itemId: parentId))
+            providerFailed(
+                report: BrowseReport(
+                    code: BrowseReportCode.providerTimeout,
+                    message: "no answer for '\(parentId)' within \(configuration.providerTimeout) and nothing cached: empty list",
+                    itemId: parentId))
             return .unavailable
         }
     }
@@ -63,10 +64,11 @@ extension BrowseCore {
     private func cut(_ items: [BrowseItem], of parentId: String) -> [BrowseItem] {
         let limit = configuration.maxChildrenPerNode
         guard items.count > limit else { return items }
-        emit(BrowseReport(
-            code: BrowseReportCode.listCut,
-            message: "the provider gave more than \(limit) children for '\(parentId)': cut to \(limit)",
-            itemId: parentId))
+        emit(
+            BrowseReport(
+                code: BrowseReportCode.listCut,
+                message: "the provider gave more than \(limit) children for '\(parentId)': cut to \(limit)",
+                itemId: parentId))
         return Array(items.prefix(limit))
     }
 
@@ -79,9 +81,14 @@ extension BrowseCore {
             return
         }
         degraded = true
-        emit(report.map {
-            BrowseReport(code: $0.code, message: "\($0.message); answering from the cache until the provider answers again", itemId: $0.itemId)
-        } ?? BrowseReport(code: BrowseReportCode.providerUnavailable, message: "the provider \(what): answering from the cache until it answers again"))
+        emit(
+            report.map {
+                BrowseReport(
+                    code: $0.code, message: "\($0.message); answering from the cache until the provider answers again", itemId: $0.itemId)
+            }
+                ?? BrowseReport(
+                    code: BrowseReportCode.providerUnavailable,
+                    message: "the provider \(what): answering from the cache until it answers again"))
         if refreshTask == nil {
             refreshTask = Task { await self.refreshWhenProviderAnswers() }
         }

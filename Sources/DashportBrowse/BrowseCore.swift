@@ -208,9 +208,10 @@ public actor BrowseCore {
             providerFailed("failed a search (\(error))")
             return []
         case .timedOut:
-            emit(BrowseReport(
-                code: BrowseReportCode.providerTimeout,
-                message: "search '\(query)' got no answer within \(configuration.providerTimeout): empty results"))
+            emit(
+                BrowseReport(
+                    code: BrowseReportCode.providerTimeout,
+                    message: "search '\(query)' got no answer within \(configuration.providerTimeout): empty results"))
             return []
         }
     }

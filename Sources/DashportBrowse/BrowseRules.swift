@@ -40,10 +40,11 @@ public enum BrowseRules {
             kept = kept.compactMap { item in
                 guard item.browsable else { return item }
                 let action = item.playable ? "sent as playable only" : "dropped"
-                reports.append(BrowseReport(
-                    code: BrowseReportCode.depthCut,
-                    message: "'\(item.title)' (\(item.id)) is at depth \(parentDepth + 1), the car's max depth: \(action)",
-                    itemId: item.id))
+                reports.append(
+                    BrowseReport(
+                        code: BrowseReportCode.depthCut,
+                        message: "'\(item.title)' (\(item.id)) is at depth \(parentDepth + 1), the car's max depth: \(action)",
+                        itemId: item.id))
                 guard item.playable else { return nil }
                 var cut = item
                 cut.browsable = false
@@ -129,15 +130,17 @@ public enum BrowseRules {
         var tabs: [BrowseItem] = []
         for item in items {
             if !item.browsable {
-                reports.append(BrowseReport(
-                    code: BrowseReportCode.rootRejected,
-                    message: "root entry '\(item.title)' (\(item.id)) dropped: not browsable (tabs must open)",
-                    itemId: item.id))
+                reports.append(
+                    BrowseReport(
+                        code: BrowseReportCode.rootRejected,
+                        message: "root entry '\(item.title)' (\(item.id)) dropped: not browsable (tabs must open)",
+                        itemId: item.id))
             } else if tabs.count >= cap {
-                reports.append(BrowseReport(
-                    code: BrowseReportCode.rootRejected,
-                    message: "root entry '\(item.title)' (\(item.id)) dropped: over the cap of \(cap) tabs",
-                    itemId: item.id))
+                reports.append(
+                    BrowseReport(
+                        code: BrowseReportCode.rootRejected,
+                        message: "root entry '\(item.title)' (\(item.id)) dropped: over the cap of \(cap) tabs",
+                        itemId: item.id))
             } else {
                 tabs.append(item)
             }
@@ -150,10 +153,11 @@ public enum BrowseRules {
     ) -> [BrowseItem] {
         guard let limit, items.count > max(0, limit) else { return items }
         let keep = max(0, limit)
-        reports.append(BrowseReport(
-            code: BrowseReportCode.listCut,
-            message: "list \(list) has \(items.count) items, the car shows \(keep): \(items.count - keep) cut",
-            itemId: itemId))
+        reports.append(
+            BrowseReport(
+                code: BrowseReportCode.listCut,
+                message: "list \(list) has \(items.count) items, the car shows \(keep): \(items.count - keep) cut",
+                itemId: itemId))
         return Array(items.prefix(keep))
     }
 

@@ -242,13 +242,14 @@ enum CatalogLoader {
     }
 
     private static func unparseable(_ error: DecodingError, data: Data, path: String) -> CatalogError {
-        let (context, reason): (DecodingError.Context?, String) = switch error {
-        case .typeMismatch(_, let c): (c, c.debugDescription)
-        case .valueNotFound(_, let c): (c, c.debugDescription)
-        case .keyNotFound(let key, let c): (c, "missing key '\(key.stringValue)'")
-        case .dataCorrupted(let c): (c, c.underlyingError.map { "\($0)" } ?? c.debugDescription)
-        @unknown default: (nil, "\(error)")
-        }
+        let (context, reason): (DecodingError.Context?, String) =
+            switch error {
+            case .typeMismatch(_, let c): (c, c.debugDescription)
+            case .valueNotFound(_, let c): (c, c.debugDescription)
+            case .keyNotFound(let key, let c): (c, "missing key '\(key.stringValue)'")
+            case .dataCorrupted(let c): (c, c.underlyingError.map { "\($0)" } ?? c.debugDescription)
+            @unknown default: (nil, "\(error)")
+            }
         let codingPath = context?.codingPath ?? []
         if codingPath.isEmpty, let syntax = JSONSyntaxLocator.firstError(in: Array(data)) {
             return CatalogError(file: path, item: nil, problem: .unparseable("not valid JSON at \(syntax)"))

@@ -61,14 +61,21 @@ public final class CatalogProvider: BrowseProvider {
             loaded = try CatalogLoader.load(path: path)
         } catch {
             let waiters = state.withLock { state in
-                defer { state.waiters = []; state.pending = false }
+                defer {
+                    state.waiters = []
+                    state.pending = false
+                }
                 return state.waiters
             }
             waiters.forEach { $0.resume(returning: nil) }
             throw error
         }
         let (old, waiters) = state.withLock { state in
-            defer { state.catalog = loaded; state.waiters = []; state.pending = false }
+            defer {
+                state.catalog = loaded
+                state.waiters = []
+                state.pending = false
+            }
             return (state.catalog, state.waiters)
         }
         waiters.forEach { $0.resume(returning: loaded) }
@@ -87,7 +94,10 @@ public final class CatalogProvider: BrowseProvider {
 
     /// The loaded catalog, waiting for the first load if it has not ended yet.
     private func catalog() async throws -> Catalog {
-        enum Now { case ready(Catalog), wait, missing }
+        enum Now {
+            case ready(Catalog)
+            case wait, missing
+        }
         let now = state.withLock { state -> Now in
             if let catalog = state.catalog { return .ready(catalog) }
             return state.pending ? .wait : .missing

@@ -78,7 +78,10 @@ enum JSONSyntaxLocator {
             at += 1
             skipSpace()
             guard at < bytes.count else { return endOfFile }
-            if bytes[at] == close { at += 1; return nil }
+            if bytes[at] == close {
+                at += 1
+                return nil
+            }
             while true {
                 if keyed {
                     skipSpace()
@@ -93,7 +96,10 @@ enum JSONSyntaxLocator {
                 if let problem = value() { return problem }
                 skipSpace()
                 guard at < bytes.count else { return endOfFile }
-                if bytes[at] == close { at += 1; return nil }
+                if bytes[at] == close {
+                    at += 1
+                    return nil
+                }
                 guard bytes[at] == UInt8(ascii: ",") else {
                     return (at, "expected ',' or '\(Character(Unicode.Scalar(close)))', found \(shown(bytes[at]))")
                 }
@@ -109,7 +115,9 @@ enum JSONSyntaxLocator {
             while at < bytes.count {
                 let byte = bytes[at]
                 switch byte {
-                case UInt8(ascii: "\""): at += 1; return nil
+                case UInt8(ascii: "\""):
+                    at += 1
+                    return nil
                 case UInt8(ascii: "\\"):
                     at += 1
                     guard at < bytes.count else { return endOfFile }
@@ -170,7 +178,8 @@ enum JSONSyntaxLocator {
         }
 
         private func shown(_ byte: UInt8) -> String {
-            (0x21..<0x7F).contains(byte) ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x" + (byte < 0x10 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+            (0x21..<0x7F).contains(byte)
+                ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x" + (byte < 0x10 ? "0" : "") + String(byte, radix: 16, uppercase: true)
         }
     }
 }

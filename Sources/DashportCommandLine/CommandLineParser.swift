@@ -116,7 +116,8 @@ public struct ParsedCommand: Sendable {
         }
         if !parsed.wantsHelp, parsed.positionals.count > spec.positionals.count {
             let extra = parsed.positionals.dropFirst(spec.positionals.count)
-            throw CommandLineError("unexpected argument\(extra.count == 1 ? "" : "s") \(extra.joined(separator: " ")) (see \(spec.name) --help)")
+            throw CommandLineError(
+                "unexpected argument\(extra.count == 1 ? "" : "s") \(extra.joined(separator: " ")) (see \(spec.name) --help)")
         }
         return parsed
     }
@@ -138,9 +139,13 @@ public struct ParsedCommand: Sendable {
             guard let equals = line.firstIndex(of: "=") else { throw CommandLineError("\(origin): expected 'name = value', got '\(line)'") }
             let name = trimmed(line[..<equals])
             let value = unquoted(trimmed(line[line.index(after: equals)...]))
-            guard let option = spec.option(name) else { throw CommandLineError("\(origin): unknown option '\(name)' (see \(spec.name) --help)") }
+            guard let option = spec.option(name) else {
+                throw CommandLineError("\(origin): unknown option '\(name)' (see \(spec.name) --help)")
+            }
             if !option.takesValue {
-                guard value == "true" || value == "false" else { throw CommandLineError("\(origin): \(name) is a flag: true or false, got '\(value)'") }
+                guard value == "true" || value == "false" else {
+                    throw CommandLineError("\(origin): \(name) is a flag: true or false, got '\(value)'")
+                }
             } else if value.isEmpty {
                 throw CommandLineError("\(origin): \(name) needs a value (\(option.placeholder ?? "VALUE"))")
             }

@@ -76,7 +76,8 @@ public struct CommandSpec: Sendable {
     /// `--help`, generated from the table.
     public var help: String {
         var text = "usage: \(name) \(synopsis)\n\n\(summary)\n\noptions:\n"
-        let rows = options.map { option in ("  --\(option.name)" + (option.placeholder.map { " \($0)" } ?? ""), option) }
+        let rows =
+            options.map { option in ("  --\(option.name)" + (option.placeholder.map { " \($0)" } ?? ""), option) }
             + [("  -h, --help", OptionSpec.flag("help", "this text"))]
         let width = min(34, (rows.map(\.0.count).max() ?? 0) + 2)
         for (left, option) in rows {

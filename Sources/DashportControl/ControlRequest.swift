@@ -89,14 +89,30 @@ public enum ControlRequest: Sendable, Hashable {
             guard arguments.isEmpty else { throw ControlError("usage: session \(verb) (no arguments)") }
         }
         switch verb {
-        case "play": try none(); return .play
-        case "pause": try none(); return .pause
-        case "toggle": try none(); return .playPause
-        case "stop": try none(); return .stop
-        case "next": try none(); return .skipToNext
-        case "previous", "prev": try none(); return .skipToPrevious
-        case "jump-forward": try none(); return .jumpForward
-        case "jump-back": try none(); return .jumpBack
+        case "play":
+            try none()
+            return .play
+        case "pause":
+            try none()
+            return .pause
+        case "toggle":
+            try none()
+            return .playPause
+        case "stop":
+            try none()
+            return .stop
+        case "next":
+            try none()
+            return .skipToNext
+        case "previous", "prev":
+            try none()
+            return .skipToPrevious
+        case "jump-forward":
+            try none()
+            return .jumpForward
+        case "jump-back":
+            try none()
+            return .jumpBack
         case "seek":
             let text = try one("seek SECONDS")
             guard let seconds = Double(text), seconds.isFinite, seconds >= 0, seconds <= 1e9 else {
@@ -112,7 +128,8 @@ public enum ControlRequest: Sendable, Hashable {
         case "rate":
             let text = try one("rate X")
             guard let rate = Double(text), rate.isFinite, rate > 0, rate <= PlaybackState.maxRate else {
-                throw ControlError("session rate: '\(ControlWords.shown(text))' is not a speed above 0 and at most \(Int(PlaybackState.maxRate))")
+                throw ControlError(
+                    "session rate: '\(ControlWords.shown(text))' is not a speed above 0 and at most \(Int(PlaybackState.maxRate))")
             }
             return .setRate(rate)
         case "repeat":
@@ -137,7 +154,8 @@ public enum ControlRequest: Sendable, Hashable {
             case "end-of-track": return .setSleepTimer(.endOfTrack)
             default:
                 guard let minutes = Double(text), minutes.isFinite, minutes > 0, minutes <= 24 * 60 else {
-                    throw ControlError("session sleep: '\(ControlWords.shown(text))' is not minutes (above 0, at most 1440), end-of-track or off")
+                    throw ControlError(
+                        "session sleep: '\(ControlWords.shown(text))' is not minutes (above 0, at most 1440), end-of-track or off")
                 }
                 return .setSleepTimer(.duration(ms: minutes * 60_000))
             }
@@ -152,7 +170,8 @@ public enum ControlRequest: Sendable, Hashable {
             case "unmute": return .setDeviceMuted(false)
             default:
                 guard let percent = Double(text), percent.isFinite, percent >= 0, percent <= 100 else {
-                    throw ControlError("session volume: '\(ControlWords.shown(text))' is not a percentage (0 to 100), up, down, mute or unmute")
+                    throw ControlError(
+                        "session volume: '\(ControlWords.shown(text))' is not a percentage (0 to 100), up, down, mute or unmute")
                 }
                 return .setDeviceVolume(percent / 100)
             }

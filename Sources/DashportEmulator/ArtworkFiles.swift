@@ -20,11 +20,14 @@ public enum ArtworkFiles {
     /// `<key>.<jpg|png>` with every character other than letters, digits, `.`, `_` and `-` replaced
     /// by `_`, and no leading dot, so a key can never name another directory or a hidden file.
     public static func fileName(key: String, mimeType: String) -> String {
-        var stem = String(key.unicodeScalars.prefix(maxStemLength).map { scalar -> Character in
-            let allowed = scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
-                || scalar == "." || scalar == "_" || scalar == "-")
-            return allowed ? Character(scalar) : "_"
-        })
+        var stem = String(
+            key.unicodeScalars.prefix(maxStemLength).map { scalar -> Character in
+                let allowed =
+                    scalar.isASCII
+                    && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
+                        || scalar == "." || scalar == "_" || scalar == "-")
+                return allowed ? Character(scalar) : "_"
+            })
         if stem.isEmpty || stem.hasPrefix(".") { stem = "_" + stem }
         return stem + (mimeType.lowercased() == "image/png" ? ".png" : ".jpg")
     }

@@ -41,7 +41,10 @@ public enum BrowseShellError: Error, Sendable, Hashable, CustomStringConvertible
 public actor BrowseShell {
     /// One list the user is looking at: a node's children or a search, and the page shown.
     struct Location: Sendable {
-        enum Source: Sendable { case children(String), search(String) }
+        enum Source: Sendable {
+            case children(String)
+            case search(String)
+        }
         var source: Source
         var title: String
         var childStyle: DashportMedia.ChildStyle?
@@ -90,10 +93,11 @@ public actor BrowseShell {
     /// Shows the current location: one request, the screen it answers with, rows remembered.
     func show() async throws(BrowseShellError) {
         guard let location = stack.last else { return }
-        let kind: MediaChannelRequestKind = switch location.source {
-        case .children(let parent): .getChildren(parentId: parent, page: location.page, pageSize: options.pageSize)
-        case .search(let query): .search(query: query, page: location.page, pageSize: options.pageSize)
-        }
+        let kind: MediaChannelRequestKind =
+            switch location.source {
+            case .children(let parent): .getChildren(parentId: parent, page: location.page, pageSize: options.pageSize)
+            case .search(let query): .search(query: query, page: location.page, pageSize: options.pageSize)
+            }
         guard case .browse(let result) = try await ask(kind) else { return }
         if case .items(let page) = result.outcome { rows = page.items } else { rows = [] }
         await transcript.print(ScreenRenderer.browse(title: location.title, result: result, childStyle: location.childStyle))

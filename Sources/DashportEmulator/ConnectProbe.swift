@@ -55,7 +55,9 @@ public enum ConnectProbe {
         return await watch(client: client, session: session, timeout: timeout, transcript: transcript)
     }
 
-    private static func watch(client: HeadUnitClient, session: MediaChannelSession, timeout: Duration, transcript: Transcript) async -> Outcome {
+    private static func watch(client: HeadUnitClient, session: MediaChannelSession, timeout: Duration, transcript: Transcript) async
+        -> Outcome
+    {
         // Out of time: say bye-bye with what we have; if even that hangs, close.
         let clock = client.clock
         let timer = Task {
@@ -70,7 +72,8 @@ public enum ConnectProbe {
         var closedBy: HeadUnitDisconnect?
         for await notice in session.notices {
             // The close is summed up below, with what it means for the probe.
-            if case .closed = notice {} else if let lines = ScreenRenderer.notice(notice, stock: true) {
+            if case .closed = notice {
+            } else if let lines = ScreenRenderer.notice(notice, stock: true) {
                 await transcript.print(lines)
             }
             switch notice {
@@ -93,7 +96,8 @@ public enum ConnectProbe {
             await transcript.print("bye-bye answered; done")
             return .success(pings: pings)
         case .link(.byeBye(answered: true)):
-            return .failure(running ? "no ping from the phone within \(timeout.secondsText)" : "the link did not come up within \(timeout.secondsText)")
+            return .failure(
+                running ? "no ping from the phone within \(timeout.secondsText)" : "the link did not come up within \(timeout.secondsText)")
         case .link(.byeBye(answered: false)):
             return .failure(running ? "the phone did not answer BYEBYE_REQUEST" : "the link did not come up within \(timeout.secondsText)")
         case .some(let reason):

@@ -105,8 +105,10 @@ public actor MediaChannelSession {
         return session
     }
 
-    private init(client: HeadUnitClient, channel: UInt8, inputChannel: UInt8?, playbackStatusChannel: UInt8?,
-                 timeout: Duration, media: MediaChannelClient) {
+    private init(
+        client: HeadUnitClient, channel: UInt8, inputChannel: UInt8?, playbackStatusChannel: UInt8?,
+        timeout: Duration, media: MediaChannelClient
+    ) {
         self.client = client
         self.channel = channel
         self.inputChannel = inputChannel
@@ -141,7 +143,9 @@ public actor MediaChannelSession {
 
     /// Sends one request and waits for its answer. A request unanswered within `limit` (default
     /// ``timeout``) is cancelled in the client (a late answer becomes a ``MediaSessionNotice/problem(_:)``).
-    public func request(_ kind: MediaChannelRequestKind, within limit: Duration? = nil) async throws(MediaSessionError) -> MediaChannelAnswer {
+    public func request(_ kind: MediaChannelRequestKind, within limit: Duration? = nil) async throws(MediaSessionError)
+        -> MediaChannelAnswer
+    {
         if let disconnect { throw .closed(disconnect) }
         let request: MediaChannelRequest
         do {

@@ -14,7 +14,8 @@ extension ScreenRenderer {
         case .tlsEstablished(let tls):
             "tls: \(tls.version) \(tls.cipher)\nserver certificate sha256: \(tls.peerFingerprint ?? "(none presented)")"
         case .discoveryRequested(let label, let device):
-            "discovery: requested by \(device.map { "\"\($0)\"" } ?? "(no device name)")" + suffix(label.map { "label \"\($0)\"" }, separator: ", ")
+            "discovery: requested by \(device.map { "\"\($0)\"" } ?? "(no device name)")"
+                + suffix(label.map { "label \"\($0)\"" }, separator: ", ")
         case .channelOpened(let service): "channel \(service.channel) opened: \(serviceName(service.kind))"
         case .channelOpenRefused(let service, let status):
             "channel \(service.channel) refused (status \(status)): \(serviceName(service.kind))"
@@ -76,7 +77,10 @@ extension ScreenRenderer {
         case .queue(let queue):
             return ["* queue: \(queue.items.count) \(queue.items.count == 1 ? "entry" : "entries")"]
         case .sessionError(let error):
-            return ["* session error: \(error.code) (\(error.severity))" + suffix(error.message) + suffix(error.subject.map { "[\($0)]" }, separator: " ")]
+            return [
+                "* session error: \(error.code) (\(error.severity))" + suffix(error.message)
+                    + suffix(error.subject.map { "[\($0)]" }, separator: " ")
+            ]
         case .childrenChanged(let changed):
             return ["* children changed: " + (changed.parentId ?? "everything")]
         case .sleepTimer(let state):

@@ -89,8 +89,10 @@ public enum ScreenRenderer {
         }
         if let remote = state.remotePlayback { lines.append("volume: " + remoteVolume(remote.remote)) }
         if let actions = playback?.customActions, !actions.isEmpty {
-            lines.append("actions: " + actions.enumerated().map { "\($0.offset + 1) \($0.element.label ?? $0.element.name) [\($0.element.name)]" }
-                .joined(separator: ", "))
+            lines.append(
+                "actions: "
+                    + actions.enumerated().map { "\($0.offset + 1) \($0.element.label ?? $0.element.name) [\($0.element.name)]" }
+                    .joined(separator: ", "))
         }
         let queue = state.queue?.items ?? []
         if queue.isEmpty {

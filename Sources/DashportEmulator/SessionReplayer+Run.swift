@@ -137,19 +137,24 @@ struct ReplayRun {
         if recording.volatile.isRepeat(message: codec.name, actual, after: lastMatched[key]) { return }
         lastMatched[key] = actual
         guard let index = expected[key]?.first else {
-            report.failures.append(ReplayFailure(
-                step: "car \(car), server → car \(service.rawValue) \(codec.name) (channel \(message.channel))",
-                problem: "unexpected: the recording has no more of these", differences: [
-                    FieldDifference(path: "(body)", expected: "(none)", actual: actual.description.count > 200
-                        ? String(actual.description.prefix(197)) + "..." : actual.description),
-                ]))
+            report.failures.append(
+                ReplayFailure(
+                    step: "car \(car), server → car \(service.rawValue) \(codec.name) (channel \(message.channel))",
+                    problem: "unexpected: the recording has no more of these",
+                    differences: [
+                        FieldDifference(
+                            path: "(body)", expected: "(none)",
+                            actual: actual.description.count > 200
+                                ? String(actual.description.prefix(197)) + "..." : actual.description)
+                    ]))
             return
         }
         expected[key]?.removeFirst()
         unmatched.remove(index)
         report.compared += 1
         let entry = recording.entries[index]
-        let differences = BodyComparison.differences(expected: entry.body, actual: actual, message: entry.name, volatile: recording.volatile)
+        let differences = BodyComparison.differences(
+            expected: entry.body, actual: actual, message: entry.name, volatile: recording.volatile)
         if !differences.isEmpty {
             fail(entry, "the server's \(entry.name) differs", differences)
         }
@@ -188,12 +193,15 @@ struct ReplayRun {
         // A replay waits for events, never races the clock: setup may be slow on a loaded machine.
         configuration.handshakeDeadline = max(configuration.handshakeDeadline, timeout)
         if let major = entry.body["major"], let minor = entry.body["minor"],
-           let majorValue = try? UInt32(json: major, path: "major"), let minorValue = try? UInt32(json: minor, path: "minor") {
+            let majorValue = try? UInt32(json: major, path: "major"), let minorValue = try? UInt32(json: minor, path: "minor")
+        {
             configuration.version = AAPVersion(major: UInt16(truncatingIfNeeded: majorValue), minor: UInt16(truncatingIfNeeded: minorValue))
         }
-        guard let discovery = recording.entries.first(where: {
-            $0.car == entry.car && $0.direction == .car && $0.channel == 0 && $0.messageId == 6
-        }) else {
+        guard
+            let discovery = recording.entries.first(where: {
+                $0.car == entry.car && $0.direction == .car && $0.channel == 0 && $0.messageId == 6
+            })
+        else {
             fail(entry, "the recording has no SERVICE_DISCOVERY_RESPONSE for car \(entry.car)")
             aborted = true
             return

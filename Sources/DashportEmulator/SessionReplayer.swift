@@ -67,7 +67,8 @@ public struct ReplayReport: Sendable, CustomStringConvertible {
 
     public var description: String {
         if passed { return "replay passed: \(compared) server messages matched" }
-        return (["replay FAILED: \(failures.count) problem(s), \(compared) server messages compared"]
+        return
+            (["replay FAILED: \(failures.count) problem(s), \(compared) server messages compared"]
             + failures.map(\.description)).joined(separator: "\n")
     }
 }

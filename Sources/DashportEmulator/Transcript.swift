@@ -92,7 +92,9 @@ public actor Transcript {
 
     private func consume(_ text: String) -> Bool {
         let start = max(cursor - dropped, 0)
-        guard start < kept.count, let index = kept[start...].firstIndex(where: { $0.searchable && $0.line.contains(text) }) else { return false }
+        guard start < kept.count, let index = kept[start...].firstIndex(where: { $0.searchable && $0.line.contains(text) }) else {
+            return false
+        }
         cursor = index + dropped + 1
         return true
     }

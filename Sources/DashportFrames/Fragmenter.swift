@@ -41,18 +41,25 @@ public enum Fragmenter {
         precondition(message.count <= Int(UInt32.max), "Fragmenter: message of \(message.count) bytes exceeds UInt32")
         // At least one byte is left for LAST, so a LAST frame is never empty.
         let firstCount = min(limits.firstFragmentPlaintext, message.count - 1)
-        var result = [Fragment(channel: channel, flags: base.with(type: .first),
-                               totalLength: UInt32(message.count), plaintext: message[0..<firstCount])]
+        var result = [
+            Fragment(
+                channel: channel, flags: base.with(type: .first),
+                totalLength: UInt32(message.count), plaintext: message[0..<firstCount])
+        ]
         result.reserveCapacity(2 + (message.count - firstCount) / limits.fragmentPlaintext)
         var offset = firstCount
         while message.count - offset > limits.fragmentPlaintext {
             let end = offset + limits.fragmentPlaintext
-            result.append(Fragment(channel: channel, flags: base.with(type: .middle),
-                                   totalLength: nil, plaintext: message[offset..<end]))
+            result.append(
+                Fragment(
+                    channel: channel, flags: base.with(type: .middle),
+                    totalLength: nil, plaintext: message[offset..<end]))
             offset = end
         }
-        result.append(Fragment(channel: channel, flags: base.with(type: .last),
-                               totalLength: nil, plaintext: message[offset...]))
+        result.append(
+            Fragment(
+                channel: channel, flags: base.with(type: .last),
+                totalLength: nil, plaintext: message[offset...]))
         return result
     }
 

@@ -6,8 +6,9 @@ public struct Frame: Sendable, Hashable {
 
     /// Pairs a header with its payload; `header.payloadLength` must equal `payload.count`.
     public init(header: FrameHeader, payload: [UInt8]) {
-        precondition(Int(header.payloadLength) == payload.count,
-                     "Frame: header says \(header.payloadLength) payload bytes, got \(payload.count)")
+        precondition(
+            Int(header.payloadLength) == payload.count,
+            "Frame: header says \(header.payloadLength) payload bytes, got \(payload.count)")
         self.header = header
         self.payload = payload
     }
@@ -16,16 +17,18 @@ public struct Frame: Sendable, Hashable {
     public init(channel: UInt8, flags: FrameFlags, totalLength: UInt32? = nil, payload: [UInt8]) {
         precondition(payload.count <= Int(UInt16.max), "Frame: payload of \(payload.count) bytes exceeds 65535")
         self.init(
-            header: FrameHeader(channel: channel, flags: flags, payloadLength: UInt16(payload.count),
-                                totalLength: totalLength),
+            header: FrameHeader(
+                channel: channel, flags: flags, payloadLength: UInt16(payload.count),
+                totalLength: totalLength),
             payload: payload
         )
     }
 
     /// Header plus payload, ready for the transport.
     public func encoded() -> [UInt8] {
-        precondition(Int(header.payloadLength) == payload.count,
-                     "Frame: header says \(header.payloadLength) payload bytes, got \(payload.count)")
+        precondition(
+            Int(header.payloadLength) == payload.count,
+            "Frame: header says \(header.payloadLength) payload bytes, got \(payload.count)")
         var bytes: [UInt8] = []
         bytes.reserveCapacity(header.encodedSize + payload.count)
         header.encode(into: &bytes)

@@ -21,8 +21,9 @@ public struct FrameHeader: Sendable, Hashable {
     /// Creates a header. `totalLength` is required for a FIRST frame and dropped for any other
     /// type, so a header always encodes as what its flags say.
     public init(channel: UInt8, flags: FrameFlags, payloadLength: UInt16, totalLength: UInt32? = nil) {
-        precondition(flags.type != .first || totalLength != nil,
-                     "FrameHeader: a FIRST frame needs its message's total length")
+        precondition(
+            flags.type != .first || totalLength != nil,
+            "FrameHeader: a FIRST frame needs its message's total length")
         self.channel = channel
         self.flags = flags
         self.payloadLength = payloadLength
@@ -70,7 +71,7 @@ public struct FrameHeader: Sendable, Hashable {
     public static func decode(from bytes: some Collection<UInt8>) -> FrameHeader? {
         var iterator = bytes.makeIterator()
         guard let channel = iterator.next(), let rawFlags = iterator.next(),
-              let lengthHigh = iterator.next(), let lengthLow = iterator.next()
+            let lengthHigh = iterator.next(), let lengthLow = iterator.next()
         else { return nil }
         let flags = FrameFlags(rawValue: rawFlags)
         let payloadLength = UInt16(lengthHigh) << 8 | UInt16(lengthLow)

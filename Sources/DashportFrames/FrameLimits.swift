@@ -30,16 +30,20 @@ public struct FrameLimits: Sendable, Hashable {
         firstFragmentPlaintext: Int = 16120,
         fragmentPlaintext: Int = 16124
     ) {
-        precondition(maxReceivePayload >= 0 && maxReceivePayload <= Int(UInt16.max),
-                     "FrameLimits: maxReceivePayload must be within 0...65535")
-        precondition(maxMessageSize > 0 && maxMessageSize <= Int(UInt32.max),
-                     "FrameLimits: maxMessageSize must be within 1...UInt32.max")
+        precondition(
+            maxReceivePayload >= 0 && maxReceivePayload <= Int(UInt16.max),
+            "FrameLimits: maxReceivePayload must be within 0...65535")
+        precondition(
+            maxMessageSize > 0 && maxMessageSize <= Int(UInt32.max),
+            "FrameLimits: maxMessageSize must be within 1...UInt32.max")
         precondition(maxPendingBytes > 0, "FrameLimits: maxPendingBytes must be positive")
-        precondition(firstFragmentPlaintext > 0 && fragmentPlaintext > 0,
-                     "FrameLimits: fragment sizes must be positive")
-        precondition(8 + firstFragmentPlaintext + Self.tlsRecordOverhead <= maxSendWireFrame
-                     && 4 + fragmentPlaintext + Self.tlsRecordOverhead <= maxSendWireFrame,
-                     "FrameLimits: an encrypted fragment would exceed maxSendWireFrame")
+        precondition(
+            firstFragmentPlaintext > 0 && fragmentPlaintext > 0,
+            "FrameLimits: fragment sizes must be positive")
+        precondition(
+            8 + firstFragmentPlaintext + Self.tlsRecordOverhead <= maxSendWireFrame
+                && 4 + fragmentPlaintext + Self.tlsRecordOverhead <= maxSendWireFrame,
+            "FrameLimits: an encrypted fragment would exceed maxSendWireFrame")
         self.maxReceivePayload = maxReceivePayload
         self.maxSendWireFrame = maxSendWireFrame
         self.maxMessageSize = maxMessageSize

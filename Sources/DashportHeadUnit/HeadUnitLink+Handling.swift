@@ -8,8 +8,12 @@ import DashportLog
 extension HeadUnitLink {
     func dispatch(_ message: InboundMessage, now: Duration, _ out: inout HeadUnitOutbox) {
         if logger.level <= .trace {
-            logger.trace("received", ["channel": "\(message.channel)", "message": Hex.id(message.messageId),
-                                      "bytes": "\(message.body.count)", "encrypted": "\(message.encrypted)"])
+            logger.trace(
+                "received",
+                [
+                    "channel": "\(message.channel)", "message": Hex.id(message.messageId),
+                    "bytes": "\(message.body.count)", "encrypted": "\(message.encrypted)",
+                ])
         }
         if phase == .closing {
             handleWhileClosing(message, now: now, &out)
@@ -32,17 +36,19 @@ extension HeadUnitLink {
             let timestamp = (try? AAP.PingRequest(serializedBytes: Array(message.body)))?.timestamp ?? 0
             out.event(.pingReceived(timestamp: timestamp, encrypted: message.encrypted))
             if configuration.answersPings {
-                sendControl(ControlID.pingResponse, AAP.PingResponse(timestamp: timestamp).serializedBytes(),
-                            encrypted: encryptsControl, &out)
+                sendControl(
+                    ControlID.pingResponse, AAP.PingResponse(timestamp: timestamp).serializedBytes(),
+                    encrypted: encryptsControl, &out)
             }
         case ControlID.pingResponse where phase != .versionExchange:
             if let response = try? AAP.PingResponse(serializedBytes: Array(message.body)),
-               let rtt = pings.answered(timestamp: response.timestamp, now: now) {
+                let rtt = pings.answered(timestamp: response.timestamp, now: now)
+            {
                 out.event(.pingAnswered(rtt: rtt, encrypted: message.encrypted))
             }
         case ControlID.byeByeRequest where wire.tls.isHandshakeComplete:
             handlePeerByeBye(message, &out)
-        case let id where wire.tls.isHandshakeComplete && !(ControlID.versionRequest ... ControlID.channelOpenResponse).contains(id):
+        case let id where wire.tls.isHandshakeComplete && !(ControlID.versionRequest...ControlID.channelOpenResponse).contains(id):
             out.event(.controlMessage(messageId: id, body: Array(message.body), encrypted: message.encrypted))
         default:
             close(.unexpectedMessage(channel: 0, messageId: message.messageId, phase: phase), &out)
@@ -97,7 +103,8 @@ extension HeadUnitLink {
         let request = try? AAP.ServiceDiscoveryRequest(serializedBytes: Array(message.body))
         out.event(.discoveryRequested(labelText: request?.labelText, deviceName: request?.deviceName))
         guard configuration.answersDiscovery else { return }
-        let body = configuration.discoveryResponseBody
+        let body =
+            configuration.discoveryResponseBody
             ?? AAP.ServiceDiscoveryResponse(describing: configuration.car).serializedBytes()
         sendControl(ControlID.serviceDiscoveryResponse, body, encrypted: true, &out)
         guard phase != .closed else { return }
@@ -130,8 +137,10 @@ extension HeadUnitLink {
             close(.undecodable(messageId: message.messageId, "\(error)"), &out)
             return
         }
-        out.event(.channelOpenRequested(channel: channel, priority: request.priority, serviceId: request.serviceId,
-                                        encrypted: message.encrypted))
+        out.event(
+            .channelOpenRequested(
+                channel: channel, priority: request.priority, serviceId: request.serviceId,
+                encrypted: message.encrypted))
         guard let service = configuration.car.service(onChannel: channel) else {
             // aasdk queues requests for channels it has no handler for and never answers (§8.9).
             out.event(.channelOpenUnanswered(channel: channel, listed: false))

@@ -95,8 +95,9 @@ public final class HeadUnitLink {
         } else if phase == .closing, let deadline = byeByeDeadline, now >= deadline {
             close(.byeBye(answered: false), &out)
         } else if phase == .running, let timestamp = pings.due(now: now) {
-            sendControl(ControlID.pingRequest, AAP.PingRequest(timestamp: timestamp).serializedBytes(),
-                        encrypted: configuration.controlEncryption == .encrypted, &out)
+            sendControl(
+                ControlID.pingRequest, AAP.PingRequest(timestamp: timestamp).serializedBytes(),
+                encrypted: configuration.controlEncryption == .encrypted, &out)
         }
         return out.actions
     }

@@ -40,7 +40,9 @@ public struct MediaChannelClient: Sendable {
     // MARK: Requests
 
     /// GET_CHILDREN: a page of `parentId`'s children (`page` is 0-based).
-    public mutating func getChildren(parentId: String, page: UInt32? = nil, pageSize: UInt32? = nil) throws(MediaChannelClientError) -> MediaChannelRequest {
+    public mutating func getChildren(parentId: String, page: UInt32? = nil, pageSize: UInt32? = nil) throws(MediaChannelClientError)
+        -> MediaChannelRequest
+    {
         try make(.getChildren(parentId: parentId, page: page, pageSize: pageSize), .getChildren) {
             DashportMedia.GetChildren(requestId: $0, parentId: parentId, page: page, pageSize: pageSize).serializedBytes()
         }
@@ -52,7 +54,9 @@ public struct MediaChannelClient: Sendable {
     }
 
     /// SEARCH: a page of items matching `query`.
-    public mutating func search(query: String, page: UInt32? = nil, pageSize: UInt32? = nil) throws(MediaChannelClientError) -> MediaChannelRequest {
+    public mutating func search(query: String, page: UInt32? = nil, pageSize: UInt32? = nil) throws(MediaChannelClientError)
+        -> MediaChannelRequest
+    {
         try make(.search(query: query, page: page, pageSize: pageSize), .search) {
             DashportMedia.Search(requestId: $0, query: query, page: page, pageSize: pageSize).serializedBytes()
         }
@@ -66,21 +70,27 @@ public struct MediaChannelClient: Sendable {
     }
 
     /// PLAY_FROM_SEARCH: play what a (voice) query names; an empty query means "play something".
-    public mutating func playFromSearch(query: String, focus: DashportMedia.SearchFocus? = nil) throws(MediaChannelClientError) -> MediaChannelRequest {
+    public mutating func playFromSearch(query: String, focus: DashportMedia.SearchFocus? = nil) throws(MediaChannelClientError)
+        -> MediaChannelRequest
+    {
         try make(.playFromSearch(query: query, focus: focus), .playFromSearch) {
             DashportMedia.PlayFromSearch(requestId: $0, query: query, focus: focus).serializedBytes()
         }
     }
 
     /// PLAYBACK_COMMAND: one transport command.
-    public mutating func playbackCommand(_ command: DashportMedia.PlaybackCommand.Command) throws(MediaChannelClientError) -> MediaChannelRequest {
+    public mutating func playbackCommand(_ command: DashportMedia.PlaybackCommand.Command) throws(MediaChannelClientError)
+        -> MediaChannelRequest
+    {
         try make(.playbackCommand(command), .playbackCommand) {
             DashportMedia.PlaybackCommand(requestId: $0, command: command).serializedBytes()
         }
     }
 
     /// GET_ARTWORK: the image behind `key`, fitted into the box (absent: the server's choice).
-    public mutating func getArtwork(key: String, width: UInt32? = nil, height: UInt32? = nil) throws(MediaChannelClientError) -> MediaChannelRequest {
+    public mutating func getArtwork(key: String, width: UInt32? = nil, height: UInt32? = nil) throws(MediaChannelClientError)
+        -> MediaChannelRequest
+    {
         try make(.getArtwork(key: key, width: width, height: height), .getArtwork) {
             DashportMedia.GetArtwork(requestId: $0, key: key, width: width, height: height).serializedBytes()
         }

@@ -84,7 +84,8 @@ package enum VersionExchange {
         }
         guard bytes.count >= 2 else { return nil }
         guard bytes[1] & 0x0B == 0x03 else {
-            return "first frame's flags 0x\(String(bytes[1], radix: 16)) are not a plain whole message (\(Hex.string(bytes, separator: " ")))"
+            return
+                "first frame's flags 0x\(String(bytes[1], radix: 16)) are not a plain whole message (\(Hex.string(bytes, separator: " ")))"
         }
         guard bytes.count >= 4 else { return nil }
         let length = Int(bytes[2]) << 8 | Int(bytes[3])

@@ -73,8 +73,9 @@ package struct LinkWire {
             guard let id = assembled.messageId else {
                 throw .missingMessageId(channel: assembled.channel, length: assembled.bytes.count)
             }
-            let message = InboundMessage(channel: assembled.channel, encrypted: assembled.encrypted,
-                                         messageId: id, body: assembled.body)
+            let message = InboundMessage(
+                channel: assembled.channel, encrypted: assembled.encrypted,
+                messageId: id, body: assembled.body)
             report(.received, channel: message.channel, messageId: id, encrypted: message.encrypted, body: message.body)
             return message
         }
@@ -90,7 +91,8 @@ package struct LinkWire {
     private func checkPlaintextAllowed(_ frame: Frame) throws(LinkCloseReason) {
         guard tls.isHandshakeComplete, !frame.header.flags.contains(.encrypted) else { return }
         let payload = frame.payload
-        let id: UInt16? = frame.header.flags.type == .bulk && payload.count >= 2
+        let id: UInt16? =
+            frame.header.flags.type == .bulk && payload.count >= 2
             ? UInt16(payload[payload.startIndex]) << 8 | UInt16(payload[payload.startIndex + 1]) : nil
         guard frame.header.channel == 0, let id, Self.plaintextAfterTLS.contains(id) else {
             throw .plaintextAfterTLS(channel: frame.header.channel, messageId: id)

@@ -55,8 +55,9 @@ extension PhoneLink {
             logger.warning("undecodable PING_REQUEST ignored", ["error": "\(error)"])
             return
         }
-        sendControl(ControlID.pingResponse, AAP.PingResponse(timestamp: request.timestamp).serializedBytes(),
-                    encrypted: message.encrypted, &out)
+        sendControl(
+            ControlID.pingResponse, AAP.PingResponse(timestamp: request.timestamp).serializedBytes(),
+            encrypted: message.encrypted, &out)
     }
 
     func handlePingResponse(_ message: InboundMessage, now: Duration, _ out: inout Outbox) {
@@ -75,8 +76,9 @@ extension PhoneLink {
     func handlePeerByeBye(_ message: InboundMessage, _ out: inout Outbox) {
         // The reason is informational; an unreadable one must not stop us from answering.
         let reason = (try? AAP.ByeByeRequest(serializedBytes: Array(message.body)))?.reason.rawValue ?? 0
-        sendControl(ControlID.byeByeResponse, AAP.ByeByeResponse().serializedBytes(),
-                    encrypted: wire.tls.isHandshakeComplete, &out)
+        sendControl(
+            ControlID.byeByeResponse, AAP.ByeByeResponse().serializedBytes(),
+            encrypted: wire.tls.isHandshakeComplete, &out)
         out.event(.byeByeReceived(reason: reason))
         close(.peerByeBye(reason: reason), &out)
     }

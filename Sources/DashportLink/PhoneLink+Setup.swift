@@ -7,8 +7,12 @@ import DashportLog
 extension PhoneLink {
     func dispatch(_ message: InboundMessage, now: Duration, _ out: inout Outbox) {
         if logger.level <= .trace {
-            logger.trace("received", ["channel": "\(message.channel)", "message": Hex.id(message.messageId),
-                                      "bytes": "\(message.body.count)", "encrypted": "\(message.encrypted)"])
+            logger.trace(
+                "received",
+                [
+                    "channel": "\(message.channel)", "message": Hex.id(message.messageId),
+                    "bytes": "\(message.body.count)", "encrypted": "\(message.encrypted)",
+                ])
         }
         switch phase {
         case .versionExchange:
@@ -42,7 +46,7 @@ extension PhoneLink {
             handlePeerByeBye(message, &out)
         case ControlID.byeByeResponse:
             logger.debug("unsolicited BYEBYE_RESPONSE ignored")
-        case ControlID.versionRequest ... ControlID.channelOpenResponse:
+        case ControlID.versionRequest...ControlID.channelOpenResponse:
             // A setup message out of order (a second VERSION_REQUEST, AUTH_COMPLETE before TLS
             // finished, a discovery response we did not ask for, a channel open on channel 0).
             close(.unexpectedMessage(channel: 0, messageId: message.messageId, phase: phase), &out)
@@ -139,8 +143,9 @@ extension PhoneLink {
         out.event(.discovered(car))
         for service in car.services where configuration.wantsService(service) {
             let request = AAP.ChannelOpenRequest(priority: 0, serviceId: Int32(service.channel))
-            sendMessage(channel: service.channel, ControlID.channelOpenRequest, request.serializedBytes(),
-                        encrypted: true, &out)
+            sendMessage(
+                channel: service.channel, ControlID.channelOpenRequest, request.serializedBytes(),
+                encrypted: true, &out)
             table.markRequested(service.channel, deadline: now + configuration.channelOpenTimeout)
             logger.debug("channel open requested", ["channel": "\(service.channel)", "service": "\(service.kind)"])
         }
@@ -159,8 +164,9 @@ extension PhoneLink {
 extension TLSSummary {
     /// The negotiated version, cipher and peer fingerprint of an established session.
     package init(session: TLSSession) {
-        self.init(version: session.negotiatedVersion ?? "unknown",
-                  cipher: session.negotiatedCipher ?? "unknown",
-                  peerFingerprint: session.peerFingerprintSHA256)
+        self.init(
+            version: session.negotiatedVersion ?? "unknown",
+            cipher: session.negotiatedCipher ?? "unknown",
+            peerFingerprint: session.peerFingerprintSHA256)
     }
 }

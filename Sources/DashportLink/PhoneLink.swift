@@ -111,8 +111,9 @@ public final class PhoneLink {
             }
         }
         if let timestamp = pings.due(now: now) {
-            sendControl(ControlID.pingRequest, AAP.PingRequest(timestamp: timestamp).serializedBytes(),
-                        encrypted: true, &out)
+            sendControl(
+                ControlID.pingRequest, AAP.PingRequest(timestamp: timestamp).serializedBytes(),
+                encrypted: true, &out)
         }
         return out.actions
     }
@@ -159,8 +160,9 @@ public final class PhoneLink {
             return out.actions
         }
         logger.info("saying bye-bye", ["reason": "\(reason.rawValue)"])
-        sendControl(ControlID.byeByeRequest, AAP.ByeByeRequest(reason: reason).serializedBytes(),
-                    encrypted: true, &out)
+        sendControl(
+            ControlID.byeByeRequest, AAP.ByeByeRequest(reason: reason).serializedBytes(),
+            encrypted: true, &out)
         if phase != .closed {
             phase = .closing
             pings.stop()

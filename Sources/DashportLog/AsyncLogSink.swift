@@ -71,7 +71,8 @@ public final class AsyncLogSink: LogSink {
             }
             for (record, time) in lines { output(record.formatted(timestamp: time) + "\n") }
             if dropped > 0 {
-                let note = LogRecord(level: .warning, label: "log", message: "dropped \(dropped) log lines: the log could not keep up", metadata: [])
+                let note = LogRecord(
+                    level: .warning, label: "log", message: "dropped \(dropped) log lines: the log could not keep up", metadata: [])
                 output(note.formatted(timestamp: Date()) + "\n")
             }
             state.withLock { $0.writing = false }

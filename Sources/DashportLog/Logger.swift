@@ -60,7 +60,8 @@ public struct LogRecord: Sendable, Equatable {
     /// backslashes escaped, so a car's search query or model name can neither start a forged line,
     /// drive the terminal, nor add a `key=value` of its own.
     public func formatted(timestamp: Date) -> String {
-        var line = "\(LogRecord.timestampFormat.format(timestamp)) \(level.description.padding(toLength: 7, withPad: " ", startingAt: 0)) \(label): \(LogRecord.escaped(message))"
+        var line =
+            "\(LogRecord.timestampFormat.format(timestamp)) \(level.description.padding(toLength: 7, withPad: " ", startingAt: 0)) \(label): \(LogRecord.escaped(message))"
         for (key, value) in metadata {
             line += " \(LogRecord.escaped(key))=\(LogRecord.quoted(value))"
         }
@@ -89,9 +90,11 @@ public struct LogRecord: Sendable, Equatable {
     /// A metadata value as written: as is when it is plain; else (empty, or holding a space, `"`,
     /// `=`, a backslash or a control) quoted, with backslashes and quotes escaped, then ``escaped(_:)``.
     static func quoted(_ value: String) -> String {
-        let plain = !value.isEmpty && !value.unicodeScalars.contains { scalar in
-            scalar == " " || scalar == "\"" || scalar == "=" || scalar == "\\" || needsEscape(scalar)
-        }
+        let plain =
+            !value.isEmpty
+            && !value.unicodeScalars.contains { scalar in
+                scalar == " " || scalar == "\"" || scalar == "=" || scalar == "\\" || needsEscape(scalar)
+            }
         if plain { return value }
         let inner = value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
         return "\"" + escaped(inner) + "\""

@@ -61,8 +61,9 @@ final class WireArena {
             // Safe: a temporary allocation of a non-zero byte count has a base address.
             let start = chunk.baseAddress!
             let state = start.bindMemory(to: State.self, capacity: 1)
-            state.initialize(to: State(
-                cursor: start + header, remaining: firstChunk - header, nextChunk: firstChunk * 2, newest: nil))
+            state.initialize(
+                to: State(
+                    cursor: start + header, remaining: firstChunk - header, nextChunk: firstChunk * 2, newest: nil))
             defer { freeChunks(state) }
             return body(state)
         }

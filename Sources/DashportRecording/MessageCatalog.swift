@@ -34,8 +34,10 @@ public struct MessageCodec: Sendable {
     public let toJSON: @Sendable ([UInt8]) -> JSONValue
     public let fromJSON: @Sendable (JSONValue) throws(JSONDecodingError) -> [UInt8]
 
-    init(name: String, toJSON: @escaping @Sendable ([UInt8]) -> JSONValue,
-         fromJSON: @escaping @Sendable (JSONValue) throws(JSONDecodingError) -> [UInt8]) {
+    init(
+        name: String, toJSON: @escaping @Sendable ([UInt8]) -> JSONValue,
+        fromJSON: @escaping @Sendable (JSONValue) throws(JSONDecodingError) -> [UInt8]
+    ) {
         self.name = name
         self.toJSON = toJSON
         self.fromJSON = fromJSON
@@ -43,40 +45,49 @@ public struct MessageCodec: Sendable {
 
     /// A protobuf body; bytes that do not decode are kept as `{"undecodable": base64}`.
     static func message<M: JSONMessage>(_ name: String, _ type: M.Type) -> MessageCodec {
-        MessageCodec(name: name, toJSON: { bytes in
-            guard let message = try? M(serializedBytes: bytes) else { return raw(bytes, key: "undecodable") }
-            return message.jsonValue
-        }, fromJSON: { json throws(JSONDecodingError) in
-            if case .object(let members) = json, members.count == 1, members[0].key == "undecodable" {
-                return try JSONFields.bytes(json: members[0].value, path: "\(name).undecodable")
-            }
-            return try M(json: json, path: name).serializedBytes()
-        })
+        MessageCodec(
+            name: name,
+            toJSON: { bytes in
+                guard let message = try? M(serializedBytes: bytes) else { return raw(bytes, key: "undecodable") }
+                return message.jsonValue
+            },
+            fromJSON: { json throws(JSONDecodingError) in
+                if case .object(let members) = json, members.count == 1, members[0].key == "undecodable" {
+                    return try JSONFields.bytes(json: members[0].value, path: "\(name).undecodable")
+                }
+                return try M(json: json, path: name).serializedBytes()
+            })
     }
 
     /// Big-endian 16-bit fields (VERSION_REQUEST/RESPONSE, aap-protocol.md §2.3).
     static func shorts(_ name: String, _ keys: [String]) -> MessageCodec {
-        MessageCodec(name: name, toJSON: { bytes in
-            guard bytes.count == keys.count * 2 else { return raw(bytes, key: "raw") }
-            return .object(keys.enumerated().map { index, key in
-                JSONMember(key, .number(String(UInt16(bytes[2 * index]) << 8 | UInt16(bytes[2 * index + 1]))))
+        MessageCodec(
+            name: name,
+            toJSON: { bytes in
+                guard bytes.count == keys.count * 2 else { return raw(bytes, key: "raw") }
+                return .object(
+                    keys.enumerated().map { index, key in
+                        JSONMember(key, .number(String(UInt16(bytes[2 * index]) << 8 | UInt16(bytes[2 * index + 1]))))
+                    })
+            },
+            fromJSON: { json throws(JSONDecodingError) in
+                if let rawValue = json["raw"] { return try JSONFields.bytes(json: rawValue, path: "\(name).raw") }
+                var out: [UInt8] = []
+                for key in keys {
+                    let value = try UInt16(json: json[key] ?? .null, path: "\(name).\(key)")
+                    out += [UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)]
+                }
+                return out
             })
-        }, fromJSON: { json throws(JSONDecodingError) in
-            if let rawValue = json["raw"] { return try JSONFields.bytes(json: rawValue, path: "\(name).raw") }
-            var out: [UInt8] = []
-            for key in keys {
-                let value = try UInt16(json: json[key] ?? .null, path: "\(name).\(key)")
-                out += [UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)]
-            }
-            return out
-        })
     }
 
     /// A body the schema does not describe: `{"raw": base64}`.
     static func unknown(_ name: String) -> MessageCodec {
-        MessageCodec(name: name, toJSON: { raw($0, key: "raw") }, fromJSON: { json throws(JSONDecodingError) in
-            try JSONFields.bytes(json: json["raw"] ?? .null, path: "\(name).raw")
-        })
+        MessageCodec(
+            name: name, toJSON: { raw($0, key: "raw") },
+            fromJSON: { json throws(JSONDecodingError) in
+                try JSONFields.bytes(json: json["raw"] ?? .null, path: "\(name).raw")
+            })
     }
 
     static func raw(_ bytes: [UInt8], key: String) -> JSONValue {

@@ -29,8 +29,9 @@ public enum RecordingDiff {
                 out.append("\(label): \(left.count) recorded before, \(right.count) now")
             }
             for index in 0..<min(left.count, right.count) {
-                let fields = BodyComparison.differences(expected: left[index].body, actual: right[index].body,
-                                                        message: left[index].name, volatile: old.volatile)
+                let fields = BodyComparison.differences(
+                    expected: left[index].body, actual: right[index].body,
+                    message: left[index].name, volatile: old.volatile)
                 guard !fields.isEmpty else { continue }
                 out.append("\(label) #\(index + 1) (old line \(left[index].line)):")
                 out += fields.map { "    \($0.path): was \($0.expected), now \($0.actual)" }

@@ -74,7 +74,8 @@ public final class SessionRecorder: Sendable {
             let codec = MessageCatalog.codec(service: service, messageId: message.messageId)
             let body = codec.toJSON(message.body)
             if message.channel == 0, message.messageId == 6, fromCar,
-               let response = try? AAP.ServiceDiscoveryResponse(serializedBytes: message.body) {
+                let response = try? AAP.ServiceDiscoveryResponse(serializedBytes: message.body)
+            {
                 var table: [UInt8: RecordedService] = [:]
                 for listed in CarDescription.parse(response).0.services { table[listed.channel] = RecordedService(listed.kind) }
                 state.services[car] = table

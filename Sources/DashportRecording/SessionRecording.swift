@@ -95,8 +95,10 @@ public struct RecordedMessage: Sendable, Hashable {
     /// The file line it came from (0 when built in memory).
     public var line: Int = 0
 
-    public init(car: Int, timeMs: Int64, direction: RecordedDirection, channel: UInt8, service: RecordedService,
-                messageId: UInt16, name: String, encrypted: Bool, body: JSONValue) {
+    public init(
+        car: Int, timeMs: Int64, direction: RecordedDirection, channel: UInt8, service: RecordedService,
+        messageId: UInt16, name: String, encrypted: Bool, body: JSONValue
+    ) {
         self.car = car
         self.timeMs = timeMs
         self.direction = direction

@@ -57,9 +57,12 @@ public struct VolatileFields: Sendable, Hashable {
         .object([
             JSONMember("skip", .array(skip.sorted().map { .string($0) })),
             JSONMember("repeatable", .array(repeatable.sorted().map { .string($0) })),
-            JSONMember("fields", .object(fields.keys.sorted().map { name in
-                JSONMember(name, .array((fields[name] ?? []).sorted().map { .string($0) }))
-            })),
+            JSONMember(
+                "fields",
+                .object(
+                    fields.keys.sorted().map { name in
+                        JSONMember(name, .array((fields[name] ?? []).sorted().map { .string($0) }))
+                    })),
         ])
     }
 
@@ -109,21 +112,26 @@ public enum BodyComparison {
             for member in left {
                 let childShown = shown.isEmpty ? member.key : shown + "." + member.key
                 if let other = right.first(where: { $0.key == member.key }) {
-                    compare(member.value, other.value, shown: childShown, path: path + [member.key], message: message, volatile: volatile, into: &out)
+                    compare(
+                        member.value, other.value, shown: childShown, path: path + [member.key], message: message, volatile: volatile,
+                        into: &out)
                 } else {
                     out.append(FieldDifference(path: childShown, expected: short(member.value), actual: "(absent)"))
                 }
             }
             for member in right where !left.contains(where: { $0.key == member.key }) {
-                out.append(FieldDifference(path: shown.isEmpty ? member.key : shown + "." + member.key,
-                                           expected: "(absent)", actual: short(member.value)))
+                out.append(
+                    FieldDifference(
+                        path: shown.isEmpty ? member.key : shown + "." + member.key,
+                        expected: "(absent)", actual: short(member.value)))
             }
         case (.array(let left), .array(let right)):
             if left.count != right.count {
                 out.append(FieldDifference(path: shown + ".count", expected: "\(left.count)", actual: "\(right.count)"))
             }
             for index in 0..<min(left.count, right.count) {
-                compare(left[index], right[index], shown: "\(shown)[\(index)]", path: path, message: message, volatile: volatile, into: &out)
+                compare(
+                    left[index], right[index], shown: "\(shown)[\(index)]", path: path, message: message, volatile: volatile, into: &out)
             }
         default:
             if expected != actual {

@@ -89,7 +89,8 @@ struct CarConnection {
                     stream.write(bytes)
                 case .event(let event):
                     if case .authComplete = event, let ticket,
-                       case .full(let limit) = context.admission.authenticated(ticket) {
+                        case .full(let limit) = context.admission.authenticated(ticket)
+                    {
                         logger.warning("closing: \(limit) cars are linked already (max-connections)")
                         stream.close()
                         finished = true
@@ -128,8 +129,9 @@ struct CarConnection {
                 // Unfinished messages count against the process-wide budget, whatever the phase.
                 let held = finished ? 0 : link.pendingMessageBytes
                 if context.reassembly.recharge(from: charged, to: held) {
-                    logger.warning("closing connection: all cars together hold more than \(context.reassembly.limit) bytes in unfinished messages; this car holds \(held)",
-                                   ["phase": "\(link.phase)"])
+                    logger.warning(
+                        "closing connection: all cars together hold more than \(context.reassembly.limit) bytes in unfinished messages; this car holds \(held)",
+                        ["phase": "\(link.phase)"])
                     _ = context.reassembly.recharge(from: held, to: 0)
                     charged = 0
                     stream.abort()
@@ -147,8 +149,9 @@ struct CarConnection {
             case .tick:
                 timer.fired()
                 if let since = stalledSince, now - since >= context.writeStallLimit {
-                    logger.warning("closing connection: the car left \(stream.outboundBufferedBytes) bytes unread for \(context.writeStallLimit)",
-                                   ["phase": "\(link.phase)"])
+                    logger.warning(
+                        "closing connection: the car left \(stream.outboundBufferedBytes) bytes unread for \(context.writeStallLimit)",
+                        ["phase": "\(link.phase)"])
                     stream.abort()
                     finished = true
                     break
@@ -158,8 +161,9 @@ struct CarConnection {
             case .shutdown:
                 perform(link.sayByeBye(now: now))
             case .overflow:
-                logger.warning("closing connection: more than \(CarMailbox.maxPendingServiceInputs) core answers and pushes pending; the car is not keeping up",
-                               ["phase": "\(link.phase)"])
+                logger.warning(
+                    "closing connection: more than \(CarMailbox.maxPendingServiceInputs) core answers and pushes pending; the car is not keeping up",
+                    ["phase": "\(link.phase)"])
                 stream.abort()
                 finished = true
             case .services(let serviceInput):
@@ -191,9 +195,11 @@ struct CarConnection {
             do {
                 actions += try link.send(channel: message.channel, messageId: message.messageId, body: message.body)
             } catch {
-                logger.warning("dropped a service message: \(error)", [
-                    "channel": "\(message.channel)", "message": Hex.id(message.messageId),
-                ])
+                logger.warning(
+                    "dropped a service message: \(error)",
+                    [
+                        "channel": "\(message.channel)", "message": Hex.id(message.messageId),
+                    ])
             }
         }
         return actions

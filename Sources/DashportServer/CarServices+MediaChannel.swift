@@ -48,10 +48,12 @@ extension CarServices {
         let actions: [MediaChannelAction]
         switch input {
         case .mediaBrowse(let ticket, let answer, let keys, let reports):
-            actions = service.browseAnswered(ticket, answer, artworkKeys: keys)
+            actions =
+                service.browseAnswered(ticket, answer, artworkKeys: keys)
                 + reports.compactMap(ServerCore.sessionError(for:)).flatMap { service.carReport($0) }
         case .mediaItem(let ticket, let item, let keys, let reports):
-            actions = service.browseAnswered(ticket, item: item, artworkKeys: keys)
+            actions =
+                service.browseAnswered(ticket, item: item, artworkKeys: keys)
                 + reports.compactMap(ServerCore.sessionError(for:)).flatMap { service.carReport($0) }
         case .mediaCommand(let ticket, let result): actions = service.commandAnswered(ticket, result)
         case .mediaArtwork(let ticket, let result): actions = service.artworkAnswered(ticket, result)
@@ -88,7 +90,8 @@ extension CarServices {
                     let keys = await artworkKeys(for: MediaChannelService.artworkURIs(in: answer), artwork)
                     // Kept with the reports this car's profile caused (a tab dropped, a branch cut), which
                     // a hit tells the car again, exactly as a fresh answer would.
-                    answers.store(AnswerMemo.Entry(answer: answer, artworkKeys: keys, carReports: reports), for: key, generation: generation)
+                    answers.store(
+                        AnswerMemo.Entry(answer: answer, artworkKeys: keys, carReports: reports), for: key, generation: generation)
                     return .mediaBrowse(ticket, answer, artworkKeys: keys, carReports: reports)
                 }
             case .browse(let ticket, let request):
@@ -98,7 +101,8 @@ extension CarServices {
                         return nil  // answered above
                     case .search(let query, let page, let pageSize, let car):
                         let answer = await browse.search(query, page: page, pageSize: pageSize, for: car)
-                        return .mediaBrowse(ticket, answer, artworkKeys: await artworkKeys(for: MediaChannelService.artworkURIs(in: answer), artwork))
+                        return .mediaBrowse(
+                            ticket, answer, artworkKeys: await artworkKeys(for: MediaChannelService.artworkURIs(in: answer), artwork))
                     case .item(let id, let car):
                         let (item, reports) = await browse.itemReporting(id: id, for: car)
                         return .mediaItem(
@@ -113,8 +117,11 @@ extension CarServices {
                 bridge.run {
                     do throws(ArtworkError) {
                         let image = try await artwork.image(for: ArtworkKey(rawValue: key), width: width, height: height)
-                        return .mediaArtwork(ticket, .success(MediaChannelArtworkImage(
-                            bytes: image.bytes, mimeType: image.mimeType, width: image.width, height: image.height)))
+                        return .mediaArtwork(
+                            ticket,
+                            .success(
+                                MediaChannelArtworkImage(
+                                    bytes: image.bytes, mimeType: image.mimeType, width: image.width, height: image.height)))
                     } catch {
                         return .mediaArtwork(ticket, .failure(MediaChannelArtworkFailure(error)))
                     }
@@ -134,12 +141,13 @@ func artworkKeys(for uris: Set<String>, _ artwork: ArtworkService) async -> [Str
 extension MediaChannelArtworkFailure {
     /// The wire's artwork error for an artwork pipeline error.
     init(_ error: ArtworkError) {
-        let code: Code = switch error {
-        case .notRegistered, .outsideRoots, .unsupportedScheme: .notFound
-        case .tooLarge, .httpStatus, .tooManyRedirects, .timeout, .io, .backingOff, .storage: .fetchFailed
-        case .decodeFailed, .tooManyPixels: .decodeFailed
-        default: .unknown
-        }
+        let code: Code =
+            switch error {
+            case .notRegistered, .outsideRoots, .unsupportedScheme: .notFound
+            case .tooLarge, .httpStatus, .tooManyRedirects, .timeout, .io, .backingOff, .storage: .fetchFailed
+            case .decodeFailed, .tooManyPixels: .decodeFailed
+            default: .unknown
+            }
         self.init(code: code, message: error.carMessage)  // never a server path or URI
     }
 }

@@ -68,7 +68,8 @@ struct CarServices {
         case .versionNegotiated:
             break  // logged by the link, which knows what the car asked for
         case .tlsEstablished(let summary):
-            logger.info("TLS established", ["tls": summary.version, "cipher": summary.cipher, "car-cert": summary.peerFingerprint ?? "none"])
+            logger.info(
+                "TLS established", ["tls": summary.version, "cipher": summary.cipher, "car-cert": summary.peerFingerprint ?? "none"])
         case .authComplete:
             logger.debug("auth complete")
         case .discovered(let car):
@@ -145,9 +146,11 @@ struct CarServices {
             media = service
             return perform(actions)
         }
-        logger.debug("service message with no service to take it", [
-            "channel": "\(channel)", "message": Hex.id(messageId), "bytes": "\(body.count)",
-        ])
+        logger.debug(
+            "service message with no service to take it",
+            [
+                "channel": "\(channel)", "message": Hex.id(messageId), "bytes": "\(body.count)",
+            ])
         return []
     }
 

@@ -68,9 +68,11 @@ public actor CatalogReloader {
             logger.info("catalog reloaded: \(outcome)", ["reason": reason])
         case .changed(let parents, _):
             let names = parents.prefix(8).map { $0 ?? "everything" }.joined(separator: ",")
-            logger.notice("catalog reloaded: \(outcome)", [
-                "reason": reason, "parents": names + (parents.count > 8 ? ",…" : ""),
-            ])
+            logger.notice(
+                "catalog reloaded: \(outcome)",
+                [
+                    "reason": reason, "parents": names + (parents.count > 8 ? ",…" : ""),
+                ])
         }
         last = (reason, outcome)
         return outcome

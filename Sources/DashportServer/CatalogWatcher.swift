@@ -48,14 +48,18 @@ final class CatalogWatcher: Sendable {
             onChange: onChange)
     }
 
-    private init(fd: Int32, names: Set<String>, logger: Logger, clock: any DashportClock, debounce: Duration, onChange: @escaping @Sendable () async -> Void) {
+    private init(
+        fd: Int32, names: Set<String>, logger: Logger, clock: any DashportClock, debounce: Duration,
+        onChange: @escaping @Sendable () async -> Void
+    ) {
         let (pulses, pulse) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let changes = Arc(Atomic<UInt64>(0))
         let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: DispatchQueue(label: "dashport.catalog-watch"))
         source.setEventHandler {
             let (matched, lost) = CatalogWatcher.drain(fd, matching: names)
             if lost {
-                logger.warning("the catalog's directory is no longer watched (removed or unmounted); reload with SIGHUP or dashport ctl reload")
+                logger.warning(
+                    "the catalog's directory is no longer watched (removed or unmounted); reload with SIGHUP or dashport ctl reload")
             }
             if matched {
                 changes.value.add(1, ordering: .relaxed)

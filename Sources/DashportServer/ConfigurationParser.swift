@@ -10,25 +10,28 @@ public import Foundation
 /// config file and the unknown-option check follow from the row.
 public enum ConfigurationParser {
     /// Every option of `dashport serve`, with the help text `--help` prints.
-    public static let serveOptions: [OptionSpec] = [
-        .value("listen", "HOST:PORT", "address to listen on (default 127.0.0.1:5277; port 0 = any free port, printed on start)"),
-        .value("state-dir", "DIR", "server key/certificate, caches and session (default $XDG_STATE_HOME/dashport; "
-            + "created 0700 if missing, its parent must exist)"),
-        .value("catalog", "FILE", "browse catalog JSON (default: the embedded demo library)"),
-        .value("config", "FILE", "read these options from FILE (`key = value` lines, # comments); the command line wins"),
-        .value("log-level", "LEVEL", "trace, debug, info (default), notice, warning or error"),
-        .repeatable("allow-fingerprint", "SHA256", "allow a head unit by its certificate's SHA-256"),
-        .value("ca-file", "FILE", "allow head units whose certificate chains to a CA in FILE (PEM)"),
-        .value("label", "TEXT", "label the car shows for this phone (default Dashport)"),
-        .value("device-name", "TEXT", "device name sent in service discovery"),
-        .value("max-connections", "N", "cars linked at once (default 256)"),
-        .value("max-pending-connections", "N", "connections still in the handshake at once; the oldest goes first (default 64)"),
-        .value("max-pending-per-address", "N", "connections still in the handshake from one non-loopback address (default 16)"),
-        .value("handshake-timeout", "SECONDS", "time a car has to finish the handshake (default 10)"),
-        .value("write-stall-timeout", "SECONDS", "time a car may leave our answers unread before it is closed (default 15)"),
-        .value("idle-timeout", "SECONDS", "close a car silent this long once linked (default 0 = never)"),
-        .value("record-dir", "DIR", "record every car's session into DIR (off by default; the files hold the cars' requests)"),
-    ] + SessionSettings.options + usbOptions
+    public static let serveOptions: [OptionSpec] =
+        [
+            .value("listen", "HOST:PORT", "address to listen on (default 127.0.0.1:5277; port 0 = any free port, printed on start)"),
+            .value(
+                "state-dir", "DIR",
+                "server key/certificate, caches and session (default $XDG_STATE_HOME/dashport; "
+                    + "created 0700 if missing, its parent must exist)"),
+            .value("catalog", "FILE", "browse catalog JSON (default: the embedded demo library)"),
+            .value("config", "FILE", "read these options from FILE (`key = value` lines, # comments); the command line wins"),
+            .value("log-level", "LEVEL", "trace, debug, info (default), notice, warning or error"),
+            .repeatable("allow-fingerprint", "SHA256", "allow a head unit by its certificate's SHA-256"),
+            .value("ca-file", "FILE", "allow head units whose certificate chains to a CA in FILE (PEM)"),
+            .value("label", "TEXT", "label the car shows for this phone (default Dashport)"),
+            .value("device-name", "TEXT", "device name sent in service discovery"),
+            .value("max-connections", "N", "cars linked at once (default 256)"),
+            .value("max-pending-connections", "N", "connections still in the handshake at once; the oldest goes first (default 64)"),
+            .value("max-pending-per-address", "N", "connections still in the handshake from one non-loopback address (default 16)"),
+            .value("handshake-timeout", "SECONDS", "time a car has to finish the handshake (default 10)"),
+            .value("write-stall-timeout", "SECONDS", "time a car may leave our answers unread before it is closed (default 15)"),
+            .value("idle-timeout", "SECONDS", "close a car silent this long once linked (default 0 = never)"),
+            .value("record-dir", "DIR", "record every car's session into DIR (off by default; the files hold the cars' requests)"),
+        ] + SessionSettings.options + usbOptions
 
     public static let serve = CommandSpec(
         name: "dashport serve",
@@ -104,10 +107,14 @@ public enum ConfigurationParser {
             guard let n = Int(value) else { throw ConfigurationError("\(origin): max-connections needs a whole number, got '\(value)'") }
             config.maxConnections = n
         case "max-pending-connections":
-            guard let n = Int(value) else { throw ConfigurationError("\(origin): max-pending-connections needs a whole number, got '\(value)'") }
+            guard let n = Int(value) else {
+                throw ConfigurationError("\(origin): max-pending-connections needs a whole number, got '\(value)'")
+            }
             config.maxPendingConnections = n
         case "max-pending-per-address":
-            guard let n = Int(value) else { throw ConfigurationError("\(origin): max-pending-per-address needs a whole number, got '\(value)'") }
+            guard let n = Int(value) else {
+                throw ConfigurationError("\(origin): max-pending-per-address needs a whole number, got '\(value)'")
+            }
             config.maxPendingPerAddress = n
         case "handshake-timeout": config.handshakeTimeoutSeconds = try number(value)
         case "idle-timeout": config.idleTimeoutSeconds = try number(value)

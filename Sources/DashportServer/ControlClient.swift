@@ -42,7 +42,8 @@ public enum ControlClient {
                         finish(.failure(ControlClientError("bad answer from the server: \(error)")))
                     }
                 case .closed(let error):
-                    finish(.failure(ControlClientError("the server closed the connection before answering\(error.map { " (\($0))" } ?? "")")))
+                    finish(
+                        .failure(ControlClientError("the server closed the connection before answering\(error.map { " (\($0))" } ?? "")")))
                 }
             }
             connection.write(Array((line + "\n").utf8))

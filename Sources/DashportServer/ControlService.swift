@@ -27,9 +27,11 @@ struct ControlService: Sendable {
             return .ok(registry.cars.map(Self.line))
         case .invalidate(let parentId):
             await core.browse.invalidate(parentId)
-            return .ok([ControlWords.fields([
-                "invalidated": parentId ?? "everything", "cars-told": "\(registry.cars.filter { $0.kind == .dashport }.count)",
-            ])])
+            return .ok([
+                ControlWords.fields([
+                    "invalidated": parentId ?? "everything", "cars-told": "\(registry.cars.filter { $0.kind == .dashport }.count)",
+                ])
+            ])
         case .reload:
             guard let reloader else { return .error("this server has no catalog file to reload (it serves another provider)") }
             let outcome = await reloader.reload(reason: "dashport ctl")
@@ -67,10 +69,11 @@ struct ControlService: Sendable {
         ]
         if let catalog = core.catalog {
             let last = await reloader?.last
-            lines.append(ControlWords.fields([
-                "catalog": catalog.path, "items": "\(catalog.itemCount)",
-                "last-reload": last.map { "\($0.outcome) (\($0.reason))" } ?? "none",
-            ]))
+            lines.append(
+                ControlWords.fields([
+                    "catalog": catalog.path, "items": "\(catalog.itemCount)",
+                    "last-reload": last.map { "\($0.outcome) (\($0.reason))" } ?? "none",
+                ]))
         } else {
             lines.append(ControlWords.fields(["catalog": "none (another provider)"]))
         }
@@ -92,9 +95,10 @@ struct ControlService: Sendable {
         case (.duration, let deadline?)?: sleep = "in-ms:\(max(0, deadline.milliseconds - now.milliseconds))"
         case (.duration, nil)?: sleep = "armed"
         }
-        let remote = await session.remotePlayback.map {
-            "volume:\(Int(($0.volume * 100).rounded()))%,\($0.muted ? "muted" : "unmuted"),\($0.control.rawValue),steps:\($0.steps)"
-        } ?? "none"
+        let remote =
+            await session.remotePlayback.map {
+                "volume:\(Int(($0.volume * 100).rounded()))%,\($0.muted ? "muted" : "unmuted"),\($0.control.rawValue),steps:\($0.steps)"
+            } ?? "none"
         let state = snapshot.playbackState
         let item = snapshot.mediaItem.item
         let queue = snapshot.queue.items.isEmpty ? "0/0" : "\((state.queueIndex ?? -1) + 1)/\(snapshot.queue.items.count)"

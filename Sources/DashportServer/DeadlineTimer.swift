@@ -19,7 +19,10 @@ struct DeadlineTimer {
         guard deadline != armedAt else { return }
         task?.cancel()
         armedAt = deadline
-        guard let deadline else { task = nil; return }
+        guard let deadline else {
+            task = nil
+            return
+        }
         // Rounded up to the clock's millisecond, so the `now` read on waking is never before it.
         let wake = ClockInstant(sinceOrigin: deadline + .nanoseconds(999_999))
         task = Task { [clock, inputs] in

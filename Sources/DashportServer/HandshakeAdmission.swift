@@ -70,7 +70,8 @@ final class HandshakeAdmission: Sendable {
             var victim: UInt64?
             var why = ""
             if limits.perAddressOnLoopback || !Self.isLoopback(host),
-               state.pendingPerHost[host, default: 0] >= limits.maxPendingPerAddress {
+                state.pendingPerHost[host, default: 0] >= limits.maxPendingPerAddress
+            {
                 victim = state.pending.filter { $0.value.host == host }.keys.min()
                 why = "\(limits.maxPendingPerAddress) connections from \(host) are already in the handshake"
             } else if state.pending.count >= limits.maxPending {
@@ -88,9 +89,11 @@ final class HandshakeAdmission: Sendable {
         }
         if let evicted {
             if firstInFlood {
-                logger.warning("closing the oldest connection still in the handshake to make room: \(why)", [
-                    "peer": evicted.peer, "newcomer": peer,
-                ])
+                logger.warning(
+                    "closing the oldest connection still in the handshake to make room: \(why)",
+                    [
+                        "peer": evicted.peer, "newcomer": peer,
+                    ])
             } else {
                 logger.debug("closing the oldest connection still in the handshake: \(why)", ["peer": evicted.peer])
             }
@@ -118,7 +121,7 @@ final class HandshakeAdmission: Sendable {
             state.linked.remove(ticket)
             // Over once the budget and every address are back to at most half full.
             guard state.evictedInFlood > 0, state.pending.count <= limits.maxPending / 2,
-                  state.pendingPerHost.values.allSatisfy({ $0 <= limits.maxPendingPerAddress / 2 })
+                state.pendingPerHost.values.allSatisfy({ $0 <= limits.maxPendingPerAddress / 2 })
             else { return 0 }
             defer { state.evictedInFlood = 0 }
             return state.evictedInFlood

@@ -68,13 +68,16 @@ extension TLSIdentity {
             let key = try loadKey(keyPath, logger: log)
             let identity = try TLSIdentity.selfSigned(privateKeyPEM: key, commonName: generatedCommonName)
             try write(Array(identity.certificatePEM.utf8), to: certificatePath)
-            log.notice("certificate was missing: issued a new one for the existing key",
-                       ["file": certificatePath, "sha256": identity.fingerprintSHA256])
+            log.notice(
+                "certificate was missing: issued a new one for the existing key",
+                ["file": certificatePath, "sha256": identity.fingerprintSHA256])
             return identity
 
         case (false, true):
-            throw .identity(file: keyPath, reason: "missing while \(certificatePath) exists; restore the key, "
-                + "or remove the certificate to generate a new identity (pinned head units must then re-pin)")
+            throw .identity(
+                file: keyPath,
+                reason: "missing while \(certificatePath) exists; restore the key, "
+                    + "or remove the certificate to generate a new identity (pinned head units must then re-pin)")
         }
     }
 
@@ -85,8 +88,9 @@ extension TLSIdentity {
             throw .identity(file: path, reason: "not an unencrypted PEM private key")
         }
         if let mode = Files.status(path)?.mode, mode & 0o077 != 0 {
-            logger.warning("private key is readable by other users; chmod 600 it",
-                           ["file": path, "mode": String(mode, radix: 8)])
+            logger.warning(
+                "private key is readable by other users; chmod 600 it",
+                ["file": path, "mode": String(mode, radix: 8)])
         }
         return bytes
     }

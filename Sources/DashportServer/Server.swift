@@ -68,9 +68,10 @@ public final class DashportServer: Sendable {
             address, maxConnections: configuration.maxConnections + configuration.maxPendingConnections,
             keepAlive: configuration.keepAlive, logger: logger.labelled("tcp"))
         let admission = HandshakeAdmission(
-            limits: .init(maxLinked: configuration.maxConnections, maxPending: configuration.maxPendingConnections,
-                          maxPendingPerAddress: configuration.maxPendingPerAddress,
-                          perAddressOnLoopback: configuration.limitPendingPerLoopbackAddress),
+            limits: .init(
+                maxLinked: configuration.maxConnections, maxPending: configuration.maxPendingConnections,
+                maxPendingPerAddress: configuration.maxPendingPerAddress,
+                perAddressOnLoopback: configuration.limitPendingPerLoopbackAddress),
             logger: logger.labelled("admission"))
         let context = ServerContext(
             tls: tls, link: link, core: core, logger: logger.labelled("car"), registry: ConnectionRegistry(), admission: admission,
@@ -99,7 +100,8 @@ public final class DashportServer: Sendable {
             }
             let catalogReloader = CatalogReloader(catalog: catalog, browse: core.browse, logger: logger)
             reloader = catalogReloader
-            watcher = CatalogWatcher.start(path: catalog.path, logger: logger.labelled("catalog").with("file", catalog.path), clock: clock) {
+            watcher = CatalogWatcher.start(path: catalog.path, logger: logger.labelled("catalog").with("file", catalog.path), clock: clock)
+            {
                 await catalogReloader.reload(reason: "the file changed")
             }
         }
@@ -118,10 +120,12 @@ public final class DashportServer: Sendable {
         let server = DashportServer(
             address: listener.boundAddress, fingerprint: identity.fingerprintSHA256, core: core,
             listener: listener, context: context, reloader: reloader, watcher: watcher, control: control)
-        logger.notice("listening", [
-            "address": "\(listener.boundAddress)", "catalog": core.catalogPath,
-            "certificate": identity.fingerprintSHA256,
-        ])
+        logger.notice(
+            "listening",
+            [
+                "address": "\(listener.boundAddress)", "catalog": core.catalogPath,
+                "certificate": identity.fingerprintSHA256,
+            ])
         if let usb = configuration.usbGadget {
             do {
                 try server.serveUSB(try FunctionFSGadget.make(usb, clock: clock, logger: logger))

@@ -29,7 +29,9 @@ extension ConfigurationParser {
     ]
 
     /// Applies one USB option; false when `key` is not one.
-    static func applyUSB(key: String, value: String, to config: inout ServerConfiguration, origin: String) throws(ConfigurationError) -> Bool {
+    static func applyUSB(key: String, value: String, to config: inout ServerConfiguration, origin: String) throws(ConfigurationError)
+        -> Bool
+    {
         // In any order: the FunctionFS directory may come after the other USB options.
         func gadget() -> USBGadgetConfiguration {
             config.usbGadget ?? USBGadgetConfiguration(functionFSDirectory: "")

@@ -86,8 +86,10 @@ extension ServerCore {
     /// channel tells that car (``carError(for:)``). What cars read names items and keys, never
     /// server paths; the browse core's and artwork pipeline's logs keep the detail.
     /// Children-changed notifications also drop the memoised answers for that parent.
-    static func forwardReports(browse: BrowseCore, artwork: ArtworkService, to session: SessionCore,
-                               answers: AnswerMemo) -> [Task<Void, Never>] {
+    static func forwardReports(
+        browse: BrowseCore, artwork: ArtworkService, to session: SessionCore,
+        answers: AnswerMemo
+    ) -> [Task<Void, Never>] {
         let fromBrowse = Task {
             for await notification in await browse.subscribe() {
                 if case .childrenChanged(let parentId) = notification { answers.invalidate(parentId) }
@@ -100,9 +102,10 @@ extension ServerCore {
         }
         let fromArtwork = Task {
             for await case .failed(let key, _, let reason) in await artwork.notifications() {
-                await session.report(SessionError(
-                    code: .artworkFailed, severity: .degraded,
-                    message: "a cover could not be loaded (\(artworkFailureKind(reason)))", subject: key.rawValue), log: false)
+                await session.report(
+                    SessionError(
+                        code: .artworkFailed, severity: .degraded,
+                        message: "a cover could not be loaded (\(artworkFailureKind(reason)))", subject: key.rawValue), log: false)
             }
         }
         return [fromBrowse, fromArtwork]
@@ -161,8 +164,9 @@ public enum DemoLibrary {
         var candidates: [String] = []
         if let explicit = environment["DASHPORT_DEMO_CATALOG"], !explicit.isEmpty { candidates.append(explicit) }
         let binary = URL(fileURLWithPath: executable).resolvingSymlinksInPath()
-        candidates.append(binary.deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("share/dashport/demo/catalog.json").path)
+        candidates.append(
+            binary.deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("share/dashport/demo/catalog.json").path)
         // #filePath = <package>/Sources/DashportServer/ServerCore.swift
         let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
@@ -192,7 +196,8 @@ public enum DemoLibrary {
                 try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
                 try data.write(to: target, options: .atomic)
             } catch {
-                throw ConfigurationError("cannot unpack the demo library into \(directory): \(error.localizedDescription); give --catalog FILE")
+                throw ConfigurationError(
+                    "cannot unpack the demo library into \(directory): \(error.localizedDescription); give --catalog FILE")
             }
         }
         return directory + "/catalog.json"

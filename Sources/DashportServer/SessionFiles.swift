@@ -13,8 +13,9 @@ enum SessionFiles {
     static func prepare(_ directory: String?) throws(ConfigurationError) -> String? {
         guard let directory else { return nil }
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
         } catch {
             throw ConfigurationError("--record-dir \(directory): \(error.localizedDescription)")
         }

@@ -28,8 +28,9 @@ public struct SessionSettings: Sendable, Equatable {
         .value("checkpoint-interval", "SECONDS", "how often a playing session is saved (default 30, at least 1)"),
         .value("max-queue", "N", "the longest queue played from a list (default 1000)"),
         .value("max-sleep-timer", "MINUTES", "the longest sleep timer accepted (default 1440)"),
-        .value("remote-volume", "CONTROL",
-               "demo player: play on a simulated remote speaker whose volume is absolute, relative or fixed (default: local)"),
+        .value(
+            "remote-volume", "CONTROL",
+            "demo player: play on a simulated remote speaker whose volume is absolute, relative or fixed (default: local)"),
     ]
 
     /// Sets `key` if it is one of ``options``; false for any other key.

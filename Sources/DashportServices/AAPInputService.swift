@@ -107,8 +107,11 @@ public struct AAPInputService: Sendable {
     /// The channel is open: the KEY_BINDING_REQUEST to send.
     public func start() -> [Action] {
         let request = AAP.KeyBindingRequest(keycodes: requestedKeyCodes)
-        return [.send(OutgoingMessage(
-            channel: channel, messageId: UInt16(aap: AAP.InputMessageId.keyBindingRequest.rawValue), message: request))]
+        return [
+            .send(
+                OutgoingMessage(
+                    channel: channel, messageId: UInt16(aap: AAP.InputMessageId.keyBindingRequest.rawValue), message: request))
+        ]
     }
 
     /// A message from the car on this channel: INPUT_REPORT key events become commands,

@@ -34,17 +34,24 @@ extension AAPPlaybackStatusService {
         guard var artwork, case .fetching = artwork.phase, artwork.requestedFor == itemId,
             item?.artworkUri == artwork.uri
         else {
-            return [.log(AAPServiceLog(
-                level: .debug, message: "cover for item '\(itemId)' arrived after the item changed, dropped"))]
+            return [
+                .log(
+                    AAPServiceLog(
+                        level: .debug, message: "cover for item '\(itemId)' arrived after the item changed, dropped"))
+            ]
         }
         var actions: [Action] = []
         if let bytes, !bytes.isEmpty, bytes.count <= configuration.maxArtworkBytes {
             artwork.phase = .ready(bytes)
         } else {
             if let bytes, bytes.count > configuration.maxArtworkBytes {
-                actions.append(.log(AAPServiceLog(
-                    level: .warning,
-                    message: "cover of \(bytes.count) bytes is over the \(configuration.maxArtworkBytes)-byte cap; metadata goes without art")))
+                actions.append(
+                    .log(
+                        AAPServiceLog(
+                            level: .warning,
+                            message:
+                                "cover of \(bytes.count) bytes is over the \(configuration.maxArtworkBytes)-byte cap; metadata goes without art"
+                        )))
             }
             artwork.phase = .unavailable
         }
@@ -77,9 +84,11 @@ extension AAPPlaybackStatusService {
         }
         artwork = ArtworkState(
             uri: uri, requestedFor: item.id, phase: .fetching(budgetEndsAt: now + configuration.artworkBudget))
-        return [.fetchArtwork(
-            uri: uri, width: max(1, configuration.artworkWidth), height: max(1, configuration.artworkHeight),
-            itemId: item.id)]
+        return [
+            .fetchArtwork(
+                uri: uri, width: max(1, configuration.artworkWidth), height: max(1, configuration.artworkHeight),
+                itemId: item.id)
+        ]
     }
 
     /// Metadata as the cover's phase allows: with art when ready, without when unavailable or over
@@ -97,9 +106,12 @@ extension AAPPlaybackStatusService {
         let metadata = metadataMessage(art: art)
         guard metadata != lastMetadata else { return [] }
         lastMetadata = metadata
-        return [.send(OutgoingMessage(
-            channel: channel, messageId: UInt16(aap: AAP.MediaPlaybackStatusMessageId.metadata.rawValue),
-            message: metadata))]
+        return [
+            .send(
+                OutgoingMessage(
+                    channel: channel, messageId: UInt16(aap: AAP.MediaPlaybackStatusMessageId.metadata.rawValue),
+                    message: metadata))
+        ]
     }
 
     /// The metadata message for the current item, mapped onto the fields AAP has: song (title),

@@ -178,9 +178,12 @@ public struct AAPPlaybackStatusService: Sendable {
             return [.log(.undecodable("MEDIA_PLAYBACK_INPUT", messageId: messageId, error))]
         }
         guard let command = SessionCommand.fromAAPPlaybackInput(input.action.rawValue) else {
-            return [.log(AAPServiceLog(
-                level: .debug, message: "MEDIA_PLAYBACK_INPUT action \(input.action) has no playback meaning, ignored",
-                messageId: messageId))]
+            return [
+                .log(
+                    AAPServiceLog(
+                        level: .debug, message: "MEDIA_PLAYBACK_INPUT action \(input.action) has no playback meaning, ignored",
+                        messageId: messageId))
+            ]
         }
         return [.command(command, .aapPlaybackInput(car: car))]
     }
@@ -231,8 +234,9 @@ public struct AAPPlaybackStatusService: Sendable {
     /// Records and wraps a status message.
     mutating func send(_ status: AAP.MediaPlaybackStatus) -> Action {
         lastStatus = status
-        return .send(OutgoingMessage(
-            channel: channel, messageId: UInt16(aap: AAP.MediaPlaybackStatusMessageId.status.rawValue), message: status))
+        return .send(
+            OutgoingMessage(
+                channel: channel, messageId: UInt16(aap: AAP.MediaPlaybackStatusMessageId.status.rawValue), message: status))
     }
 
     /// Whether a playback-state update changes what the car shows beyond the projection it already

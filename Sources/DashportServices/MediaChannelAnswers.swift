@@ -14,11 +14,15 @@ extension MediaChannelService {
     public mutating func browseAnswered(
         _ ticket: MediaChannelTicket, _ answer: BrowseAnswer, artworkKeys: [String: String]
     ) -> [MediaChannelAction] {
-        guard let request = take(ticket, "a browse answer", where: { kind in
-            if case .children = kind { return true }
-            if case .search = kind { return true }
-            return false
-        }) else { return [] }
+        guard
+            let request = take(
+                ticket, "a browse answer",
+                where: { kind in
+                    if case .children = kind { return true }
+                    if case .search = kind { return true }
+                    return false
+                })
+        else { return [] }
         let (page, pageSize): (Int, Int) =
             switch request.kind {
             case .children(let page, let size), .search(let page, let size): (page, size)
@@ -82,9 +86,10 @@ extension MediaChannelService {
         let outcome: DashportMedia.ArtworkResult.Outcome
         switch result {
         case .success(let image):
-            outcome = .image(DashportMedia.ArtworkImage(
-                data: image.bytes, mimeType: image.mimeType,
-                width: UInt32(clamping: image.width), height: UInt32(clamping: image.height)))
+            outcome = .image(
+                DashportMedia.ArtworkImage(
+                    data: image.bytes, mimeType: image.mimeType,
+                    width: UInt32(clamping: image.width), height: UInt32(clamping: image.height)))
         case .failure(let failure):
             outcome = .error(DashportMedia.ArtworkError(code: failure.code.wire, message: failure.message))
         }

@@ -188,8 +188,9 @@ extension MediaChannelService {
             case .relative: .relative
             case .fixed: .fixed
             }
-        return DashportMedia.RemotePlaybackState(remote: DashportMedia.RemotePlayback(
-            volume: remote.volume, muted: remote.muted, steps: UInt32(clamping: remote.steps), control: control))
+        return DashportMedia.RemotePlaybackState(
+            remote: DashportMedia.RemotePlayback(
+                volume: remote.volume, muted: remote.muted, steps: UInt32(clamping: remote.steps), control: control))
     }
 
     /// The queue, cut from the end (and logged) in the unlikely case it exceeds one message.

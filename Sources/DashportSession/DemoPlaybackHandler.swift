@@ -230,8 +230,9 @@ public actor DemoPlaybackHandler: SessionHandler {
             do {
                 try await session.exclusive { session in try await self.trackEnded(generation, session: session) }
             } catch {
-                await session.report(SessionError(
-                    code: .handlerFailed, severity: .degraded, message: "the demo player could not advance: \(error)"))
+                await session.report(
+                    SessionError(
+                        code: .handlerFailed, severity: .degraded, message: "the demo player could not advance: \(error)"))
             }
         }
     }
@@ -257,7 +258,8 @@ public actor DemoPlaybackHandler: SessionHandler {
     ) async throws {
         var state = snapshot.playbackState
         state.capabilities = initialCapabilities
-        state.controls = state.status == .playing
+        state.controls =
+            state.status == .playing
             ? [.pause, .skipToPrevious, .skipToNext, .seekTo] : [.play, .skipToPrevious, .skipToNext, .seekTo]
         state.customActions = []
         if let id = snapshot.currentEntry?.id ?? snapshot.mediaItem.item?.id {

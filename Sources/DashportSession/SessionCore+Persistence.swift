@@ -30,7 +30,8 @@ extension SessionCore {
         case .empty:
             return .empty
         case .unsupportedVersion(let version):
-            reportRestoreFailure("the persisted session has format version \(version); this build reads version \(PersistedSession.currentVersion)")
+            reportRestoreFailure(
+                "the persisted session has format version \(version); this build reads version \(PersistedSession.currentVersion)")
             return .unsupportedVersion(version)
         case .corrupt(let reason):
             reportRestoreFailure(reason)
@@ -85,8 +86,11 @@ extension SessionCore {
             } else {
                 persistenceFailing = true
                 // The log names the file; what cars are told names no server path.
-                logger.warning("session error: the session cannot be saved: \(error)", ["code": SessionError.Code.persistenceFailed.rawValue])
-                report(SessionError(code: .persistenceFailed, severity: .degraded, message: "the session cannot be saved: \(error.cause)"), log: false)
+                logger.warning(
+                    "session error: the session cannot be saved: \(error)", ["code": SessionError.Code.persistenceFailed.rawValue])
+                report(
+                    SessionError(code: .persistenceFailed, severity: .degraded, message: "the session cannot be saved: \(error.cause)"),
+                    log: false)
             }
         }
         rearmCheckpoint(now: now)

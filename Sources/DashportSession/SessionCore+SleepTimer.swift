@@ -115,9 +115,10 @@ extension SessionCore {
             do {
                 try await handler.pause(session: broadcaster)
             } catch {
-                report(SessionError(
-                    code: .handlerFailed, severity: .degraded,
-                    message: "the sleep timer could not pause: \(Self.reason(for: error))"))
+                report(
+                    SessionError(
+                        code: .handlerFailed, severity: .degraded,
+                        message: "the sleep timer could not pause: \(Self.reason(for: error))"))
             }
         }
         logger.info("sleep timer fired")

@@ -22,9 +22,11 @@ extension SessionCore {
         let wasDeclared = remotePlayback != nil
         remotePlayback = remote
         if wasDeclared != (remote != nil) {
-            logger.info(remote == nil ? "remote playback withdrawn" : "remote playback declared", [
-                "control": remote?.control.rawValue ?? "-",
-            ])
+            logger.info(
+                remote == nil ? "remote playback withdrawn" : "remote playback declared",
+                [
+                    "control": remote?.control.rawValue ?? "-"
+                ])
         }
         emit(.remotePlayback(remote))
     }

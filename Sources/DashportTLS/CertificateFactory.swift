@@ -45,8 +45,8 @@ enum CertificateFactory {
         let certificate = X509Certificate(taking: x509)  // frees it on every throw below
 
         guard X509_set_version(x509, spec.version == .v1 ? 0 : 2) == 1,
-              ASN1_INTEGER_set_uint64(X509_get_serialNumber(x509), randomSerial()) == 1,
-              X509_set_pubkey(x509, key.pointer) == 1
+            ASN1_INTEGER_set_uint64(X509_get_serialNumber(x509), randomSerial()) == 1,
+            X509_set_pubkey(x509, key.pointer) == 1
         else { throw .library("certificate fields: \(OpenSSLErrorQueue.describe(or: "failed"))") }
 
         if let raw = spec.rawNotBefore {
@@ -72,8 +72,9 @@ enum CertificateFactory {
 
         if spec.version == .v3 {
             let issuerCertificate = issuer?.certificate.pointer ?? x509
-            try addExtension(NID_basic_constraints, spec.isCertificateAuthority ? "critical,CA:TRUE" : "critical,CA:FALSE",
-                             to: x509, issuer: issuerCertificate)
+            try addExtension(
+                NID_basic_constraints, spec.isCertificateAuthority ? "critical,CA:TRUE" : "critical,CA:FALSE",
+                to: x509, issuer: issuerCertificate)
             if spec.isCertificateAuthority {
                 try addExtension(NID_key_usage, "critical,keyCertSign,cRLSign", to: x509, issuer: issuerCertificate)
             }

@@ -146,9 +146,9 @@ final class PrivateKey {
         defer { EVP_PKEY_CTX_free(context) }
         var key: OpaquePointer?
         guard EVP_PKEY_keygen_init(context) == 1,
-              EVP_PKEY_CTX_set_rsa_keygen_bits(context, bits) > 0,
-              EVP_PKEY_keygen(context, &key) == 1,
-              let key
+            EVP_PKEY_CTX_set_rsa_keygen_bits(context, bits) > 0,
+            EVP_PKEY_keygen(context, &key) == 1,
+            let key
         else {
             throw .library("RSA key generation: \(OpenSSLErrorQueue.describe(or: "failed"))")
         }

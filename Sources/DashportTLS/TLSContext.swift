@@ -49,7 +49,7 @@ public final class TLSContext: @unchecked Sendable {
         // TLS 1.2 only, even when the head unit offers 1.3: aasdk's handshake order and record
         // overhead both assume 1.2 (aap-protocol §2.7, §8.5).
         guard dashport_ssl_ctx_set_min_proto(context, TLS1_2_VERSION) == 1,
-              dashport_ssl_ctx_set_max_proto(context, TLS1_2_VERSION) == 1
+            dashport_ssl_ctx_set_max_proto(context, TLS1_2_VERSION) == 1
         else { throw .library("cannot pin TLS 1.2: \(OpenSSLErrorQueue.drain())") }
         guard SSL_CTX_set_cipher_list(context, TLSConfiguration.serverCipherList) == 1 else {
             throw .library("cipher list: \(OpenSSLErrorQueue.drain())")
@@ -107,13 +107,14 @@ public final class TLSContext: @unchecked Sendable {
         let (certificate, key) = try identity.openSSLObjects()
         // The only suites the server allows are ECDHE-RSA ones: any other key could never handshake.
         guard role == .client || EVP_PKEY_get_base_id(key.pointer) == EVP_PKEY_RSA else {
-            throw .configuration("server identity \(identity.fingerprintSHA256) must have an RSA key "
-                + "(the allowed suites are ECDHE-RSA AES-GCM)")
+            throw .configuration(
+                "server identity \(identity.fingerprintSHA256) must have an RSA key "
+                    + "(the allowed suites are ECDHE-RSA AES-GCM)")
         }
         // SSL_CTX_use_* take their own references; our owners free ours.
         guard SSL_CTX_use_certificate(context, certificate.pointer) == 1,
-              SSL_CTX_use_PrivateKey(context, key.pointer) == 1,
-              SSL_CTX_check_private_key(context) == 1
+            SSL_CTX_use_PrivateKey(context, key.pointer) == 1,
+            SSL_CTX_check_private_key(context) == 1
         else {
             throw .configuration("identity \(identity.fingerprintSHA256) refused: \(OpenSSLErrorQueue.describe(or: "unknown"))")
         }

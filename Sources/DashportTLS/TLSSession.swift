@@ -204,8 +204,11 @@ public final class TLSSession {
             peerCertificateDER = der
             peerFingerprintSHA256 = SHA256.hex(der)
         }
-        if context.configuration.role == .server, let rejection = PeerCheck.evaluate(self.context, ssl: ssl,
-                                                                                   fingerprint: peerFingerprintSHA256) {
+        if context.configuration.role == .server,
+            let rejection = PeerCheck.evaluate(
+                self.context, ssl: ssl,
+                fingerprint: peerFingerprintSHA256)
+        {
             _ = MemoryBIO.drain(outbound)  // the Finished flight must not reach a rejected peer
             logger.warning("head unit rejected by peer policy", ["reason": rejection.description])
             throw fail(rejection)
@@ -233,12 +236,13 @@ public final class TLSSession {
     }
 
     private static func explain(_ code: Int32) -> String {
-        let fallback = switch code {
-        case SSL_ERROR_SYSCALL: "unexpected end of data"
-        case SSL_ERROR_ZERO_RETURN: "peer closed the session"
-        case SSL_ERROR_SSL: "protocol error"
-        default: "SSL error \(code)"
-        }
+        let fallback =
+            switch code {
+            case SSL_ERROR_SYSCALL: "unexpected end of data"
+            case SSL_ERROR_ZERO_RETURN: "peer closed the session"
+            case SSL_ERROR_SSL: "protocol error"
+            default: "SSL error \(code)"
+            }
         return OpenSSLErrorQueue.describe(or: fallback)
     }
 }

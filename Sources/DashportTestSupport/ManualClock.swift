@@ -32,10 +32,11 @@ public final class ManualClock: DashportClock {
 
         /// Watchers whose deadline some sleeper now waits for, removed from the list.
         mutating func readyWatchers() -> [CheckedContinuation<Void, Never>] {
-            let waiting = Set(sleepers.values.compactMap { sleeper -> ClockInstant? in
-                if case .waiting(let deadline, _) = sleeper { return deadline }
-                return nil
-            })
+            let waiting = Set(
+                sleepers.values.compactMap { sleeper -> ClockInstant? in
+                    if case .waiting(let deadline, _) = sleeper { return deadline }
+                    return nil
+                })
             let ready = watchers.filter { waiting.contains($0.deadline) }.map(\.continuation)
             watchers.removeAll { waiting.contains($0.deadline) }
             return ready

@@ -21,7 +21,9 @@ public struct TestServer: Sendable {
         artworkFetcher: (any ArtworkFetcher)? = nil, clock: any DashportClock = SystemClock(),
         configure: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> TestServer {
-        let directory = stateDirectory ?? FileManager.default.temporaryDirectory
+        let directory =
+            stateDirectory
+            ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("dashport-server-test-\(UUID().uuidString)").path
         var configuration = ServerConfiguration()
         configuration.listen = "127.0.0.1:0"
@@ -80,7 +82,9 @@ public struct TestServer: Sendable {
     }
 
     /// Waits until the server logged a line containing `fragment`.
-    public func waitForLog(_ fragment: String, timeout: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    public func waitForLog(_ fragment: String, timeout: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation)
+        async throws
+    {
         do {
             try await eventually("a log line containing '\(fragment)'", timeout: timeout, sourceLocation: sourceLocation) {
                 log.records.contains { $0.message.contains(fragment) }

@@ -29,9 +29,10 @@ public enum TestTLS {
     }
     /// Like the head-unit certificate aasdk presents: X.509 v1, validity as UTCTime with an offset.
     public static let legacyCar = Result { () throws(TLSError) in
-        try TLSIdentity.generate(CertificateSpec(
-            commonName: "JVC-like head unit", version: .v1, lifetimeSeconds: 30 * 365 * 86_400,
-            rawNotBefore: "140704000000-0700"))
+        try TLSIdentity.generate(
+            CertificateSpec(
+                commonName: "JVC-like head unit", version: .v1, lifetimeSeconds: 30 * 365 * 86_400,
+                rawNotBefore: "140704000000-0700"))
     }
 
     /// Contexts are immutable and `Sendable`: built once.

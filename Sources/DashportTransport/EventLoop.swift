@@ -177,7 +177,8 @@ public final class EventLoop: Sendable {
                 let candidates = sources.withLock { $0.values.compactMap { $0 as? TCPConnection } }
                     .filter { $0.budget === budget }
                 guard let largest = candidates.max(by: { $0.outboundBufferedBytes < $1.outboundBufferedBytes }),
-                      largest.outboundBufferedBytes > 0 else { return }
+                    largest.outboundBufferedBytes > 0
+                else { return }
                 largest.closeOnLoop(.outboundBudgetExhausted(budget.limit), how: .reset)
             }
         }

@@ -23,7 +23,8 @@ struct OutboundQueue {
         guard !bytes.isEmpty else { return }
         count += bytes.count
         if chunks.count > head, let last = chunks.last?.count,
-           last + bytes.count <= OutboundQueue.coalesceLimit, bytes.count < OutboundQueue.coalesceLimit / 2 {
+            last + bytes.count <= OutboundQueue.coalesceLimit, bytes.count < OutboundQueue.coalesceLimit / 2
+        {
             chunks[chunks.count - 1].append(contentsOf: bytes)
         } else {
             chunks.append(bytes)

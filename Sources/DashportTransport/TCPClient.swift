@@ -53,7 +53,10 @@ extension TCPConnection {
     /// Registers the socket with the loop and waits until the connect completes or fails.
     func waitUntilConnected() async -> Result<Void, TransportError> {
         await withCheckedContinuation { (waiter: ConnectWaiter) in
-            enum Next { case register(immediate: Bool), resume(Result<Void, TransportError>) }
+            enum Next {
+                case register(immediate: Bool)
+                case resume(Result<Void, TransportError>)
+            }
             let next = state.withLock { state -> Next in
                 switch state.phase {
                 case .connecting:

@@ -7,7 +7,12 @@ import Synchronization
 
 extension TCPConnection: Selectable {
     func handleEvents(_ events: UInt32, scratch: UnsafeMutableRawBufferPointer) -> Bool {
-        enum Step { case nothing, connected(ConnectWaiter?), finished(Finished), read(Handler) }
+        enum Step {
+            case nothing
+            case connected(ConnectWaiter?)
+            case finished(Finished)
+            case read(Handler)
+        }
         let step = state.withLock { state -> Step in
             switch state.phase {
             case .closed:
@@ -54,7 +59,11 @@ extension TCPConnection: Selectable {
 
     /// Reads up to ``EventLoop/readsPerTurn`` chunks; true when the budget ran out before EAGAIN.
     private func readAvailable(_ handler: Handler, _ scratch: UnsafeMutableRawBufferPointer) -> Bool {
-        enum Outcome { case data([UInt8]), drained, finished(Finished) }
+        enum Outcome {
+            case data([UInt8])
+            case drained
+            case finished(Finished)
+        }
         for _ in 0..<EventLoop.readsPerTurn {
             let outcome = state.withLock { state -> Outcome in
                 switch state.phase {
@@ -157,7 +166,8 @@ extension TCPConnection: Selectable {
         withUnsafeTemporaryAllocation(byteCount: 4096, alignment: 16) { buffer in
             for _ in 0..<64 {
                 guard case .ok(let count) = systemCall({ Glibc.recv(fd, buffer.baseAddress, buffer.count, 0) }),
-                      count > 0 else { return }
+                    count > 0
+                else { return }
             }
         }
     }

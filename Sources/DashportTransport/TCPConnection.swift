@@ -73,8 +73,10 @@ public final class TCPConnection: ByteStream {
         var drainWaiters: [(threshold: Int, callback: @Sendable () -> Void)] = []
     }
 
-    init(fd: Int32, remote: ListenAddress?, phase: Phase, loop: EventLoop, outboundBufferLimit: Int, logger: Logger,
-         budget: OutboundBudget? = nil, onFinish: (@Sendable () -> Void)? = nil) {
+    init(
+        fd: Int32, remote: ListenAddress?, phase: Phase, loop: EventLoop, outboundBufferLimit: Int, logger: Logger,
+        budget: OutboundBudget? = nil, onFinish: (@Sendable () -> Void)? = nil
+    ) {
         let peer = remote?.description ?? "unknown"
         self.fd = fd
         self.id = loop.makeID()
@@ -99,8 +101,9 @@ public final class TCPConnection: ByteStream {
 
     /// Adds the socket to the loop, edge-triggered, for input and output. Returns errno on failure.
     func register() -> Int32? {
-        loop.register(self, id: id, fd: fd,
-                      events: EventLoop.input | EventLoop.output | EventLoop.hangUp | EventLoop.edgeTriggered)
+        loop.register(
+            self, id: id, fd: fd,
+            events: EventLoop.input | EventLoop.output | EventLoop.hangUp | EventLoop.edgeTriggered)
     }
 
     /// Bytes queued for the peer and not yet handed to the kernel.
@@ -116,7 +119,11 @@ public final class TCPConnection: ByteStream {
     }
 
     public func start(_ handler: @escaping @Sendable (TransportEvent) -> Void) {
-        enum Next { case ignore, deliverClosed(TransportError?), poll(UInt32) }
+        enum Next {
+            case ignore
+            case deliverClosed(TransportError?)
+            case poll(UInt32)
+        }
         let next = state.withLock { state -> Next in
             guard !state.started else { return .ignore }
             state.started = true
@@ -135,7 +142,10 @@ public final class TCPConnection: ByteStream {
     public func write(_ bytes: [UInt8]) {
         guard !bytes.isEmpty else { return }
         let onLoop = loop.isCurrentThread
-        enum Next { case nothing, flushSoon, closeOverCap, finished(Finished) }
+        enum Next {
+            case nothing, flushSoon, closeOverCap
+            case finished(Finished)
+        }
         let next = state.withLock { state -> Next in
             guard case .open = state.phase, !state.closeRequested else { return .nothing }  // closing or closed: dropped
             state.outbound.append(bytes)
@@ -238,7 +248,8 @@ public final class TCPConnection: ByteStream {
         state.withLock { state -> Finished? in
             guard case .closing = state.phase else { return nil }
             let left = state.outbound.count
-            return closeLocked(&state, .io("close: the peer did not take the last \(left) bytes within \(TCPConnection.closeTimeout)"), how: .reset)
+            return closeLocked(
+                &state, .io("close: the peer did not take the last \(left) bytes within \(TCPConnection.closeTimeout)"), how: .reset)
         }?.notify()
     }
 }

@@ -59,13 +59,16 @@ public final class TCPListener: Sendable {
         guard listen(fd, backlog) == 0 else { throw fail("listen") }
         let (result, bound) = SocketAddress.filling { getsockname(fd, $0, $1) }
         guard result == 0, let bound else { throw fail("getsockname") }
-        return TCPListener(fd: fd, bound: bound.listenAddress, maxConnections: maxConnections,
-                           outboundBufferLimit: outboundBufferLimit, keepAlive: keepAlive,
-                           outboundBudget: outboundBudget, logger: logger, loop: loop)
+        return TCPListener(
+            fd: fd, bound: bound.listenAddress, maxConnections: maxConnections,
+            outboundBufferLimit: outboundBufferLimit, keepAlive: keepAlive,
+            outboundBudget: outboundBudget, logger: logger, loop: loop)
     }
 
-    private init(fd: Int32, bound: ListenAddress, maxConnections: Int, outboundBufferLimit: Int,
-                 keepAlive: TCPKeepAlive?, outboundBudget: OutboundBudget, logger: Logger, loop: EventLoop) {
+    private init(
+        fd: Int32, bound: ListenAddress, maxConnections: Int, outboundBufferLimit: Int,
+        keepAlive: TCPKeepAlive?, outboundBudget: OutboundBudget, logger: Logger, loop: EventLoop
+    ) {
         self.fd = fd
         self.id = loop.makeID()
         self.boundAddress = bound
@@ -122,14 +125,19 @@ public final class TCPListener: Sendable {
 extension TCPListener: Selectable {
     func handleEvents(_ events: UInt32, scratch: UnsafeMutableRawBufferPointer) -> Bool {
         for _ in 0..<TCPListener.acceptsPerTurn {
-            enum Outcome { case accepted(Int32, SocketAddress?, @Sendable (TCPConnection) -> Void), drained }
+            enum Outcome {
+                case accepted(Int32, SocketAddress?, @Sendable (TCPConnection) -> Void)
+                case drained
+            }
             let outcome = phase.withLock { phase -> Outcome in
                 guard case .listening(let onAccept) = phase else { return .drained }
                 var storage = sockaddr_storage()
                 var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
                 let result = withUnsafeMutablePointer(to: &storage) { pointer in
                     pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                        systemCall { Int(cdashport_accept4(fd, address, &length, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue))) }
+                        systemCall {
+                            Int(cdashport_accept4(fd, address, &length, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)))
+                        }
                     }
                 }
                 switch result {

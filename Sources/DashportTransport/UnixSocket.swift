@@ -54,12 +54,24 @@ public final class UnixListener: Sendable {
         }
         // bind never follows or replaces an existing name: a file that appeared since the check fails here.
         guard withUnixAddress(path, { Glibc.bind(fd, $0, $1) }) == 0 else {
-            if errno == ENAMETOOLONG { Glibc.close(fd); throw .io("\(path) is longer than \(maxPathBytes) bytes, too long for a socket") }
+            if errno == ENAMETOOLONG {
+                Glibc.close(fd)
+                throw .io("\(path) is longer than \(maxPathBytes) bytes, too long for a socket")
+            }
             throw fail("cannot bind")
         }
-        guard chmod(path, 0o600) == 0 else { unlink(path); throw fail("cannot make private (chmod 0600)") }
-        guard lstat(path, &status) == 0 else { unlink(path); throw fail("cannot stat") }
-        guard listen(fd, 16) == 0 else { unlink(path); throw fail("cannot listen on") }
+        guard chmod(path, 0o600) == 0 else {
+            unlink(path)
+            throw fail("cannot make private (chmod 0600)")
+        }
+        guard lstat(path, &status) == 0 else {
+            unlink(path)
+            throw fail("cannot stat")
+        }
+        guard listen(fd, 16) == 0 else {
+            unlink(path)
+            throw fail("cannot listen on")
+        }
         return UnixListener(
             fd: fd, path: path, inode: (UInt64(status.st_dev), UInt64(status.st_ino)), maxConnections: maxConnections,
             logger: logger, loop: loop)

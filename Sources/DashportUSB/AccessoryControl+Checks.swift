@@ -45,7 +45,9 @@ public enum AccessoryControlChecks {
     }
 
     /// The violations in `actions`, the answer to `event` (`enabled`: the link state after it).
-    public static func check(_ actions: [ControlAction], for event: FunctionFSEvent, mode: GadgetMode, wasSwitching: Bool, enabled: Bool) -> [String] {
+    public static func check(_ actions: [ControlAction], for event: FunctionFSEvent, mode: GadgetMode, wasSwitching: Bool, enabled: Bool)
+        -> [String]
+    {
         var found: [String] = []
         switch event {
         case .setup(let packet):
@@ -54,7 +56,9 @@ public enum AccessoryControlChecks {
                 case .write(let bytes):
                     if !packet.isIn || bytes.count > Int(packet.length) { found.append("wrote \(bytes.count) bytes for \(packet)") }
                 case .readString(let index, let length):
-                    if packet.isIn || index >= 6 || length != Int(packet.length) || length == 0 { found.append("read a string for \(packet)") }
+                    if packet.isIn || index >= 6 || length != Int(packet.length) || length == 0 {
+                        found.append("read a string for \(packet)")
+                    }
                 case .acknowledge:
                     if packet.isIn || packet.length != 0 { found.append("acknowledged \(packet)") }
                 case .stall(let isIn):
@@ -72,7 +76,9 @@ public enum AccessoryControlChecks {
             if actions.last != .linkUp || !enabled { found.append("enable did not bring the link up") }
         case .disable, .unbind, .suspend:
             if enabled { found.append("\(event) left the link enabled") }
-            if actions.contains(where: { if case .linkDown = $0 { false } else { true } }) { found.append("\(event) did more than end the link") }
+            if actions.contains(where: { if case .linkDown = $0 { false } else { true } }) {
+                found.append("\(event) did more than end the link")
+            }
         case .bind, .resume, .unknown:
             if !actions.isEmpty { found.append("\(event) acted: \(actions)") }
         }

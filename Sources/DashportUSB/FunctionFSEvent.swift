@@ -23,8 +23,10 @@ public struct SetupPacket: Sendable, Hashable, CustomStringConvertible {
 
     /// The 8 bytes on the wire.
     public var bytes: [UInt8] {
-        [requestType, request, UInt8(value & 0xFF), UInt8(value >> 8), UInt8(index & 0xFF), UInt8(index >> 8),
-         UInt8(length & 0xFF), UInt8(length >> 8)]
+        [
+            requestType, request, UInt8(value & 0xFF), UInt8(value >> 8), UInt8(index & 0xFF), UInt8(index >> 8),
+            UInt8(length & 0xFF), UInt8(length >> 8),
+        ]
     }
 
     public var description: String {
@@ -65,9 +67,10 @@ public enum FunctionFSEvent: Sendable, Hashable {
         case FUNCTIONFS_SUSPEND.rawValue: return .suspend
         case FUNCTIONFS_RESUME.rawValue: return .resume
         case FUNCTIONFS_SETUP.rawValue:
-            return .setup(SetupPacket(
-                requestType: b[0], request: b[1], value: UInt16(b[2]) | UInt16(b[3]) << 8,
-                index: UInt16(b[4]) | UInt16(b[5]) << 8, length: UInt16(b[6]) | UInt16(b[7]) << 8))
+            return .setup(
+                SetupPacket(
+                    requestType: b[0], request: b[1], value: UInt16(b[2]) | UInt16(b[3]) << 8,
+                    index: UInt16(b[4]) | UInt16(b[5]) << 8, length: UInt16(b[6]) | UInt16(b[7]) << 8))
         default: return .unknown(b[8])
         }
     }

@@ -68,7 +68,10 @@ extension FunctionFSGadget {
     }
 
     private func route(_ bytes: [UInt8]) {
-        enum Route { case deliver(USBSessionStream), start, stash, drop }
+        enum Route {
+            case deliver(USBSessionStream)
+            case start, stash, drop
+        }
         let route = shared.withLock { state -> Route in
             if let session = state.session { return .deliver(session) }
             if state.stopping { return .drop }
@@ -97,13 +100,15 @@ extension FunctionFSGadget {
             _ = writerWake.wait(timeout: .now() + 0.25)
             if isStopped { return }
             while let (session, maxPacket) = shared.withLock({ state in state.session.map { ($0, state.maxPacket) } }),
-                  let chunk = session.takeChunk(limit: AccessoryProtocol.maxTransfer) {
+                let chunk = session.takeChunk(limit: AccessoryProtocol.maxTransfer)
+            {
                 var result = FileIO.write(fd, chunk)
                 if result == 0, AccessoryProtocol.needsZeroLengthPacket(length: chunk.count, maxPacket: maxPacket) {
                     result = FileIO.write(fd, [])
                 }
                 if result < 0 {
-                    let reason = -result == Int(EAGAIN)
+                    let reason =
+                        -result == Int(EAGAIN)
                         ? "the car is not connected (USB endpoints disabled)" : "USB write failed: \(FileIO.describe(result))"
                     logger.warning("\(reason); \(chunk.count) bytes for the car lost", ["peer": session.peerDescription])
                     session.linkLost(.io(reason))

@@ -96,7 +96,8 @@ extension FunctionFSGadget {
                 if waiting {
                     logger.warning(
                         "the car enumerated Dashport as a phone (18d1:4ee1) but has not started Android Open Accessory "
-                            + "(no request 53 within \(timeout)); if this car expects an accessory straight away, serve with --usb-mode direct")
+                            + "(no request 53 within \(timeout)); if this car expects an accessory straight away, serve with --usb-mode direct"
+                    )
                 }
             }
         }
@@ -110,7 +111,8 @@ extension FunctionFSGadget {
             let session = state.session
             state.session = nil
             // A second ENABLE (the car configured us again) keeps the accessory identity it saw.
-            let revert = options.mode == .switch && state.accessoryIdentity && !state.control.switching && !state.stopped
+            let revert =
+                options.mode == .switch && state.accessoryIdentity && !state.control.switching && !state.stopped
                 && loss != .reconfigured
             if revert { state.accessoryIdentity = false }
             return (session, revert)

@@ -80,7 +80,10 @@ public final class FunctionFSGadget: Sendable {
                 if result < 0 { throw .descriptors("writing to \(endpoints.name)/ep0: \(FileIO.describe(result))") }
             }
             bulkIn = try endpoints.openBulkIn()
-            do { bulkOut = try endpoints.openBulkOut() } catch { close(bulkIn); throw error }
+            do { bulkOut = try endpoints.openBulkOut() } catch {
+                close(bulkIn)
+                throw error
+            }
         } catch {
             close(ep0)
             throw error
@@ -99,7 +102,8 @@ public final class FunctionFSGadget: Sendable {
                 stop()
                 throw error
             }
-            logger.notice("bound to USB controller \(identity.controller) as 18d1:\(String(product, radix: 16))", ["gadget": identity.directory])
+            logger.notice(
+                "bound to USB controller \(identity.controller) as 18d1:\(String(product, radix: 16))", ["gadget": identity.directory])
         }
     }
 

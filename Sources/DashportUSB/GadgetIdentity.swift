@@ -18,12 +18,16 @@ public struct GadgetIdentity: Sendable {
     }
 
     /// The gadget at `directory` bound to `controller`, or to the only UDC there is.
-    public static func resolve(directory: String, controller: String?, udcClassDirectory: String = "/sys/class/udc") throws(USBGadgetError) -> GadgetIdentity {
+    public static func resolve(directory: String, controller: String?, udcClassDirectory: String = "/sys/class/udc") throws(USBGadgetError)
+        -> GadgetIdentity
+    {
         guard FileManager.default.fileExists(atPath: directory + "/idProduct") else { throw .noGadget(directory: directory) }
         let available = (try? FileManager.default.contentsOfDirectory(atPath: udcClassDirectory))?.sorted() ?? []
         if let controller {
             guard available.contains(controller) else {
-                throw .noController("'\(controller)' is not in \(udcClassDirectory) (found: \(available.isEmpty ? "none" : available.joined(separator: ", ")))")
+                throw .noController(
+                    "'\(controller)' is not in \(udcClassDirectory) (found: \(available.isEmpty ? "none" : available.joined(separator: ", ")))"
+                )
             }
             return GadgetIdentity(directory: directory, controller: controller, udcClassDirectory: udcClassDirectory)
         }

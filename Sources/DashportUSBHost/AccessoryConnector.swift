@@ -83,7 +83,8 @@ public struct AccessoryConnector: Sendable {
         try waitForConfiguration(handle, device)
         let answer: [UInt8]
         do {
-            answer = try handle.controlIn(request: AccessoryProtocol.getProtocol, value: 0, index: 0, length: 2, timeout: options.controlTimeout)
+            answer = try handle.controlIn(
+                request: AccessoryProtocol.getProtocol, value: 0, index: 0, length: 2, timeout: options.controlTimeout)
         } catch .notAccessory {
             throw .notAccessory("\(device) stalled ACCESSORY_GET_PROTOCOL (51): it does not support Android Open Accessory")
         }
@@ -136,10 +137,13 @@ public struct AccessoryConnector: Sendable {
         while true {
             if let found = pick(try bus.scan()) { return found }
             guard ContinuousClock.now < deadline else {
-                throw .notFound("timed out after \(options.waitForDevice) waiting for \(what); check the cable, `lsusb`, and that the phone side serves USB")
+                throw .notFound(
+                    "timed out after \(options.waitForDevice) waiting for \(what); check the cable, `lsusb`, and that the phone side serves USB"
+                )
             }
             if !announced {
-                logger.notice("waiting for \(what)", ["watching": bus.waitsWithHotplug ? "libusb hotplug (udev runs)" : "polling (no udev)"])
+                logger.notice(
+                    "waiting for \(what)", ["watching": bus.waitsWithHotplug ? "libusb hotplug (udev runs)" : "polling (no udev)"])
                 announced = true
             }
             bus.waitForChange(options.pollInterval)

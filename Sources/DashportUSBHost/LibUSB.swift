@@ -86,9 +86,12 @@ final class LibUSBContext: Sendable {
             guard let device = list[index] else { continue }
             var descriptor = libusb_device_descriptor()
             guard libusb_get_device_descriptor(device, &descriptor) == 0 else { continue }
-            devices.append(Device(pointer: device, info: USBDeviceInfo(
-                bus: libusb_get_bus_number(device), address: libusb_get_device_address(device),
-                vendor: descriptor.idVendor, product: descriptor.idProduct, deviceClass: descriptor.bDeviceClass)))
+            devices.append(
+                Device(
+                    pointer: device,
+                    info: USBDeviceInfo(
+                        bus: libusb_get_bus_number(device), address: libusb_get_device_address(device),
+                        vendor: descriptor.idVendor, product: descriptor.idProduct, deviceClass: descriptor.bDeviceClass)))
         }
         return body(devices)
     }
@@ -145,7 +148,9 @@ final class LibUSBDeviceHandle: USBDeviceHandle {
         var bytes = data
         let type = UInt8(LIBUSB_ENDPOINT_OUT.rawValue | LIBUSB_REQUEST_TYPE_VENDOR.rawValue | LIBUSB_RECIPIENT_DEVICE.rawValue)
         let result = bytes.withUnsafeMutableBufferPointer { buffer in
-            libusb_control_transfer(handle, type, request, value, index, buffer.count == 0 ? nil : buffer.baseAddress, UInt16(buffer.count), timeout.milliseconds)
+            libusb_control_transfer(
+                handle, type, request, value, index, buffer.count == 0 ? nil : buffer.baseAddress, UInt16(buffer.count),
+                timeout.milliseconds)
         }
         guard result >= 0 else { throw Self.error(result, "request \(request) to \(info)") }
     }
@@ -156,7 +161,8 @@ final class LibUSBDeviceHandle: USBDeviceHandle {
         guard found == 0, let config else { throw Self.error(found, "reading the configuration descriptor of \(info)") }
         defer { libusb_free_config_descriptor(config) }
         guard config.pointee.bNumInterfaces >= 1, let interface = config.pointee.interface,
-              interface.pointee.num_altsetting >= 1, let setting = interface.pointee.altsetting else {
+            interface.pointee.num_altsetting >= 1, let setting = interface.pointee.altsetting
+        else {
             throw .notAccessory("\(info) has no interface 0")
         }
         var input: UInt8?
@@ -165,7 +171,11 @@ final class LibUSBDeviceHandle: USBDeviceHandle {
         for index in 0..<Int(setting.pointee.bNumEndpoints) {
             guard let endpoint = setting.pointee.endpoint?[index] else { continue }
             guard endpoint.bmAttributes & 0x03 == UInt8(LIBUSB_TRANSFER_TYPE_BULK.rawValue) else { continue }
-            if endpoint.bEndpointAddress & 0x80 != 0 { input = input ?? endpoint.bEndpointAddress } else { output = output ?? endpoint.bEndpointAddress }
+            if endpoint.bEndpointAddress & 0x80 != 0 {
+                input = input ?? endpoint.bEndpointAddress
+            } else {
+                output = output ?? endpoint.bEndpointAddress
+            }
             maxPacket = Int(endpoint.wMaxPacketSize & 0x7FF)
         }
         guard let input, let output else { throw .notAccessory("\(info): interface 0 lacks a bulk IN and a bulk OUT endpoint") }
@@ -224,7 +234,9 @@ final class LibUSBBulkPipe: USBBulkPipe {
         var data = bytes
         var transferred: Int32 = 0
         let result = data.withUnsafeMutableBufferPointer { buffer in
-            libusb_bulk_transfer(device.handle, output, buffer.count == 0 ? nil : buffer.baseAddress, Int32(buffer.count), &transferred, timeout.milliseconds)
+            libusb_bulk_transfer(
+                device.handle, output, buffer.count == 0 ? nil : buffer.baseAddress, Int32(buffer.count), &transferred, timeout.milliseconds
+            )
         }
         if result == 0 { return .transferred(Int(transferred)) }
         return outcome(result)

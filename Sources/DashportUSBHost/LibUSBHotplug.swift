@@ -19,8 +19,9 @@ final class LibUSBHotplug: Sendable {
     /// nil when udevd is not running or libusb has no hotplug support.
     init?() {
         guard FileManager.default.fileExists(atPath: "/run/udev/control"),
-              libusb_has_capability(UInt32(LIBUSB_CAP_HAS_HOTPLUG.rawValue)) != 0,
-              let context = try? LibUSBContext() else { return nil }
+            libusb_has_capability(UInt32(LIBUSB_CAP_HAS_HOTPLUG.rawValue)) != 0,
+            let context = try? LibUSBContext()
+        else { return nil }
         let events = Int32(LIBUSB_HOTPLUG_EVENT_DEVICE_ARRIVED.rawValue | LIBUSB_HOTPLUG_EVENT_DEVICE_LEFT.rawValue)
         var handle: libusb_hotplug_callback_handle = 0
         let result = libusb_hotplug_register_callback(

@@ -44,7 +44,8 @@ public enum USBHostStream {
                 while let chunk = stream.takeChunk(limit: AccessoryProtocol.maxTransfer) {
                     var result = pipe.write(chunk, timeout: sendTimeout)
                     if result == .transferred(chunk.count),
-                       AccessoryProtocol.needsZeroLengthPacket(length: chunk.count, maxPacket: pipe.maxPacket) {
+                        AccessoryProtocol.needsZeroLengthPacket(length: chunk.count, maxPacket: pipe.maxPacket)
+                    {
                         result = pipe.write([], timeout: sendTimeout)
                     }
                     switch result {

@@ -77,9 +77,10 @@ import Glibc
         scratch.write("cache/o-not-a-key", [1, 2, 3])
         scratch.write("cache/v-\(key(1).rawValue)-0256x256", [1, 2, 3])
         let reopened = open()
-        #expect(Set(scratch.files(in: "cache").keys) == [
-            ArtworkDiskCache.Entry.thumbnail(key(1), box).fileName, "notes.txt", "o-not-a-key", "v-\(key(1).rawValue)-0256x256",
-        ])
+        #expect(
+            Set(scratch.files(in: "cache").keys) == [
+                ArtworkDiskCache.Entry.thumbnail(key(1), box).fileName, "notes.txt", "o-not-a-key", "v-\(key(1).rawValue)-0256x256",
+            ])
         #expect(reopened.totalBytes == 100 + ThumbnailFile.headerSize)
     }
 

@@ -30,7 +30,9 @@ import Testing
         return [UInt8](data)
     }
 
-    func download(_ server: LoopbackHTTPServer, _ path: String, limits: ArtworkFetchLimits? = nil) async -> (CurlArtworkFetcher.Outcome, String) {
+    func download(_ server: LoopbackHTTPServer, _ path: String, limits: ArtworkFetchLimits? = nil) async -> (
+        CurlArtworkFetcher.Outcome, String
+    ) {
         let destination = scratch.file("download-\(UInt32.random(in: 0 ... .max))")
         let url = URL(string: server.url(path))!  // a loopback URL built from a literal path: always valid
         return (await fetcher.download(url, into: destination, limits: limits ?? self.limits), destination)
@@ -41,7 +43,9 @@ import Testing
     }
 
     @Test func aBodyWithoutALengthIsCutAtTheCapHoldingOneBufferAtMost() async {
-        let server = try! LoopbackHTTPServer(routes: [("/endless", .body([UInt8](repeating: 0x41, count: 5_000_000), announceLength: false))])  // binding loopback port 0 cannot fail here
+        let server = try! LoopbackHTTPServer(routes: [
+            ("/endless", .body([UInt8](repeating: 0x41, count: 5_000_000), announceLength: false))
+        ])  // binding loopback port 0 cannot fail here
         defer { server.stop() }
         let (outcome, file) = await download(server, "/endless")
         guard case .tooLarge(let bytes, let limit)? = outcome.error else {
@@ -80,7 +84,7 @@ import Testing
 
     @Test func aBodyCutShortIsAnIOError() async throws {
         let server = try LoopbackHTTPServer(routes: [
-            ("/cut.jpg", .raw(headers: ["Content-Length: 50000"], body: [UInt8](repeating: 7, count: 5000))),
+            ("/cut.jpg", .raw(headers: ["Content-Length: 50000"], body: [UInt8](repeating: 7, count: 5000)))
         ])
         defer { server.stop() }
         let (outcome, _) = await download(server, "/cut.jpg")

@@ -98,7 +98,8 @@ import Glibc
         // Two files with the same bytes under the limit share one key; over it, they do not.
         root.write("copy.jpg", Fixture.landscape)
         root.write("cover.jpg", Fixture.landscape)
-        #expect(try registry.register("file://\(root.file("copy.jpg"))", at: at(1000)).get()
+        #expect(
+            try registry.register("file://\(root.file("copy.jpg"))", at: at(1000)).get()
                 == registry.register(coverURI, at: at(1000)).get())
     }
 
@@ -131,7 +132,8 @@ import Glibc
         let refusal = ArtworkError.outsideRoots(ArtworkRegistry.realPath(outside.file("secret.jpg")) ?? "")
         for step in 0..<5 { #expect(registry.register(link, at: at(step * 700)) == .failure(refusal)) }
         #expect(registry.register("ftp://covers.example/a.jpg", at: at(0)) == .failure(.unsupportedScheme("ftp://covers.example/a.jpg")))
-        #expect(registry.register("ftp://covers.example/a.jpg", at: at(60_000)) == .failure(.unsupportedScheme("ftp://covers.example/a.jpg")))
+        #expect(
+            registry.register("ftp://covers.example/a.jpg", at: at(60_000)) == .failure(.unsupportedScheme("ftp://covers.example/a.jpg")))
     }
 
     @Test func theMemoHoldsAtMostTheCapacity() throws {

@@ -37,8 +37,10 @@ import DashportClock
         #expect(registration.displayURI == "https://covers.example/a/b.jpg")
     }
 
-    @Test(arguments: ["http://covers.example/a.jpg", "ftp://covers.example/a.jpg", "data:image/png;base64,AAAA",
-                      "javascript:alert(1)", "content://media/1", "https:///no-host.jpg", "not a uri"])
+    @Test(arguments: [
+        "http://covers.example/a.jpg", "ftp://covers.example/a.jpg", "data:image/png;base64,AAAA",
+        "javascript:alert(1)", "content://media/1", "https:///no-host.jpg", "not a uri",
+    ])
     func unsupportedSchemesAreRefused(uri: String) {
         var registry = registry()
         guard case .failure(.unsupportedScheme) = registry.register(uri, at: .zero) else {

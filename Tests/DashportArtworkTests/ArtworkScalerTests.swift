@@ -62,8 +62,9 @@ import Testing
     }
 
     @Test func aVipsErrorOfSeveralLinesIsOneLine() {
-        #expect(ArtworkScaler.oneLine("VipsJpeg: Premature end of JPEG file\nVipsJpeg: out of order read at line 48\n")
-            == "VipsJpeg: Premature end of JPEG file; VipsJpeg: out of order read at line 48")
+        #expect(
+            ArtworkScaler.oneLine("VipsJpeg: Premature end of JPEG file\nVipsJpeg: out of order read at line 48\n")
+                == "VipsJpeg: Premature end of JPEG file; VipsJpeg: out of order read at line 48")
         #expect(ArtworkScaler.oneLine("vipspng: libpng read error\n") == "vipspng: libpng read error")
     }
 

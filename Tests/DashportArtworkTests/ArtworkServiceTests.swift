@@ -28,8 +28,10 @@ import Glibc
         ])
     }
 
-    private func service(_ configure: (inout ArtworkConfiguration) -> Void = { _ in }, logger: Logger = .silent,
-                         fetcher: (any ArtworkFetcher)? = nil, clock: ManualClock? = nil) -> ArtworkService {
+    private func service(
+        _ configure: (inout ArtworkConfiguration) -> Void = { _ in }, logger: Logger = .silent,
+        fetcher: (any ArtworkFetcher)? = nil, clock: ManualClock? = nil
+    ) -> ArtworkService {
         var configuration = ArtworkConfiguration.forTests(cache: scratch, roots: [scratch.file("music")])
         configure(&configuration)
         return ArtworkService(configuration: configuration, logger: logger, fetcher: fetcher, clock: clock)

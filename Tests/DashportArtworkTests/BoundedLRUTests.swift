@@ -16,11 +16,13 @@ import Testing
         var lru = BoundedLRU<String, Int>(capacity: 2)
         lru.set(1, for: "a")
         lru.set(2, for: "b")
-        let touchedA = lru.touch("a"), touchedZ = lru.touch("z")
+        let touchedA = lru.touch("a")
+        let touchedZ = lru.touch("z")
         #expect(touchedA && !touchedZ)
         lru.set(3, for: "c")
         #expect(lru["a"] == 1 && lru["b"] == nil && lru["c"] == 3)
-        let a = lru.touchedValue("a"), b = lru.touchedValue("b")
+        let a = lru.touchedValue("a")
+        let b = lru.touchedValue("b")
         #expect(a == 1 && b == nil)
         lru.set(4, for: "d")
         #expect(lru["a"] == 1 && lru["c"] == nil && lru.count == 2)
@@ -49,9 +51,11 @@ import Testing
                 model.append((key, step))
                 if model.count > capacity { model.removeFirst() }
             }
-            let agrees = lru.count == model.count && (0..<40).allSatisfy { key in
-                lru[key] == model.first(where: { $0.key == key })?.value
-            }
+            let agrees =
+                lru.count == model.count
+                && (0..<40).allSatisfy { key in
+                    lru[key] == model.first(where: { $0.key == key })?.value
+                }
             if !agrees { firstDisagreement = firstDisagreement ?? step }
         }
         #expect(firstDisagreement == nil)

@@ -31,8 +31,9 @@ import Glibc
         #expect(await cache.store([track("x1")], for: "t2").isEmpty, "the same fault is not reported again")
         #expect(await cache.children(of: "t1")?.map(\.id) == ["s1", "s2"], "the new node is served from memory")
         #expect(await cache.children(of: "t2")?.map(\.id) == ["x1"])
-        #expect(folder.fileNames.map { (try? Files.read(folder.path + "/" + $0, limit: 1 << 20)) ?? [] } == before,
-                "the previous file is intact and nothing else is on disk")
+        #expect(
+            folder.fileNames.map { (try? Files.read(folder.path + "/" + $0, limit: 1 << 20)) ?? [] } == before,
+            "the previous file is intact and nothing else is on disk")
 
         Files.clearWriteFault(under: folder.path)
         let resumed = await cache.store([track("y1")], for: "t3")

@@ -61,9 +61,10 @@ import Testing
         for id in overCap {
             #expect(rejected.contains { $0.itemId == id && $0.message.contains("over the cap of \(expected) tabs") })
         }
-        #expect(rejected.contains {
-            $0.itemId == "track-welcome" && $0.message.contains("Welcome to Dashport") && $0.message.contains("not browsable")
-        })
+        #expect(
+            rejected.contains {
+                $0.itemId == "track-welcome" && $0.message.contains("Welcome to Dashport") && $0.message.contains("not browsable")
+            })
     }
 
     @Test func unknownParentIsAnEmptyList() async throws {
@@ -91,9 +92,10 @@ import Testing
 
         // Asking anyway (an id the car kept): beyond the depth, an empty list, reported.
         #expect(await core.children(of: "album-northern-lights", page: 0, pageSize: 10, for: car) == .empty)
-        #expect(await core.reports.contains {
-            $0.code == BrowseReportCode.depthCut && $0.message.contains("children of 'album-northern-lights'")
-        })
+        #expect(
+            await core.reports.contains {
+                $0.code == BrowseReportCode.depthCut && $0.message.contains("children of 'album-northern-lights'")
+            })
 
         // The Albums tab reaches the same album at depth 2: the shallowest path counts.
         _ = await core.children(of: "tab-albums", page: 0, pageSize: 10, for: car)

@@ -5,10 +5,12 @@ import Testing
 @testable import DashportBrowse
 
 @Suite struct CacheFileFormatTests {
-    static let node = CachedNode(parentId: "tab-albums", children: [
-        BrowseItem(id: "a", title: "Album", artworkUri: "https://example.com/a.jpg", browsable: true, playable: true),
-        BrowseItem(id: "t", title: "Track", playable: true, completion: 0.5, durationMs: 1000),
-    ])
+    static let node = CachedNode(
+        parentId: "tab-albums",
+        children: [
+            BrowseItem(id: "a", title: "Album", artworkUri: "https://example.com/a.jpg", browsable: true, playable: true),
+            BrowseItem(id: "t", title: "Track", playable: true, completion: 0.5, durationMs: 1000),
+        ])
 
     @Test func roundTrip() throws {
         let bytes = try CacheFileFormat.encode(Self.node, generation: 42)

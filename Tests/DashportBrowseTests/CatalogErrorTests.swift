@@ -9,26 +9,41 @@ import Testing
 @Suite struct CatalogErrorTests {
     /// The demo's locked shows, as the catalog writes them (the test's own copy, not read back).
     static let demoLocked: [(id: String, error: BrowseError)] = [
-        ("locked-members-hour", BrowseError(
-            code: .authenticationExpired,
-            message: "Your Night Desk sign-in has expired. Sign in again on your phone to keep listening.",
-            resolution: .init(label: "Sign in again", url: "https://example.com/night-desk/sign-in"))),
-        ("locked-studio-extra", BrowseError(
-            code: .premiumAccountRequired,
-            message: "Studio Sessions Extra is for Premium listeners. Upgrade on your phone to listen in the car.",
-            resolution: .init(label: "Upgrade", url: "https://example.com/premium"))),
-        ("locked-matchday-live", BrowseError(
-            code: .notAvailableInRegion,
-            message: "Matchday Live is not available in your country because of broadcast rights.",
-            resolution: .init(label: "Learn more", url: "https://example.com/help/regions"))),
-        ("locked-after-dark", BrowseError(
-            code: .parentalControlRestricted,
-            message: "Parental controls on this profile block After Dark Stories.",
-            resolution: .init(label: "Change parental controls", url: "https://example.com/account/parental-controls"))),
-        ("locked-road-notes-video", BrowseError(
-            code: .notSupported,
-            message: "Road Notes on Video has video episodes only, which cannot be played in the car.",
-            resolution: .init(label: "Watch on your phone", url: "https://example.com/road-notes/video"))),
+        (
+            "locked-members-hour",
+            BrowseError(
+                code: .authenticationExpired,
+                message: "Your Night Desk sign-in has expired. Sign in again on your phone to keep listening.",
+                resolution: .init(label: "Sign in again", url: "https://example.com/night-desk/sign-in"))
+        ),
+        (
+            "locked-studio-extra",
+            BrowseError(
+                code: .premiumAccountRequired,
+                message: "Studio Sessions Extra is for Premium listeners. Upgrade on your phone to listen in the car.",
+                resolution: .init(label: "Upgrade", url: "https://example.com/premium"))
+        ),
+        (
+            "locked-matchday-live",
+            BrowseError(
+                code: .notAvailableInRegion,
+                message: "Matchday Live is not available in your country because of broadcast rights.",
+                resolution: .init(label: "Learn more", url: "https://example.com/help/regions"))
+        ),
+        (
+            "locked-after-dark",
+            BrowseError(
+                code: .parentalControlRestricted,
+                message: "Parental controls on this profile block After Dark Stories.",
+                resolution: .init(label: "Change parental controls", url: "https://example.com/account/parental-controls"))
+        ),
+        (
+            "locked-road-notes-video",
+            BrowseError(
+                code: .notSupported,
+                message: "Road Notes on Video has video episodes only, which cannot be played in the car.",
+                resolution: .init(label: "Watch on your phone", url: "https://example.com/road-notes/video"))
+        ),
     ]
 
     /// Writes `json` as a catalog in a fresh folder and loads it.
@@ -41,13 +56,15 @@ import Testing
     }
 
     @Test func openingAnErrorItemThrowsItsErrorAndNothingElseChanges() async throws {
-        let provider = try Self.provider(CatalogTests.catalog(
-            #"{ "id": "t", "title": "T", "browsable": true, "children": ["full", "bare", "plain"] }"#,
-            #"{ "id": "full", "title": "Full", "browsable": true, "error": { "code": "premiumAccountRequired", "#
-                + #""message": "Premium only.", "resolution": { "label": "Upgrade", "url": "https://example.com/up" } } }"#,
-            #"{ "id": "bare", "title": "Bare", "browsable": true, "playable": true, "error": { "code": "notSupported", "#
-                + #""message": "Not here.", "resolution": { "label": "OK" } } }"#,
-            #"{ "id": "plain", "title": "Plain", "browsable": true, "error": { "code": "authenticationExpired", "message": "Sign in." } }"#))
+        let provider = try Self.provider(
+            CatalogTests.catalog(
+                #"{ "id": "t", "title": "T", "browsable": true, "children": ["full", "bare", "plain"] }"#,
+                #"{ "id": "full", "title": "Full", "browsable": true, "error": { "code": "premiumAccountRequired", "#
+                    + #""message": "Premium only.", "resolution": { "label": "Upgrade", "url": "https://example.com/up" } } }"#,
+                #"{ "id": "bare", "title": "Bare", "browsable": true, "playable": true, "error": { "code": "notSupported", "#
+                    + #""message": "Not here.", "resolution": { "label": "OK" } } }"#,
+                #"{ "id": "plain", "title": "Plain", "browsable": true, "error": { "code": "authenticationExpired", "message": "Sign in." } }"#
+            ))
 
         let expected: [String: BrowseError] = [
             "full": BrowseError(
@@ -73,9 +90,11 @@ import Testing
     }
 
     @Test func theCoreShowsACatalogErrorAsTheScreenTheCarCanDraw() async throws {
-        let provider = try Self.provider(CatalogTests.catalog(
-            #"{ "id": "t", "title": "T", "browsable": true, "children": ["x"] }"#,
-            #"{ "id": "x", "title": "X", "browsable": true, "error": { "code": "notAvailableInRegion", "message": "Not in your country." } }"#))
+        let provider = try Self.provider(
+            CatalogTests.catalog(
+                #"{ "id": "t", "title": "T", "browsable": true, "children": ["x"] }"#,
+                #"{ "id": "x", "title": "X", "browsable": true, "error": { "code": "notAvailableInRegion", "message": "Not in your country." } }"#
+            ))
         let core = makeCore(provider)
         let error = BrowseError(code: .notAvailableInRegion, message: "Not in your country.")
         #expect(await core.children(of: "x", page: 0, pageSize: 10, for: .full) == .error(error))
@@ -118,7 +137,11 @@ import Testing
             .emptyErrorMessage, "error with an empty message"),
         broken(
             "empty resolution label",
-            [errorItem(#"{ "code": "premiumAccountRequired", "message": "Premium.", "resolution": { "label": "", "url": "https://example.com" } }"#)],
+            [
+                errorItem(
+                    #"{ "code": "premiumAccountRequired", "message": "Premium.", "resolution": { "label": "", "url": "https://example.com" } }"#
+                )
+            ],
             .emptyResolutionLabel, "resolution with an empty label"),
         broken(
             "resolution without a label",
@@ -126,11 +149,18 @@ import Testing
             .emptyResolutionLabel, "resolution with an empty label"),
         broken(
             "plain http resolution",
-            [errorItem(#"{ "code": "premiumAccountRequired", "message": "Premium.", "resolution": { "label": "Up", "url": "http://example.com" } }"#)],
+            [
+                errorItem(
+                    #"{ "code": "premiumAccountRequired", "message": "Premium.", "resolution": { "label": "Up", "url": "http://example.com" } }"#
+                )
+            ],
             .badResolutionUrl("http://example.com"), "url 'http://example.com' that is not a valid https URL"),
         broken(
             "resolution url without a host",
-            [errorItem(#"{ "code": "premiumAccountRequired", "message": "Premium.", "resolution": { "label": "Up", "url": "https://" } }"#)],
+            [
+                errorItem(
+                    #"{ "code": "premiumAccountRequired", "message": "Premium.", "resolution": { "label": "Up", "url": "https://" } }"#)
+            ],
             .badResolutionUrl("https://"), "url 'https://'"),
         broken(
             "error on a track",
@@ -188,7 +218,8 @@ import Testing
             }
             let reports = await core.reports
             // The root's two deliberate rejects are still the only root rejections.
-            #expect(Set(reports.filter { $0.code == BrowseReportCode.rootRejected }.compactMap(\.itemId)) == ["tab-radio", "track-welcome"])
+            #expect(
+                Set(reports.filter { $0.code == BrowseReportCode.rootRejected }.compactMap(\.itemId)) == ["tab-radio", "track-welcome"])
             let hidden = reports.filter { $0.code == BrowseReportCode.errorHidden }
             if car == .full {
                 #expect(Set(screens) == Set(Self.demoLocked.map(\.error)))

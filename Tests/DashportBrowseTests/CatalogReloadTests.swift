@@ -8,14 +8,15 @@ import Testing
 
 @Suite struct CatalogReloadTests {
     static func library(tabA: String = #"["a1", "a2"]"#, a1Title: String = "One", extra: String = "") -> String {
-        let items = [
-            #"{ "id": "tab-a", "title": "A", "browsable": true, "children": \#(tabA) }"#,
-            #"{ "id": "tab-b", "title": "B", "browsable": true, "children": ["album"] }"#,
-            #"{ "id": "album", "title": "Album", "browsable": true, "playable": true, "children": ["a1"] }"#,
-            #"{ "id": "a1", "title": "\#(a1Title)", "playable": true, "durationMs": 1000 }"#,
-            #"{ "id": "a2", "title": "Two", "playable": true }"#,
-            #"{ "id": "a3", "title": "Three", "playable": true }"#,
-        ].joined(separator: ",") + extra
+        let items =
+            [
+                #"{ "id": "tab-a", "title": "A", "browsable": true, "children": \#(tabA) }"#,
+                #"{ "id": "tab-b", "title": "B", "browsable": true, "children": ["album"] }"#,
+                #"{ "id": "album", "title": "Album", "browsable": true, "playable": true, "children": ["a1"] }"#,
+                #"{ "id": "a1", "title": "\#(a1Title)", "playable": true, "durationMs": 1000 }"#,
+                #"{ "id": "a2", "title": "Two", "playable": true }"#,
+                #"{ "id": "a3", "title": "Three", "playable": true }"#,
+            ].joined(separator: ",") + extra
         return #"{ "format": "dashport.catalog", "version": 1, "root": ["tab-a", "tab-b"], "items": [\#(items)] }"#
     }
 
@@ -45,9 +46,11 @@ import Testing
         try Self.write(Self.library(tabA: #"["a3", "a2", "a1"]"#, a1Title: "One (remastered)"), to: path)
         #expect(try provider.load().changedParents == ["tab-a"])
         // A new item with an error screen, listed in nothing: its own "children" (the screen) changed.
-        try Self.write(Self.library(
-            tabA: #"["a3", "a2", "a1"]"#, a1Title: "One (remastered)",
-            extra: #", { "id": "locked", "title": "L", "browsable": true, "error": { "code": "notSupported", "message": "No." } }"#), to: path)
+        try Self.write(
+            Self.library(
+                tabA: #"["a3", "a2", "a1"]"#, a1Title: "One (remastered)",
+                extra: #", { "id": "locked", "title": "L", "browsable": true, "error": { "code": "notSupported", "message": "No." } }"#),
+            to: path)
         #expect(try provider.load().changedParents == ["locked"])
     }
 
@@ -101,7 +104,10 @@ import Testing
         let cut = lines[0..<3].joined(separator: "\n") + "\n" + lines[3].prefix(10)
         try Data(cut.utf8).write(to: URL(fileURLWithPath: path))
         let error = #expect(throws: CatalogError.self) { try CatalogProvider(contentsOf: path) }
-        #expect(error?.description == "\(path): the catalog is not a valid catalog: not valid JSON at line 4, column 11: the file ends in the middle of the JSON (truncated?)")
+        #expect(
+            error?.description
+                == "\(path): the catalog is not a valid catalog: not valid JSON at line 4, column 11: the file ends in the middle of the JSON (truncated?)"
+        )
     }
 
     @Test(arguments: [

@@ -169,7 +169,9 @@ import Testing
             item: nil, problem: nil, problemText: "is not a valid catalog"),
         BrokenCatalog(
             name: "wrong type in an item",
-            json: catalog(#"{ "id": "t", "title": "T", "browsable": true }"#, #"{ "id": "g", "title": "G", "browsable": true, "childStyle": "griddy" }"#),
+            json: catalog(
+                #"{ "id": "t", "title": "T", "browsable": true }"#,
+                #"{ "id": "g", "title": "G", "browsable": true, "childStyle": "griddy" }"#),
             item: "g", problem: nil, problemText: "items[1].childStyle"),
         BrokenCatalog(
             name: "foreign JSON", json: #"{ "root": [], "items": [] }"#,

@@ -101,9 +101,11 @@ import Testing
     }
 
     @Test func subcommandsAreLookedUpAndAnUnknownOneIsNamed() throws {
-        let set = CommandSet(program: "tool", summary: "Does things.", commands: [
-            ("run", "HOST:PORT", "runs"), ("show", "", "shows"),
-        ])
+        let set = CommandSet(
+            program: "tool", summary: "Does things.",
+            commands: [
+                ("run", "HOST:PORT", "runs"), ("show", "", "shows"),
+            ])
         #expect(try set.choose([]) == .help(topic: nil))
         #expect(try set.choose(["help", "run"]) == .help(topic: "run"))
         #expect(try set.choose(["--help"]) == .help(topic: nil))

@@ -103,6 +103,8 @@ import DashportSession
         var combining = ControlResponseReader()
         #expect(try combining.append(ControlResponse.error("\u{06D9}llse").encoded) == .error("\u{06D9}llse"))
         var reader = ControlResponseReader()
-        #expect(throws: ControlError("not a dashport control answer: 'HTTP/1.1 200 OK'")) { try reader.append(Array("HTTP/1.1 200 OK\n".utf8)) }
+        #expect(throws: ControlError("not a dashport control answer: 'HTTP/1.1 200 OK'")) {
+            try reader.append(Array("HTTP/1.1 200 OK\n".utf8))
+        }
     }
 }

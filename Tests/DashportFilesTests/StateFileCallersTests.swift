@@ -43,7 +43,10 @@ import Glibc
         let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let store = SessionStore(directory: URL(fileURLWithPath: scratch.file("session")))
-        try store.save(PersistedSession(version: PersistedSession.currentVersion, savedAtMs: 0, snapshot: SessionSnapshot(playbackState: PlaybackState(), mediaItem: .none, queue: .empty)))
+        try store.save(
+            PersistedSession(
+                version: PersistedSession.currentVersion, savedAtMs: 0,
+                snapshot: SessionSnapshot(playbackState: PlaybackState(), mediaItem: .none, queue: .empty)))
         #expect(Files.status(scratch.file("session"))?.mode == 0o700)
         #expect(Files.status(store.fileURL.path)?.mode == 0o600)
         guard case .loaded = store.load() else {

@@ -78,15 +78,21 @@ struct FrameFixture: Sendable, CustomStringConvertible {
 
     static let encryptedBulk = FrameFixture(
         file: "encrypted-bulk.hex",
-        frames: [Frame(channel: 0, flags: [.bulk, .encrypted],
-                       payload: syntheticTLSRecord(plaintextCount: 6, seed: 11))],
+        frames: [
+            Frame(
+                channel: 0, flags: [.bulk, .encrypted],
+                payload: syntheticTLSRecord(plaintextCount: 6, seed: 11))
+        ],
         messages: nil
     )
 
     static let encryptedControl = FrameFixture(
         file: "encrypted-control.hex",
-        frames: [Frame(channel: 8, flags: FrameFlags(rawValue: 0x0F),
-                       payload: syntheticTLSRecord(plaintextCount: 4, seed: 17))],
+        frames: [
+            Frame(
+                channel: 8, flags: FrameFlags(rawValue: 0x0F),
+                payload: syntheticTLSRecord(plaintextCount: 4, seed: 17))
+        ],
         messages: nil
     )
 

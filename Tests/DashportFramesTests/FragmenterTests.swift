@@ -66,8 +66,9 @@ import Testing
     /// Custom limits where FIRST would swallow everything still leave a non-empty LAST.
     @Test func lastIsNeverEmpty() {
         let limits = FrameLimits(firstFragmentPlaintext: 100, fragmentPlaintext: 98)
-        let fragments = Fragmenter.fragments(channel: 0, message: filler(100, seed: 0), encrypted: false,
-                                             control: false, limits: limits)
+        let fragments = Fragmenter.fragments(
+            channel: 0, message: filler(100, seed: 0), encrypted: false,
+            control: false, limits: limits)
         #expect(fragments.map(\.plaintext.count) == [99, 1])
     }
 }

@@ -10,8 +10,9 @@ import DashportRandom
         let expected = FrameError.payloadTooLarge(channel: 3, length: 65535, limit: 16384 + 1024)
         #expect(throws: expected) { try decoder.next() }
         #expect(expected.description == "frame on channel 3 declares a 65535-byte payload, over the 17408-byte limit")
-        FrameDecoderVerifier.verify([0x00, 0x03, 0x00, 0x01, 0x42, 0x03, 0x0B, 0xFF, 0xFF, 0x00],
-                                    frames: [Frame(channel: 0, flags: .bulk, payload: [0x42])], error: expected)
+        FrameDecoderVerifier.verify(
+            [0x00, 0x03, 0x00, 0x01, 0x42, 0x03, 0x0B, 0xFF, 0xFF, 0x00],
+            frames: [Frame(channel: 0, flags: .bulk, payload: [0x42])], error: expected)
     }
 
     /// aasdk sends 16413-byte encrypted frames (§8.1); the limit itself passes, one more fails.
@@ -20,16 +21,18 @@ import DashportRandom
         FrameDecoderVerifier.verify(aasdk.encoded(), frames: [aasdk])
         let atLimit = Frame(channel: 1, flags: [], payload: filler(17_408, seed: 2))
         FrameDecoderVerifier.verify(atLimit.encoded(), frames: [atLimit])
-        FrameDecoderVerifier.verify([0x01, 0x00, 0x44, 0x01], frames: [],
-                                    error: .payloadTooLarge(channel: 1, length: 17_409, limit: 17_408))
+        FrameDecoderVerifier.verify(
+            [0x01, 0x00, 0x44, 0x01], frames: [],
+            error: .payloadTooLarge(channel: 1, length: 17_409, limit: 17_408))
     }
 
     @Test func customReceiveLimitApplies() {
         let limits = FrameLimits(maxReceivePayload: 10)
-        FrameDecoderVerifier.verify(Frame(channel: 0, flags: .bulk, payload: filler(10, seed: 0)).encoded()
-                                        + [0x00, 0x03, 0x00, 0x0B],
-                                    frames: [Frame(channel: 0, flags: .bulk, payload: filler(10, seed: 0))],
-                                    error: .payloadTooLarge(channel: 0, length: 11, limit: 10), limits: limits)
+        FrameDecoderVerifier.verify(
+            Frame(channel: 0, flags: .bulk, payload: filler(10, seed: 0)).encoded()
+                + [0x00, 0x03, 0x00, 0x0B],
+            frames: [Frame(channel: 0, flags: .bulk, payload: filler(10, seed: 0))],
+            error: .payloadTooLarge(channel: 0, length: 11, limit: 10), limits: limits)
     }
 
     /// A FIRST frame announcing more than the message cap is refused before its payload arrives.
@@ -85,8 +88,9 @@ import DashportRandom
     @Test func longStreamOfSmallFrames() {
         var generator = SplitMix64(seed: 42)
         let frames = (0..<500).map { index in
-            Frame(channel: UInt8(index % 7), flags: .bulk,
-                  payload: filler(Int.random(in: 0...300, using: &generator), seed: index))
+            Frame(
+                channel: UInt8(index % 7), flags: .bulk,
+                payload: filler(Int.random(in: 0...300, using: &generator), seed: index))
         }
         FrameDecoderVerifier.verify(frames.flatMap { $0.encoded() }, frames: frames)
     }

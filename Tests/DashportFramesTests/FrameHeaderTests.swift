@@ -39,8 +39,7 @@ import Testing
             #expect(FrameHeader.decode(from: bytes.prefix(count)) == nil, "\(count) bytes are not a FIRST header")
         }
         #expect(FrameHeader.decode(from: [0x01, 0x03, 0x00]) == nil)
-        #expect(FrameHeader.decode(from: [0x01, 0x03, 0x00, 0x05]) ==
-            FrameHeader(channel: 1, flags: .bulk, payloadLength: 5))
+        #expect(FrameHeader.decode(from: [0x01, 0x03, 0x00, 0x05]) == FrameHeader(channel: 1, flags: .bulk, payloadLength: 5))
     }
 
     /// Unused bits 4–7 survive a decode/encode round trip untouched.

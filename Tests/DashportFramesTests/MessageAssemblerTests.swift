@@ -27,11 +27,13 @@ import Testing
         #expect(try add(&assembler, 2, [.first, .encrypted], total: 5, [0x80, 0x02, 0xA0]) == nil)
         #expect(try add(&assembler, 0, .bulk, [0x00, 0x0C]) == AssembledMessage(channel: 0, flags: .bulk, bytes: [0x00, 0x0C]))
         #expect(try add(&assembler, 1, [], [0x10, 0x11]) == nil)
-        #expect(try add(&assembler, 2, [.last, .encrypted], [0xA1, 0xA2])
-            == AssembledMessage(channel: 2, flags: [.first, .encrypted], bytes: [0x80, 0x02, 0xA0, 0xA1, 0xA2]))
+        #expect(
+            try add(&assembler, 2, [.last, .encrypted], [0xA1, 0xA2])
+                == AssembledMessage(channel: 2, flags: [.first, .encrypted], bytes: [0x80, 0x02, 0xA0, 0xA1, 0xA2]))
         #expect(assembler.hasPartialMessage(channel: 1))
-        #expect(try add(&assembler, 1, .last, [0x12, 0x13])
-            == AssembledMessage(channel: 1, flags: .first, bytes: [0x80, 0x01, 0x10, 0x11, 0x12, 0x13]))
+        #expect(
+            try add(&assembler, 1, .last, [0x12, 0x13])
+                == AssembledMessage(channel: 1, flags: .first, bytes: [0x80, 0x01, 0x10, 0x11, 0x12, 0x13]))
         #expect(!assembler.hasPartialMessage(channel: 1))
         #expect(assembler.pendingByteCount == 0)
         #expect(assembler.discardedMessageCount == 0)
@@ -43,7 +45,8 @@ import Testing
         _ = try add(&assembler, 5, .first, total: 3, [0x80, 0x05])
         _ = try add(&assembler, 4, .first, total: 4, [0x80, 0x02])
         #expect(assembler.discardedMessageCount == 1)
-        #expect(try add(&assembler, 4, .last, [0x01, 0x02]) == AssembledMessage(channel: 4, flags: .first, bytes: [0x80, 0x02, 0x01, 0x02]))
+        #expect(
+            try add(&assembler, 4, .last, [0x01, 0x02]) == AssembledMessage(channel: 4, flags: .first, bytes: [0x80, 0x02, 0x01, 0x02]))
         #expect(try add(&assembler, 5, .last, [0x55]) == AssembledMessage(channel: 5, flags: .first, bytes: [0x80, 0x05, 0x55]))
     }
 
@@ -113,8 +116,9 @@ import Testing
         #expect(throws: FrameError.messageTooLarge(channel: 2, length: 9, limit: 8)) {
             try add(&assembler, 2, .last, [0x01])
         }
-        #expect(FrameError.messageTooLarge(channel: 2, length: 9, limit: 8).description
-            == "message on channel 2 is 9 bytes, over the 8-byte limit")
+        #expect(
+            FrameError.messageTooLarge(channel: 2, length: 9, limit: 8).description
+                == "message on channel 2 is 9 bytes, over the 8-byte limit")
     }
 
     /// aasdk ends a multiple-of-16384 message with an empty LAST frame (§8.2).

@@ -15,7 +15,9 @@ struct ReassemblyModel {
     init(limits: FrameLimits) { self.limits = limits }
 
     mutating func add(_ frame: Frame) -> Result<AssembledMessage?, FrameError> {
-        let channel = frame.header.channel, flags = frame.header.flags, bytes = frame.payload
+        let channel = frame.header.channel
+        let flags = frame.header.flags
+        let bytes = frame.payload
         let max = limits.maxMessageSize
         switch flags.rawValue & 0x03 {
         case 0x03:
@@ -31,8 +33,10 @@ struct ReassemblyModel {
                 return .failure(.totalLengthMismatch(channel: channel, declared: total, actual: bytes.count))
             }
             if pending + total > limits.maxPendingBytes {
-                return .failure(.pendingBytesExceeded(channel: channel, pending: pending + total,
-                                                      limit: limits.maxPendingBytes))
+                return .failure(
+                    .pendingBytesExceeded(
+                        channel: channel, pending: pending + total,
+                        limit: limits.maxPendingBytes))
             }
             partials[channel] = (flags, total, bytes)
             return .success(nil)

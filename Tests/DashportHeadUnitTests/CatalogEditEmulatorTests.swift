@@ -11,10 +11,11 @@ import Testing
 @Suite(.serialized) struct CatalogEditEmulatorTests {
     static func catalog(tabA: [String]) -> String {
         let tracks = ["a1", "a2", "a3"].map { #"{ "id": "\#($0)", "title": "Song \#($0)", "playable": true, "durationMs": 60000 }"# }
-        let items = [
-            #"{ "id": "tab-a", "title": "A", "browsable": true, "children": [\#(tabA.map { "\"\($0)\"" }.joined(separator: ","))] }"#,
-            #"{ "id": "tab-b", "title": "B", "browsable": true, "children": ["a3"] }"#,
-        ] + tracks
+        let items =
+            [
+                #"{ "id": "tab-a", "title": "A", "browsable": true, "children": [\#(tabA.map { "\"\($0)\"" }.joined(separator: ","))] }"#,
+                #"{ "id": "tab-b", "title": "B", "browsable": true, "children": ["a3"] }"#,
+            ] + tracks
         return #"{ "format": "dashport.catalog", "version": 1, "root": ["tab-a", "tab-b"], "items": [\#(items.joined(separator: ","))] }"#
     }
 
@@ -37,11 +38,13 @@ import Testing
             #expect(!output.all.contains { $0.contains("Song a3") })
 
             try Data(Self.catalog(tabA: ["a3", "a1"]).utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-            try await shell.run(try EmulatorScript.parse("""
-                expect * children changed: tab-a
-                open tab-a
-                expect Song a3
-                """))
+            try await shell.run(
+                try EmulatorScript.parse(
+                    """
+                    expect * children changed: tab-a
+                    open tab-a
+                    expect Song a3
+                    """))
             let lines = output.all
             let reopened = try #require(lines.lastIndex { $0.contains("children changed: tab-a") })
             #expect(lines[reopened...].contains { $0.contains("Song a3") })

@@ -9,8 +9,11 @@ import Testing
 @Suite struct EmulatorContractTests {
     @Test func customActionsAndVolumeParse() throws {
         #expect(try EmulatorCommand.parse("action 1") == .customAction("1", extras: [:]))
-        #expect(try EmulatorCommand.parse("action favourite mood=happy n=2") == .customAction("favourite", extras: ["mood": "happy", "n": "2"]))
-        #expect(throws: EmulatorCommandError("action: extras are key=value, got \"oops\"")) { try EmulatorCommand.parse("action like oops") }
+        #expect(
+            try EmulatorCommand.parse("action favourite mood=happy n=2") == .customAction("favourite", extras: ["mood": "happy", "n": "2"]))
+        #expect(throws: EmulatorCommandError("action: extras are key=value, got \"oops\"")) {
+            try EmulatorCommand.parse("action like oops")
+        }
         #expect(try EmulatorCommand.parse("volume up") == .transport(.adjustDeviceVolume(1)))
         #expect(try EmulatorCommand.parse("vol down") == .transport(.adjustDeviceVolume(-1)))
         #expect(try EmulatorCommand.parse("volume mute") == .transport(.setDeviceMuted(true)))
@@ -34,21 +37,24 @@ import Testing
         _ = try client.receive(messageId: 0x800C, body: state.serializedBytes(), now: .zero)
         let sleep = DashportMedia.SleepTimerState(mode: .duration, remainingMs: 300_000, sentAtMs: 0)
         _ = try client.receive(messageId: 0x8012, body: sleep.serializedBytes(), now: .zero)
-        let remote = DashportMedia.RemotePlaybackState(remote: DashportMedia.RemotePlayback(volume: 0.55, muted: false, steps: 20, control: .absolute))
+        let remote = DashportMedia.RemotePlaybackState(
+            remote: DashportMedia.RemotePlayback(volume: 0.55, muted: false, steps: 20, control: .absolute))
         _ = try client.receive(messageId: 0x8014, body: remote.serializedBytes(), now: .zero)
         let lines = ScreenRenderer.nowPlaying(client, now: .seconds(60))
-        #expect(lines.prefix(8) == [
-            "== Now playing ==", "Track · Live at home", "Artist — Album",
-            "album by Various · Jazz · disc 2 track 4 · 1959 · label: Columbia",
-            "0:30 / 3:20 · paused · speed 1.5× · repeat off · shuffle off",
-            "sleep timer: in 4:00", "volume: remote 55% (absolute, 20 steps)", "actions: 1 Favourite [favourite]",
-        ])
+        #expect(
+            lines.prefix(8) == [
+                "== Now playing ==", "Track · Live at home", "Artist — Album",
+                "album by Various · Jazz · disc 2 track 4 · 1959 · label: Columbia",
+                "0:30 / 3:20 · paused · speed 1.5× · repeat off · shuffle off",
+                "sleep timer: in 4:00", "volume: remote 55% (absolute, 20 steps)", "actions: 1 Favourite [favourite]",
+            ])
         // A live item has no scrubber.
         var liveItem = item
         liveItem.isLive = true
         _ = try client.receive(messageId: 0x800D, body: DashportMedia.MediaItemState(item: liveItem).serializedBytes(), now: .zero)
         #expect(ScreenRenderer.nowPlaying(client, now: .zero)[4].hasPrefix("live · paused"))
-        #expect(ScreenRenderer.update(.sleepTimerFired(DashportMedia.SleepTimerFired(atMs: 5))) == ["* sleep timer: fired, playback paused"])
+        #expect(
+            ScreenRenderer.update(.sleepTimerFired(DashportMedia.SleepTimerFired(atMs: 5))) == ["* sleep timer: fired, playback paused"])
     }
 
     /// Pushes printed while a screen is drawn wait for it, in order, and then follow it.

@@ -30,8 +30,10 @@ import DashportTLS
         #expect(lines.contains { $0.hasPrefix("tls: TLSv1.2 ECDHE-RSA-AES") && $0.contains("-GCM-SHA") })
         #expect(lines.contains("server certificate sha256: \(try TestTLS.phoneIdentity.get().fingerprintSHA256)"))
         #expect(lines.contains("discovery: requested by \"Dashport on Linux\", label \"Dashport\""))
-        for channel in ["channel 8 opened: input (6 keys)", "channel 13 opened: media playback status",
-                        "channel 15 opened: media browser"] {
+        for channel in [
+            "channel 8 opened: input (6 keys)", "channel 13 opened: media playback status",
+            "channel 15 opened: media browser",
+        ] {
             #expect(lines.contains(channel))
         }
         #expect(lines.contains { $0.hasPrefix("channel 16 opened: dashport.media (vendor extension, ") })
@@ -63,7 +65,8 @@ import DashportTLS
         let artDirectoryDirectory = try TemporaryDirectory()
         defer { artDirectoryDirectory.remove() }
         let artDirectory = artDirectoryDirectory.path
-        let script = try EmulatorScript.parse("""
+        let script = try EmulatorScript.parse(
+            """
             # albums, a cover, play, pause, now playing, a refused seek
             open 1
             art 1
@@ -85,24 +88,35 @@ import DashportTLS
         try await shell.run(script)
         let lines = output.all
 
-        let tabs = ["== Tabs ==", "page 1 · 3 of 3 items", "  1   ›   Albums  [albums]", "  2   ›   Locked  [locked]", "  3   ›   Podcasts  [podcasts]"]
+        let tabs = [
+            "== Tabs ==", "page 1 · 3 of 3 items", "  1   ›   Albums  [albums]", "  2   ›   Locked  [locked]",
+            "  3   ›   Podcasts  [podcasts]",
+        ]
         #expect(Self.contains(lines, tabs))
         #expect(Self.contains(lines, ["> open 1", "== Albums ==", "style grid · page 1 · 3 of 3 items", "-- Jazz --"]))
         #expect(lines.contains("art cover-1: image/png 64×64, 8 bytes → \(artDirectory)/cover-1.png"))
         #expect(FileManager.default.contents(atPath: artDirectory + "/cover-1.png").map(Array.init) == FakeMediaServer.png)
         #expect(lines.contains("play So What: accepted"))
         #expect(lines.contains("pause: accepted"))
-        #expect(Self.contains(lines, [
-            "== Now playing ==", "So What", "Miles Davis — Kind of Blue", "0:42 / 9:05 · paused · speed 1× · repeat off · shuffle off",
-            "queue:", "  >  1  So What · Miles Davis", "     2  Blue in Green · Miles Davis",
-        ]))
+        #expect(
+            Self.contains(
+                lines,
+                [
+                    "== Now playing ==", "So What", "Miles Davis — Kind of Blue",
+                    "0:42 / 9:05 · paused · speed 1× · repeat off · shuffle off",
+                    "queue:", "  >  1  So What · Miles Davis", "     2  Blue in Green · Miles Davis",
+                ]))
         #expect(lines.contains("seek to 0:30: rejected (notInCapabilities): seeking is not declared"))
         #expect(Self.contains(lines, ["> back"] + tabs))
-        #expect(Self.contains(lines, [
-            "> open 2", "== Locked ==", "! authenticationExpired: Sign in to see this", "  [Sign in] https://example.com/login",
-        ]))
+        #expect(
+            Self.contains(
+                lines,
+                [
+                    "> open 2", "== Locked ==", "! authenticationExpired: Sign in to see this", "  [Sign in] https://example.com/login",
+                ]))
         #expect(Self.contains(lines, ["> open 9", "! no row 9 on screen (0 rows)"]))
-        #expect(Self.contains(lines, ["== Search: miles ==", "page 1 · 1 of 1 item", "-- Jazz --", "  1  ▶    So What · Miles Davis  [t1]"]))
+        #expect(
+            Self.contains(lines, ["== Search: miles ==", "page 1 · 1 of 1 item", "-- Jazz --", "  1  ▶    So What · Miles Davis  [t1]"]))
         #expect(lines.filter { $0 == "== Now playing ==" }.count == 1, "nothing runs after quit")
 
         let requests = try await phone.firstConnection().mediaRequests.map(\.0)

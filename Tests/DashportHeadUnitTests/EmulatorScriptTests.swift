@@ -76,12 +76,13 @@ import Testing
     @Test func scriptKeepsLineNumbersAndSkipsComments() throws {
         let text = "# a test\r\nopen 1\r\n\r\n   # indented comment\nwait 100\nexpect So What\nquit"
         let script = try EmulatorScript.parse(text)
-        #expect(script.steps == [
-            EmulatorScript.Step(line: 2, command: .open(.row(1)), text: "open 1"),
-            EmulatorScript.Step(line: 5, command: .wait(milliseconds: 100), text: "wait 100"),
-            EmulatorScript.Step(line: 6, command: .expect("So What"), text: "expect So What"),
-            EmulatorScript.Step(line: 7, command: .quit, text: "quit"),
-        ])
+        #expect(
+            script.steps == [
+                EmulatorScript.Step(line: 2, command: .open(.row(1)), text: "open 1"),
+                EmulatorScript.Step(line: 5, command: .wait(milliseconds: 100), text: "wait 100"),
+                EmulatorScript.Step(line: 6, command: .expect("So What"), text: "expect So What"),
+                EmulatorScript.Step(line: 7, command: .quit, text: "quit"),
+            ])
     }
 
     @Test func aBadScriptLineNamesItsNumber() {

@@ -67,9 +67,10 @@ import Testing
         #expect(await events.wait { Self.openedChannels($0).contains(16) })
         let request = DashportMedia.GetItem(requestId: 7, id: "t1").serializedBytes()
         try await client.send(channel: 16, messageId: 0x8004, body: request)
-        #expect(await events.wait { items in
-            items.contains { if case .link(.message(16, 0x8006, _)) = $0 { true } else { false } }
-        })
+        #expect(
+            await events.wait { items in
+                items.contains { if case .link(.message(16, 0x8006, _)) = $0 { true } else { false } }
+            })
         let connection = try await phone.firstConnection()
         #expect(await connection.mediaRequests.map(\.0) == [0x8004])
         #expect(await connection.mediaRequests.first?.1 == request)

@@ -130,7 +130,8 @@ import Testing
             state: DashportMedia.PlaybackState(status: .playing, position: DashportMedia.PositionAnchor(valueMs: 0, atMs: 0, rate: 2)),
             receivedAt: .seconds(1))
         #expect(double.positionMs(at: .seconds(4)) == 6_000)
-        #expect(PlaybackSnapshot(state: DashportMedia.PlaybackState(status: .stopped), receivedAt: .zero).positionMs(at: .seconds(1)) == nil)
+        #expect(
+            PlaybackSnapshot(state: DashportMedia.PlaybackState(status: .stopped), receivedAt: .zero).positionMs(at: .seconds(1)) == nil)
     }
 
     @Test func inFlightIsCappedAndCancelFreesASlot() throws {

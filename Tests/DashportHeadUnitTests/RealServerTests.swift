@@ -29,8 +29,10 @@ import DashportLink
             #expect(lines.contains("version: the phone answered AAP 1.6"))
             #expect(lines.contains { $0.hasPrefix("tls: TLSv1.2 ECDHE-RSA-AES") && $0.contains("-GCM-SHA") })
             #expect(lines.contains("server certificate sha256: \(server.certificateFingerprint)"))
-            for channel in ["channel 8 opened: input (6 keys)", "channel 13 opened: media playback status",
-                            "channel 15 opened: media browser"] {
+            for channel in [
+                "channel 8 opened: input (6 keys)", "channel 13 opened: media playback status",
+                "channel 15 opened: media browser",
+            ] {
                 #expect(lines.contains(channel))
             }
             #expect(lines.contains { $0.hasPrefix("channel 16 opened: dashport.media") })
@@ -48,16 +50,18 @@ import DashportLink
             let car = try EmulatedShell(client: client, options: BrowseShellOptions(expectTimeout: .seconds(20)))
             let (output, shell) = (car.output, car.shell)
             try await shell.start()
-            try await shell.run(try EmulatorScript.parse("""
-                open 2
-                open 1
-                play 1
-                expect * playback: playing
-                np
-                pause
-                expect * playback: paused
-                quit
-                """))
+            try await shell.run(
+                try EmulatorScript.parse(
+                    """
+                    open 2
+                    open 1
+                    play 1
+                    expect * playback: playing
+                    np
+                    pause
+                    expect * playback: paused
+                    quit
+                    """))
             await client.byeBye()
             #expect(await client.closed(within: .seconds(20)) == .link(.byeBye(answered: true)))
 

@@ -8,38 +8,45 @@ import Testing
 @Suite struct ScreenRendererTests {
     @Test func aListWithGroupsFlagsAndCompletion() {
         let page = DashportMedia.ItemPage(items: FakeMediaServer.albums, page: 0, total: 3, hasMore: false)
-        #expect(ScreenRenderer.list(title: "Albums", page: page, childStyle: .grid) == [
-            "== Albums ==",
-            "style grid · page 1 · 3 of 3 items",
-            "-- Jazz --",
-            "  1  ▶    So What · Miles Davis  [t1]",
-            "  2  ▶ E  Blue in Green  50%  [t2]",
-            "-- Rock --",
-            "  3  ▶›   More  [a2]",
-        ])
+        #expect(
+            ScreenRenderer.list(title: "Albums", page: page, childStyle: .grid) == [
+                "== Albums ==",
+                "style grid · page 1 · 3 of 3 items",
+                "-- Jazz --",
+                "  1  ▶    So What · Miles Davis  [t1]",
+                "  2  ▶ E  Blue in Green  50%  [t2]",
+                "-- Rock --",
+                "  3  ▶›   More  [a2]",
+            ])
     }
 
     @Test func aSecondPageWithMoreAndAnEmptyList() {
         let more = DashportMedia.ItemPage(items: [FakeMediaServer.tabs[0]], page: 1, hasMore: true)
-        #expect(ScreenRenderer.list(title: "Tabs", page: more, childStyle: nil) == [
-            "== Tabs ==",
-            "page 2 · 1 item · more",
-            "  1   ›   Albums  [albums]",
-        ])
-        #expect(ScreenRenderer.list(title: "Podcasts", page: DashportMedia.ItemPage(), childStyle: .list) == [
-            "== Podcasts ==", "style list · page 1 · 0 items", "  (empty)",
-        ])
+        #expect(
+            ScreenRenderer.list(title: "Tabs", page: more, childStyle: nil) == [
+                "== Tabs ==",
+                "page 2 · 1 item · more",
+                "  1   ›   Albums  [albums]",
+            ])
+        #expect(
+            ScreenRenderer.list(title: "Podcasts", page: DashportMedia.ItemPage(), childStyle: .list) == [
+                "== Podcasts ==", "style list · page 1 · 0 items", "  (empty)",
+            ])
     }
 
     @Test func anErrorScreenWithItsResolution() {
-        let result = DashportMedia.BrowseResult(requestId: 4, outcome: .errorScreen(DashportMedia.BrowseErrorScreen(
-            code: .authenticationExpired, message: "Sign in to see this",
-            resolution: DashportMedia.BrowseErrorScreen.Resolution(label: "Sign in", url: "https://example.com/login"))))
-        #expect(ScreenRenderer.browse(title: "Locked", result: result, childStyle: nil) == [
-            "== Locked ==",
-            "! authenticationExpired: Sign in to see this",
-            "  [Sign in] https://example.com/login",
-        ])
+        let result = DashportMedia.BrowseResult(
+            requestId: 4,
+            outcome: .errorScreen(
+                DashportMedia.BrowseErrorScreen(
+                    code: .authenticationExpired, message: "Sign in to see this",
+                    resolution: DashportMedia.BrowseErrorScreen.Resolution(label: "Sign in", url: "https://example.com/login"))))
+        #expect(
+            ScreenRenderer.browse(title: "Locked", result: result, childStyle: nil) == [
+                "== Locked ==",
+                "! authenticationExpired: Sign in to see this",
+                "  [Sign in] https://example.com/login",
+            ])
         let bare = DashportMedia.BrowseErrorScreen(code: .notAvailableInRegion, message: "Not here")
         #expect(ScreenRenderer.errorScreen(title: "X", screen: bare) == ["== X ==", "! notAvailableInRegion: Not here"])
     }
@@ -47,9 +54,10 @@ import Testing
     @Test func aRejectedBrowse() {
         let result = DashportMedia.BrowseResult(
             requestId: 9, outcome: .rejected(DashportMedia.RequestRejected(reason: .busy, message: "too many requests")))
-        #expect(ScreenRenderer.browse(title: "Albums", result: result, childStyle: nil) == [
-            "== Albums ==", "! rejected: busy — too many requests",
-        ])
+        #expect(
+            ScreenRenderer.browse(title: "Albums", result: result, childStyle: nil) == [
+                "== Albums ==", "! rejected: busy — too many requests",
+            ])
     }
 
     @Test func nowPlayingMovesWithTheInjectedClock() throws {
@@ -80,21 +88,29 @@ import Testing
     }
 
     @Test func nowPlayingBeforeAnyState() {
-        #expect(ScreenRenderer.nowPlaying(MediaChannelClient(), now: .zero) == [
-            "== Now playing ==", "(nothing loaded)", "-:-- · no state yet · speed 1× · repeat off · shuffle off", "queue: empty",
-        ])
+        #expect(
+            ScreenRenderer.nowPlaying(MediaChannelClient(), now: .zero) == [
+                "== Now playing ==", "(nothing loaded)", "-:-- · no state yet · speed 1× · repeat off · shuffle off", "queue: empty",
+            ])
     }
 
     @Test func commandResultsAndArtwork() {
         #expect(ScreenRenderer.commandResult("play", DashportMedia.CommandResult(requestId: 1, accepted: true)) == "play: accepted")
-        let rejected = DashportMedia.CommandResult(requestId: 2, accepted: false, reason: .notInCapabilities, message: "seeking is not declared")
-        #expect(ScreenRenderer.commandResult(ScreenRenderer.describe(.seekToMs(30_000)), rejected)
-            == "seek to 0:30: rejected (notInCapabilities): seeking is not declared")
-        let image = DashportMedia.ArtworkResult(requestId: 3, outcome: .image(DashportMedia.ArtworkImage(
-            data: FakeMediaServer.png, mimeType: "image/png", width: 64, height: 64)))
-        #expect(ScreenRenderer.artwork(key: "cover-1", result: image, savedAs: "art/cover-1.png")
-            == "art cover-1: image/png 64×64, 8 bytes → art/cover-1.png")
-        let missing = DashportMedia.ArtworkResult(requestId: 4, outcome: .error(DashportMedia.ArtworkError(code: .notFound, message: "never handed out")))
+        let rejected = DashportMedia.CommandResult(
+            requestId: 2, accepted: false, reason: .notInCapabilities, message: "seeking is not declared")
+        #expect(
+            ScreenRenderer.commandResult(ScreenRenderer.describe(.seekToMs(30_000)), rejected)
+                == "seek to 0:30: rejected (notInCapabilities): seeking is not declared")
+        let image = DashportMedia.ArtworkResult(
+            requestId: 3,
+            outcome: .image(
+                DashportMedia.ArtworkImage(
+                    data: FakeMediaServer.png, mimeType: "image/png", width: 64, height: 64)))
+        #expect(
+            ScreenRenderer.artwork(key: "cover-1", result: image, savedAs: "art/cover-1.png")
+                == "art cover-1: image/png 64×64, 8 bytes → art/cover-1.png")
+        let missing = DashportMedia.ArtworkResult(
+            requestId: 4, outcome: .error(DashportMedia.ArtworkError(code: .notFound, message: "never handed out")))
         #expect(ScreenRenderer.artwork(key: "k", result: missing, savedAs: nil) == "art k: error notFound — never handed out")
     }
 
@@ -105,10 +121,13 @@ import Testing
 
     @Test func linkEventsForConnectLeaveOutTimings() {
         let tls = TLSSummary(version: "TLSv1.2", cipher: "ECDHE-RSA-AES128-GCM-SHA256", peerFingerprint: "ab12")
-        #expect(ScreenRenderer.linkEvent(.tlsEstablished(tls)) == "tls: TLSv1.2 ECDHE-RSA-AES128-GCM-SHA256\nserver certificate sha256: ab12")
-        #expect(ScreenRenderer.linkEvent(.channelOpened(CarService(channel: 8, kind: .input(keycodes: [85, 87]))))
-            == "channel 8 opened: input (2 keys)")
+        #expect(
+            ScreenRenderer.linkEvent(.tlsEstablished(tls)) == "tls: TLSv1.2 ECDHE-RSA-AES128-GCM-SHA256\nserver certificate sha256: ab12")
+        #expect(
+            ScreenRenderer.linkEvent(.channelOpened(CarService(channel: 8, kind: .input(keycodes: [85, 87]))))
+                == "channel 8 opened: input (2 keys)")
         #expect(ScreenRenderer.linkEvent(.pingReceived(timestamp: 123_456, encrypted: false)) == "ping from the phone (plain)")
-        #expect(ScreenRenderer.linkEvent(.pingAnswered(rtt: .milliseconds(3), encrypted: true)) == "the phone answered our ping (encrypted)")
+        #expect(
+            ScreenRenderer.linkEvent(.pingAnswered(rtt: .milliseconds(3), encrypted: true)) == "the phone answered our ping (encrypted)")
     }
 }

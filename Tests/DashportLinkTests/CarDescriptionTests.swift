@@ -16,10 +16,12 @@ import Testing
 
         let (car, problems) = CarDescription.parse(response)
         #expect(problems.isEmpty)
-        #expect(car.identity == HeadUnitIdentity(
-            make: "New Make", model: "New Model", year: "2014",
-            headUnitMake: "JVC", headUnitSoftwareVersion: "old-sw"
-        ))
+        #expect(
+            car.identity
+                == HeadUnitIdentity(
+                    make: "New Make", model: "New Model", year: "2014",
+                    headUnitMake: "JVC", headUnitSoftwareVersion: "old-sw"
+                ))
     }
 
     /// Without field 17 the deprecated fields 2–10 are the identity (older head units).
@@ -52,14 +54,15 @@ import Testing
         let bare = AAP.Service(id: 20)
 
         let (car, _) = CarDescription.parse(AAP.ServiceDiscoveryResponse(channels: [sink, sensor, input, vendor, radio, bare]))
-        #expect(car.services.map(\.kind) == [
-            .mediaSink(audioType: .media, codec: .audioPcm),
-            .sensor(types: [.drivingStatus]),
-            .input(keycodes: [85, 87]),
-            .vendorExtension(name: "dashport.media", data: [1, 2, 3]),
-            .other(field: 7),
-            .other(field: 0),
-        ])
+        #expect(
+            car.services.map(\.kind) == [
+                .mediaSink(audioType: .media, codec: .audioPcm),
+                .sensor(types: [.drivingStatus]),
+                .input(keycodes: [85, 87]),
+                .vendorExtension(name: "dashport.media", data: [1, 2, 3]),
+                .other(field: 7),
+                .other(field: 0),
+            ])
         #expect(car.services.map(\.channel) == [4, 1, 8, 16, 11, 20])
         #expect(car.service(onChannel: 16)?.kind == .vendorExtension(name: "dashport.media", data: [1, 2, 3]))
         #expect(car.service(onChannel: 2) == nil)
@@ -85,9 +88,11 @@ import Testing
         let ping = AAP.PingConfiguration(timeoutMs: 3000, intervalMs: 1000, highLatencyThresholdMs: 200, trackedPingCount: 5)
         let response = AAP.ServiceDiscoveryResponse(connectionConfiguration: AAP.ConnectionConfiguration(pingConfiguration: ping))
         let (car, _) = CarDescription.parse(response)
-        #expect(car.ping == CarPingConfiguration(
-            timeout: .seconds(3), interval: .seconds(1), highLatencyThreshold: .milliseconds(200), trackedPingCount: 5
-        ))
+        #expect(
+            car.ping
+                == CarPingConfiguration(
+                    timeout: .seconds(3), interval: .seconds(1), highLatencyThreshold: .milliseconds(200), trackedPingCount: 5
+                ))
     }
 
     /// What the emulated head unit encodes parses back to the same description, through bytes.

@@ -54,8 +54,9 @@ import Testing
         #expect(!link.phoneEvents.contains { if case .channelOpenFailed = $0 { true } else { false } })
         link.advance(by: .milliseconds(1))
         let browser = CarService(channel: 15, kind: .mediaBrowser)
-        #expect(link.phoneEvents.filter { if case .channelOpenFailed = $0 { true } else { false } }
-            == [.channelOpenFailed(browser, .timedOut)])
+        #expect(
+            link.phoneEvents.filter { if case .channelOpenFailed = $0 { true } else { false } }
+                == [.channelOpenFailed(browser, .timedOut)])
         #expect(throws: LinkSendError.channelNotOpen(15)) {
             try link.phone.send(channel: 15, messageId: 0x8001, body: [])
         }

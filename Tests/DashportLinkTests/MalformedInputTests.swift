@@ -26,10 +26,10 @@ import DashportRandom
     /// Anything but a plain channel-0 VERSION_REQUEST first is refused at once, sending nothing.
     @Test(arguments: [
         Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8),
-        [0x16, 0x03, 0x01, 0x00, 0x2F, 0x01, 0x00],           // a TLS ClientHello record
-        [0x00, 0x0B, 0x00, 0x06, 0, 1, 0, 1, 0, 6],            // encrypted flag on the version request
-        [0x00, 0x03, 0x40, 0x00],                               // a 16 KiB "version request"
-        [0x05, 0x03, 0x00, 0x06, 0, 1, 0, 1, 0, 6],            // right bytes, wrong channel
+        [0x16, 0x03, 0x01, 0x00, 0x2F, 0x01, 0x00],  // a TLS ClientHello record
+        [0x00, 0x0B, 0x00, 0x06, 0, 1, 0, 1, 0, 6],  // encrypted flag on the version request
+        [0x00, 0x03, 0x40, 0x00],  // a 16 KiB "version request"
+        [0x05, 0x03, 0x00, 0x06, 0, 1, 0, 1, 0, 6],  // right bytes, wrong channel
         WireInspector.plainFrame(id: 3, body: [0x16, 0x03, 0x01]),  // TLS before the version exchange
     ])
     func garbageBeforeVersionExchange(bytes: [UInt8]) throws {

@@ -20,13 +20,13 @@ import Testing
     /// Service messages, key events, bye-bye and setup messages sent in the clear once linked are
     /// refused: the link closes and nothing is delivered to the services.
     @Test(arguments: [
-        (channel: UInt8(16), id: UInt16(0x8001), body: [UInt8]([0x08, 0x01])),   // a media-channel request
-        (channel: UInt8(8), id: UInt16(0x8001), body: [UInt8]([0x08, 0x00])),    // an input report (key event)
-        (channel: UInt8(13), id: UInt16(0x8002), body: [UInt8]([0x08, 0x01])),   // MEDIA_PLAYBACK_INPUT
-        (channel: UInt8(0), id: UInt16(15), body: [UInt8]([0x08, 0x01])),        // BYEBYE_REQUEST
-        (channel: UInt8(0), id: UInt16(6), body: [UInt8]([])),                   // SERVICE_DISCOVERY_RESPONSE
-        (channel: UInt8(0), id: UInt16(3), body: [UInt8]([0x16, 0x03, 0x03])),   // ENCAPSULATED_SSL
-        (channel: UInt8(16), id: UInt16(11), body: [UInt8]([0x08, 0x01])),       // a ping, but not on channel 0
+        (channel: UInt8(16), id: UInt16(0x8001), body: [UInt8]([0x08, 0x01])),  // a media-channel request
+        (channel: UInt8(8), id: UInt16(0x8001), body: [UInt8]([0x08, 0x00])),  // an input report (key event)
+        (channel: UInt8(13), id: UInt16(0x8002), body: [UInt8]([0x08, 0x01])),  // MEDIA_PLAYBACK_INPUT
+        (channel: UInt8(0), id: UInt16(15), body: [UInt8]([0x08, 0x01])),  // BYEBYE_REQUEST
+        (channel: UInt8(0), id: UInt16(6), body: [UInt8]([])),  // SERVICE_DISCOVERY_RESPONSE
+        (channel: UInt8(0), id: UInt16(3), body: [UInt8]([0x16, 0x03, 0x03])),  // ENCAPSULATED_SSL
+        (channel: UInt8(16), id: UInt16(11), body: [UInt8]([0x08, 0x01])),  // a ping, but not on channel 0
     ])
     func plaintextServiceMessageClosesTheLink(channel: UInt8, id: UInt16, body: [UInt8]) throws {
         let link = try runningLink()
@@ -71,11 +71,17 @@ import Testing
         let first = try #require(frames.first)
         try #require(first.header.type == .first)
         let delivered = link.phoneMessages.count
-        link.injectToPhone(Frame(channel: 16, flags: first.header.flags, totalLength: first.header.totalLength,
-                                 payload: first.payload).encoded())
+        link.injectToPhone(
+            Frame(
+                channel: 16, flags: first.header.flags, totalLength: first.header.totalLength,
+                payload: first.payload
+            ).encoded())
         let rest = 20_002 - 16_120
-        link.injectToPhone(Frame(channel: 16, flags: FrameFlags(rawValue: 0x02),
-                                 payload: [UInt8](repeating: 0x2A, count: rest)).encoded())
+        link.injectToPhone(
+            Frame(
+                channel: 16, flags: FrameFlags(rawValue: 0x02),
+                payload: [UInt8](repeating: 0x2A, count: rest)
+            ).encoded())
         link.pump()
         #expect(link.phoneClose == .plaintextAfterTLS(channel: 16, messageId: nil))
         #expect(link.phoneMessages.count == delivered)

@@ -34,9 +34,11 @@ import Testing
         #expect(link.headUnit.openChannels == [8, 13, 15, 16])
         #expect(link.phone.nextDeadline != nil, "a running link keeps pinging")
         let requests = link.headUnitEvents.filter { if case .channelOpenRequested = $0 { true } else { false } }
-        #expect(requests == [8, 13, 15, 16].map {
-            .channelOpenRequested(channel: $0, priority: 0, serviceId: Int32($0), encrypted: true)
-        }, "priority 0 and service_id = channel, encrypted")
+        #expect(
+            requests
+                == [8, 13, 15, 16].map {
+                    .channelOpenRequested(channel: $0, priority: 0, serviceId: Int32($0), encrypted: true)
+                }, "priority 0 and service_id = channel, encrypted")
     }
 
     /// The events come in protocol order, and the head unit sees our label and device name.
@@ -125,10 +127,11 @@ import Testing
         link.connectAndSettle()
         #expect(link.phoneEvents.contains(.authComplete))
         #expect(link.phone.phase == .running)
-        let authFrame = try #require(try WireInspector.frames(link.headUnitWire).first {
-            $0.header.flags.contains(.encrypted) == (encryption == .encrypted) && $0.header.channel == 0
-                && ($0.plainMessageId == 4 || encryption == .encrypted)
-        })
+        let authFrame = try #require(
+            try WireInspector.frames(link.headUnitWire).first {
+                $0.header.flags.contains(.encrypted) == (encryption == .encrypted) && $0.header.channel == 0
+                    && ($0.plainMessageId == 4 || encryption == .encrypted)
+            })
         #expect(authFrame.header.flags.rawValue == (encryption == .encrypted ? 0x0B : 0x03))
     }
 

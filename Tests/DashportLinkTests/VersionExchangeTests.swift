@@ -19,10 +19,11 @@ import Testing
     @Test func phoneAnswersWithTheExactVersionResponse() throws {
         let phone = PhoneLink(tls: try TestTLS.phoneSession())
         let actions = phone.receive(Self.versionRequest16, now: .zero)
-        #expect(actions == [
-            .send([0x00, 0x03, 0x00, 0x08, 0x00, 0x02, 0x00, 0x01, 0x00, 0x06, 0x00, 0x00]),
-            .event(.versionNegotiated(AAPVersion(major: 1, minor: 6))),
-        ])
+        #expect(
+            actions == [
+                .send([0x00, 0x03, 0x00, 0x08, 0x00, 0x02, 0x00, 0x01, 0x00, 0x06, 0x00, 0x00]),
+                .event(.versionNegotiated(AAPVersion(major: 1, minor: 6))),
+            ])
         #expect(phone.phase == .tlsHandshake)
     }
 
@@ -53,10 +54,11 @@ import Testing
         let phone = PhoneLink(tls: try TestTLS.phoneSession())
         let request = WireInspector.plainFrame(id: 1, body: [0, 2, 0, 0])
         let actions = phone.receive(request, now: .zero)
-        #expect(actions == [
-            .send([0x00, 0x03, 0x00, 0x08, 0x00, 0x02, 0x00, 0x01, 0x00, 0x07, 0xFF, 0xFF]),
-            .close(.versionMismatch(requested: AAPVersion(major: 2, minor: 0))),
-        ])
+        #expect(
+            actions == [
+                .send([0x00, 0x03, 0x00, 0x08, 0x00, 0x02, 0x00, 0x01, 0x00, 0x07, 0xFF, 0xFF]),
+                .close(.versionMismatch(requested: AAPVersion(major: 2, minor: 0))),
+            ])
         #expect(phone.phase == .closed)
         #expect(phone.receive([0, 3, 0, 2, 0, 3], now: .zero).isEmpty, "a closed link ignores input")
     }

@@ -30,8 +30,9 @@ import Testing
         // -4 as a 64-bit two's complement varint: fc ff ff ff ff ff ff ff ff 01.
         let bytes = AAP.ChannelOpenResponse(status: .invalidService).serializedBytes()
         #expect(bytes == [0x08, 0xFC, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01])
-        #expect(AAP.KeyBindingResponse(status: .keycodeNotBound).serializedBytes()
-            == [0x08, 0xEE, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01])
+        #expect(
+            AAP.KeyBindingResponse(status: .keycodeNotBound).serializedBytes()
+                == [0x08, 0xEE, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01])
     }
 
     @Test func keyBindingRequestIsPacked() {

@@ -34,12 +34,19 @@ import Testing
     }
 
     @Test(arguments: [
-        DashportMedia.BrowseResult.Outcome.items(.init(items: [
-            .init(id: "album:1", title: "Blue", artworkKey: "k1", browsable: true, playable: true, childStyle: .grid),
-            .init(id: "track:1", title: "Ünïcode", playable: true, explicit: true, completion: 0.5, mediaType: .music, durationMs: 215_000),
-        ], page: 0, total: 2, hasMore: false)),
+        DashportMedia.BrowseResult.Outcome.items(
+            .init(
+                items: [
+                    .init(id: "album:1", title: "Blue", artworkKey: "k1", browsable: true, playable: true, childStyle: .grid),
+                    .init(
+                        id: "track:1", title: "Ünïcode", playable: true, explicit: true, completion: 0.5, mediaType: .music,
+                        durationMs: 215_000),
+                ], page: 0, total: 2, hasMore: false)),
         .items(.init()),
-        .errorScreen(.init(code: .authenticationExpired, message: "Sign in again", resolution: .init(label: "Sign in", url: "https://example.org/login"))),
+        .errorScreen(
+            .init(
+                code: .authenticationExpired, message: "Sign in again",
+                resolution: .init(label: "Sign in", url: "https://example.org/login"))),
         .rejected(.init(reason: .unavailable, message: "provider down")),
     ])
     func browseResultOutcomesRoundTrip(outcome: DashportMedia.BrowseResult.Outcome) throws {
@@ -51,11 +58,13 @@ import Testing
         // 2: play = Empty → 12 00.
         #expect(DashportMedia.PlaybackCommand(requestId: 1, command: .play(.init())).serializedBytes() == [0x08, 0x01, 0x12, 0x00])
         // 5: seek_to_ms 90000 = 0x15f90 → 28 90 bf 05.
-        #expect(DashportMedia.PlaybackCommand(requestId: 1, command: .seekToMs(90_000)).serializedBytes()
-            == [0x08, 0x01, 0x28, 0x90, 0xBF, 0x05])
+        #expect(
+            DashportMedia.PlaybackCommand(requestId: 1, command: .seekToMs(90_000)).serializedBytes()
+                == [0x08, 0x01, 0x28, 0x90, 0xBF, 0x05])
         // 9: set_rate 1.5 as a little-endian double → 49 00 00 00 00 00 00 f8 3f.
-        #expect(DashportMedia.PlaybackCommand(requestId: 1, command: .setRate(1.5)).serializedBytes()
-            == [0x08, 0x01, 0x49, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xF8, 0x3F])
+        #expect(
+            DashportMedia.PlaybackCommand(requestId: 1, command: .setRate(1.5)).serializedBytes()
+                == [0x08, 0x01, 0x49, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xF8, 0x3F])
     }
 
     @Test(arguments: [
@@ -63,10 +72,13 @@ import Testing
         .skipToNext(.init()), .skipToPrevious(.init()), .skipToQueueItem(0), .skipToQueueItem(12), .setRate(0.75),
         .setRepeatMode(.off), .setRepeatMode(.all), .setShuffle(false), .setShuffle(true),
         .jumpForward(.init()), .jumpBack(.init(ms: 30_000)),
-        .customAction(.init(name: "like", extras: [
-            .init(key: "s", value: .stringValue("x")), .init(key: "i", value: .intValue(-3)),
-            .init(key: "d", value: .doubleValue(2.5)), .init(key: "b", value: .boolValue(true)), .init(key: "none"),
-        ])),
+        .customAction(
+            .init(
+                name: "like",
+                extras: [
+                    .init(key: "s", value: .stringValue("x")), .init(key: "i", value: .intValue(-3)),
+                    .init(key: "d", value: .doubleValue(2.5)), .init(key: "b", value: .boolValue(true)), .init(key: "none"),
+                ])),
         .setSleepTimer(.init(until: .durationMs(900_000))), .setSleepTimer(.init(until: .endOfTrack(.init()))),
         .setSleepTimer(.init()), .cancelSleepTimer(.init()),
     ])
@@ -132,12 +144,14 @@ import Testing
     @Test func enumNamesMatchTheBrowseTypes() {
         // The names of BrowseItem.ChildStyle, BrowseItem.MediaType and BrowseError.Code (DashportBrowse).
         #expect(DashportMedia.ChildStyle.knownValues.map(\.description) == ["list", "grid", "categoryList", "categoryGrid"])
-        #expect(DashportMedia.MediaType.knownValues.map(\.description) == [
-            "folder", "music", "album", "artist", "playlist", "podcast", "podcastEpisode", "audiobook", "radio", "genre", "other",
-        ])
-        #expect(DashportMedia.BrowseErrorCode.knownValues.dropFirst().map(\.description) == [
-            "authenticationExpired", "premiumAccountRequired", "notAvailableInRegion", "parentalControlRestricted", "notSupported",
-        ])
+        #expect(
+            DashportMedia.MediaType.knownValues.map(\.description) == [
+                "folder", "music", "album", "artist", "playlist", "podcast", "podcastEpisode", "audiobook", "radio", "genre", "other",
+            ])
+        #expect(
+            DashportMedia.BrowseErrorCode.knownValues.dropFirst().map(\.description) == [
+                "authenticationExpired", "premiumAccountRequired", "notAvailableInRegion", "parentalControlRestricted", "notSupported",
+            ])
     }
 
     @Test func messageIdsAreInTheServiceRange() {

@@ -18,13 +18,22 @@ import Testing
         + Proto.field(1, bytes: Proto.field(1, 8) + Proto.field(4, bytes: inputService))
         + Proto.field(1, bytes: Proto.field(1, 13) + Proto.field(9, bytes: []))
         + Proto.field(1, bytes: Proto.field(1, 15) + Proto.field(11, bytes: []))
-        + Proto.field(1, bytes: Proto.field(1, 16) + Proto.field(12, bytes:
-            Proto.field(1, "dashport.media") + Proto.field(2, "org.example") + Proto.field(3, bytes: [0xCA, 0xFE])))
+        + Proto.field(
+            1,
+            bytes: Proto.field(1, 16)
+                + Proto.field(
+                    12,
+                    bytes:
+                        Proto.field(1, "dashport.media") + Proto.field(2, "org.example") + Proto.field(3, bytes: [0xCA, 0xFE])))
         // A service with a field this schema leaves undeclared (bluetooth car_address) still decodes.
         + Proto.field(1, bytes: Proto.field(1, 10) + Proto.field(6, bytes: Proto.field(1, "00:11:22:33:44:55")))
         + Proto.field(2, "OpenAuto") + Proto.field(6, 0)
-        + Proto.field(16, bytes: Proto.field(1, bytes: Proto.field(1, 3000) + Proto.field(2, 1000)
-            + Proto.field(3, 200) + Proto.field(4, 5)))
+        + Proto.field(
+            16,
+            bytes: Proto.field(
+                1,
+                bytes: Proto.field(1, 3000) + Proto.field(2, 1000)
+                    + Proto.field(3, 200) + Proto.field(4, 5)))
         + Proto.field(17, bytes: Proto.field(1, "Universal") + Proto.field(5, "f1x") + Proto.field(8, "1.0"))
 
     @Test func decodesFieldByField() throws {

@@ -42,12 +42,12 @@ import Testing
     }
 
     @Test(arguments: [
-        [0xFF] as [UInt8],                         // tag with an unfinished varint
-        [0x08],                                    // tag without its value
-        [0x0A, 0x05, 0x01],                        // length beyond the end
-        [0x0A, 0x01, 0x00],                        // field 1 is a varint, sent length-delimited
+        [0xFF] as [UInt8],  // tag with an unfinished varint
+        [0x08],  // tag without its value
+        [0x0A, 0x05, 0x01],  // length beyond the end
+        [0x0A, 0x01, 0x00],  // field 1 is a varint, sent length-delimited
         [0x08, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01],  // 11-byte varint
-        [0x00, 0x00],                              // field number 0
+        [0x00, 0x00],  // field number 0
     ])
     func garbageIsRejectedNamingTheMessage(bytes: [UInt8]) {
         #expect {
@@ -61,11 +61,13 @@ import Testing
 
     @Test func oversizedInputIsRefusedUnparsed() {
         let bytes = [UInt8](repeating: 0, count: WireLimits.maximumMessageBytes + 1)
-        #expect(throws: WireDecodingError(
-            messageName: "dashport.aap.MediaPlaybackMetadata",
-            reason: .tooLarge(limit: WireLimits.maximumMessageBytes),
-            byteCount: bytes.count
-        )) {
+        #expect(
+            throws: WireDecodingError(
+                messageName: "dashport.aap.MediaPlaybackMetadata",
+                reason: .tooLarge(limit: WireLimits.maximumMessageBytes),
+                byteCount: bytes.count
+            )
+        ) {
             _ = try AAP.MediaPlaybackMetadata(serializedBytes: bytes)
         }
     }

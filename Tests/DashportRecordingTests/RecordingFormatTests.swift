@@ -7,16 +7,22 @@ import Testing
 @Suite struct RecordingFormatTests {
     static func entry(_ direction: RecordedDirection, _ id: UInt16, _ body: JSONValue, channel: UInt8 = 16) -> RecordedMessage {
         let codec = MessageCatalog.codec(service: .dashportMedia, messageId: id)
-        return RecordedMessage(car: 1, timeMs: 5, direction: direction, channel: channel, service: .dashportMedia,
-                               messageId: id, name: codec.name, encrypted: true, body: body)
+        return RecordedMessage(
+            car: 1, timeMs: 5, direction: direction, channel: channel, service: .dashportMedia,
+            messageId: id, name: codec.name, encrypted: true, body: body)
     }
 
-    static let sample = SessionRecording(description: "sample", entries: [
-        entry(.car, 32771, DashportMedia.GetChildren(requestId: 1, parentId: "__root__").jsonValue),
-        entry(.server, 32780, DashportMedia.PlaybackState(
-            status: .playing, position: DashportMedia.PositionAnchor(valueMs: 10, atMs: 20, rate: 1), sentAtMs: 30).jsonValue),
-        entry(.server, 32774, DashportMedia.BrowseResult(requestId: 1).jsonValue),
-    ])
+    static let sample = SessionRecording(
+        description: "sample",
+        entries: [
+            entry(.car, 32771, DashportMedia.GetChildren(requestId: 1, parentId: "__root__").jsonValue),
+            entry(
+                .server, 32780,
+                DashportMedia.PlaybackState(
+                    status: .playing, position: DashportMedia.PositionAnchor(valueMs: 10, atMs: 20, rate: 1), sentAtMs: 30
+                ).jsonValue),
+            entry(.server, 32774, DashportMedia.BrowseResult(requestId: 1).jsonValue),
+        ])
 
     @Test func roundTripsThroughText() throws {
         let text = Self.sample.serialized()
@@ -31,8 +37,14 @@ import Testing
         (#"{"format":"other","version":1}"#, 1),
         (#"{"format":"dashport-session","version":2}"#, 1),
         ("{\"format\":\"dashport-session\",\"version\":1}\n{\"car\":1}", 2),
-        ("{\"format\":\"dashport-session\",\"version\":1}\n" + #"{"car":1,"t":0,"dir":"car","ch":16,"service":"dashport.media","id":32771,"name":"search","enc":true,"body":{}}"#, 2),
-        ("{\"format\":\"dashport-session\",\"version\":1}\n" + #"{"car":1,"t":0,"dir":"up","ch":16,"service":"dashport.media","id":32771,"name":"getChildren","enc":true,"body":{}}"#, 2),
+        (
+            "{\"format\":\"dashport-session\",\"version\":1}\n"
+                + #"{"car":1,"t":0,"dir":"car","ch":16,"service":"dashport.media","id":32771,"name":"search","enc":true,"body":{}}"#, 2
+        ),
+        (
+            "{\"format\":\"dashport-session\",\"version\":1}\n"
+                + #"{"car":1,"t":0,"dir":"up","ch":16,"service":"dashport.media","id":32771,"name":"getChildren","enc":true,"body":{}}"#, 2
+        ),
         ("", 1),
     ])
     func unreadableFilesNameTheLine(text: String, line: Int) {
@@ -45,12 +57,16 @@ import Testing
         var replayed = recorded
         replayed.position = .init(valueMs: 999, atMs: 888, rate: 1)
         replayed.sentAtMs = 777
-        #expect(BodyComparison.differences(expected: recorded.jsonValue, actual: replayed.jsonValue,
-                                           message: "playbackState", volatile: .standard).isEmpty)
+        #expect(
+            BodyComparison.differences(
+                expected: recorded.jsonValue, actual: replayed.jsonValue,
+                message: "playbackState", volatile: .standard
+            ).isEmpty)
         replayed.sentAtMs = nil
         replayed.position?.rate = 2
-        let differences = BodyComparison.differences(expected: recorded.jsonValue, actual: replayed.jsonValue,
-                                                     message: "playbackState", volatile: .standard)
+        let differences = BodyComparison.differences(
+            expected: recorded.jsonValue, actual: replayed.jsonValue,
+            message: "playbackState", volatile: .standard)
         #expect(differences.map(\.path).sorted() == ["position.rate", "sentAtMs"])
     }
 

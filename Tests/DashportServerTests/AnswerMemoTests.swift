@@ -12,8 +12,9 @@ struct AnswerMemoTests {
         AnswerMemo.Key(parentId: parent, page: page, pageSize: 50, car: car)
     }
     static func entry(_ ids: [String], fromCache: Bool = false) -> AnswerMemo.Entry {
-        AnswerMemo.Entry(answer: .items(ids.map { BrowseItem(id: $0, title: $0, playable: true) }, total: ids.count, fromCache: fromCache),
-                         artworkKeys: [:])
+        AnswerMemo.Entry(
+            answer: .items(ids.map { BrowseItem(id: $0, title: $0, playable: true) }, total: ids.count, fromCache: fromCache),
+            artworkKeys: [:])
     }
 
     @Test func anInvalidatedParentIsDroppedAndOnlyIt() {

@@ -56,7 +56,8 @@ struct CacheOnReconnectTests {
         try await TestServer.with(stateDirectory: first.stateDirectory, provider: provider) { second in
             let again = try await TestCar.connect(to: second.server.address, configuration: MediaChannelOverTCPTests.dashportCar())
             try await again.waitUntil("server hello") { $0.messages(on: 16).contains { $0.id == 0x8001 } }
-            #expect(try await walker.children(again, of: BrowseItem.rootId, requestId: 1).map(\.id) == ["tab-A", "tab-B", "tab-C", "tab-D"])
+            #expect(
+                try await walker.children(again, of: BrowseItem.rootId, requestId: 1).map(\.id) == ["tab-A", "tab-B", "tab-C", "tab-D"])
             #expect(try await walker.children(again, of: "tab-A", requestId: 2).map(\.id) == ["track-1", "track-2"])
 
             // The provider comes back with tab A changed: the car is told, and a fresh browse shows it.

@@ -26,8 +26,18 @@ final class FakeStream: ByteStream {
     func abort() { state.withLock { $0.aborted = true } }
     /// Delivers an event as the reactor would.
     func deliver(_ event: TransportEvent) { state.withLock { $0.handler }?(event) }
-    func pauseReading() { state.withLock { $0.paused = true; $0.pauses += 1 } }
-    func resumeReading() { state.withLock { $0.paused = false; $0.resumes += 1 } }
+    func pauseReading() {
+        state.withLock {
+            $0.paused = true
+            $0.pauses += 1
+        }
+    }
+    func resumeReading() {
+        state.withLock {
+            $0.paused = false
+            $0.resumes += 1
+        }
+    }
     var outboundBufferedBytes: Int { state.withLock { $0.outbound } }
     func whenOutboundAtMost(_ threshold: Int, _ callback: @escaping @Sendable () -> Void) {
         state.withLock { $0.drainWaiters.append((threshold, callback)) }
@@ -79,9 +89,18 @@ struct CarMailboxTests {
         for _ in 0..<8 { mailbox.yield(.transport(.received([1, 2, 3]))) }
         mailbox.yield(.tick)
         mailbox.yield(.shutdown)
-        guard case .shutdown = await mailbox.next() else { Issue.record("shutdown first"); return }
-        guard case .tick = await mailbox.next() else { Issue.record("then the tick"); return }
-        guard case .transport(.received) = await mailbox.next() else { Issue.record("then bytes"); return }
+        guard case .shutdown = await mailbox.next() else {
+            Issue.record("shutdown first")
+            return
+        }
+        guard case .tick = await mailbox.next() else {
+            Issue.record("then the tick")
+            return
+        }
+        guard case .transport(.received) = await mailbox.next() else {
+            Issue.record("then bytes")
+            return
+        }
     }
 
     @Test func aCarThatDoesNotReadStopsItsOwnProducerUntilItsQueueDrains() async {
@@ -93,13 +112,22 @@ struct CarMailboxTests {
         mailbox.yield(.transport(.closed(nil)))
         mailbox.yield(.tick)
         // Only the tick is taken while output is paused: no request is read, so nothing more is produced.
-        guard case .tick = await mailbox.next() else { Issue.record("the tick still comes"); return }
+        guard case .tick = await mailbox.next() else {
+            Issue.record("the tick still comes")
+            return
+        }
         #expect(mailbox.isPausedForOutbound)
         #expect(mailbox.queuedInboundBytes == 1)
         stream.drain(to: CarMailbox.outboundLowWater)
         #expect(!mailbox.isPausedForOutbound)
-        guard case .transport(.received([1])) = await mailbox.next() else { Issue.record("bytes after the drain"); return }
-        guard case .transport(.closed(nil)) = await mailbox.next() else { Issue.record("the close last"); return }
+        guard case .transport(.received([1])) = await mailbox.next() else {
+            Issue.record("bytes after the drain")
+            return
+        }
+        guard case .transport(.closed(nil)) = await mailbox.next() else {
+            Issue.record("the close last")
+            return
+        }
     }
 
     /// A car that never reads: once more than the high-water mark is queued for it, the server
@@ -128,7 +156,10 @@ struct CarMailboxTests {
         for _ in 0...CarMailbox.maxPendingServiceInputs {
             mailbox.yield(.services(.browseNotification(.childrenChanged(parentId: nil))))
         }
-        guard case .overflow = await mailbox.next() else { Issue.record("expected the overflow"); return }
+        guard case .overflow = await mailbox.next() else {
+            Issue.record("expected the overflow")
+            return
+        }
         mailbox.yield(.services(.browseNotification(.childrenChanged(parentId: nil))))  // after: dropped
     }
 }

@@ -13,10 +13,11 @@ import DashportLog
 struct CatalogReloadOverTCPTests {
     static func catalog(tabA: [String], tabATitle: String = "A") -> String {
         let tracks = ["a1", "a2", "a3"].map { #"{ "id": "\#($0)", "title": "Track \#($0)", "playable": true, "durationMs": 60000 }"# }
-        let items = [
-            #"{ "id": "tab-a", "title": "\#(tabATitle)", "browsable": true, "children": [\#(tabA.map { "\"\($0)\"" }.joined(separator: ","))] }"#,
-            #"{ "id": "tab-b", "title": "B", "browsable": true, "children": ["a3"] }"#,
-        ] + tracks
+        let items =
+            [
+                #"{ "id": "tab-a", "title": "\#(tabATitle)", "browsable": true, "children": [\#(tabA.map { "\"\($0)\"" }.joined(separator: ","))] }"#,
+                #"{ "id": "tab-b", "title": "B", "browsable": true, "children": ["a3"] }"#,
+            ] + tracks
         return #"{ "format": "dashport.catalog", "version": 1, "root": ["tab-a", "tab-b"], "items": [\#(items.joined(separator: ","))] }"#
     }
 

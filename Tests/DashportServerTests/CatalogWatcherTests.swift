@@ -21,7 +21,8 @@ struct CatalogWatcherTests {
     }
 
     @Test func eventsAreReadWithTheirNames() {
-        let bytes = Self.event(mask: UInt32(IN_MOVED_TO), name: "catalog.json") + Self.event(mask: UInt32(IN_IGNORED), name: "")
+        let bytes =
+            Self.event(mask: UInt32(IN_MOVED_TO), name: "catalog.json") + Self.event(mask: UInt32(IN_IGNORED), name: "")
             + Self.event(mask: UInt32(IN_CLOSE_WRITE), name: "other.json")
         let events = CatalogWatcher.events(in: bytes[...])
         #expect(events.map(\.name) == ["catalog.json", "", "other.json"])
@@ -40,9 +41,10 @@ struct CatalogWatcherTests {
 
         let changes = Mutex(0)
         let clock = ManualClock()
-        let watcher = try #require(CatalogWatcher.start(path: root + "/config/catalog.json", logger: .silent, clock: clock, debounce: .seconds(1)) {
-            changes.withLock { $0 += 1 }
-        })
+        let watcher = try #require(
+            CatalogWatcher.start(path: root + "/config/catalog.json", logger: .silent, clock: clock, debounce: .seconds(1)) {
+                changes.withLock { $0 += 1 }
+            })
         defer { watcher.stop() }
         try Data("{ }".utf8).write(to: URL(fileURLWithPath: root + "/real/library.json"), options: .atomic)
         // The event arrives: the watcher waits out the debounce on the clock (nothing sleeps for real).

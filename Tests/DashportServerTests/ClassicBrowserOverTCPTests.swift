@@ -10,7 +10,9 @@ import DashportMessages
 struct ClassicBrowserOverTCPTests {
     static let browserChannel: UInt8 = 15
 
-    func node<M: WireMessage>(_ type: M.Type, id: UInt16, path: String, start: Int32? = nil, art: Bool = true, car: TestCar) async throws -> M {
+    func node<M: WireMessage>(_ type: M.Type, id: UInt16, path: String, start: Int32? = nil, art: Bool = true, car: TestCar) async throws
+        -> M
+    {
         let before = await car.messages(on: Self.browserChannel).count
         let request = AAP.MediaGetNode(path: path, start: start, getAlbumArt: art)
         await car.sendUnchecked(channel: Self.browserChannel, messageId: 0x8005, body: request.serializedBytes())

@@ -18,7 +18,10 @@ import DashportLog
         func open(_ count: Int, to address: ListenAddress) async throws {
             for _ in 0..<count {
                 let connection = try await TCPClient.connect(to: address)
-                let index = connections.withLock { $0.append(connection); return $0.count - 1 }
+                let index = connections.withLock {
+                    $0.append(connection)
+                    return $0.count - 1
+                }
                 connection.start { [self] event in
                     if case .closed = event { self.closed.withLock { _ = $0.insert(index) } }
                 }
@@ -50,8 +53,11 @@ import DashportLog
             try await linked(car)
             #expect(!(await car.transportClosed))
             #expect(server.log.contains(.warning, "closing the oldest connection still in the handshake"))
-            #expect(server.log.records.filter { $0.message.contains("closing the oldest connection still in the handshake") && $0.level == .warning }.count == 1,
-                    "a flood is logged once, not once per socket")
+            #expect(
+                server.log.records.filter {
+                    $0.message.contains("closing the oldest connection still in the handshake") && $0.level == .warning
+                }.count == 1,
+                "a flood is logged once, not once per socket")
             await car.abort()
         }
     }
@@ -94,7 +100,10 @@ import DashportLog
     }
 
     @Test func loopbackPeersShareOnlyTheOverallBudget() async throws {
-        try await TestServer.with(configure: { $0.maxPendingPerAddress = 2; $0.maxPendingConnections = 6 }) { server in
+        try await TestServer.with(configure: {
+            $0.maxPendingPerAddress = 2
+            $0.maxPendingConnections = 6
+        }) { server in
             let idle = IdleSockets()
             defer { idle.abortAll() }
             try await idle.open(10, to: server.server.address)

@@ -71,7 +71,8 @@ struct ContractOverTCPTests {
         try await TestServer.with { server in
             var cars: [TestCar] = []
             for _ in 0..<2 {
-                let car = try await TestCar.connect(to: server.server.address, configuration: MediaChannelOverTCPTests.dashportCar(maxTabs: 2))
+                let car = try await TestCar.connect(
+                    to: server.server.address, configuration: MediaChannelOverTCPTests.dashportCar(maxTabs: 2))
                 try await car.waitUntil("server hello") { $0.messages(on: Self.mediaChannel).contains { $0.id == 0x8001 } }
                 cars.append(car)
             }
@@ -100,7 +101,9 @@ struct ContractOverTCPTests {
         }
     }
 
-    func commandResult(_ car: TestCar, _ command: DashportMedia.PlaybackCommand.Command, requestId: UInt32) async throws -> DashportMedia.CommandResult {
+    func commandResult(_ car: TestCar, _ command: DashportMedia.PlaybackCommand.Command, requestId: UInt32) async throws
+        -> DashportMedia.CommandResult
+    {
         let request = DashportMedia.PlaybackCommand(requestId: requestId, command: command)
         await car.sendUnchecked(channel: Self.mediaChannel, messageId: 0x800A, body: request.serializedBytes())
         try await car.waitUntil("command result \(requestId)") { car in
@@ -108,8 +111,9 @@ struct ContractOverTCPTests {
                 $0.id == 0x800B && (try? DashportMedia.CommandResult(serializedBytes: $0.body))?.requestId == requestId
             }
         }
-        return try #require(await car.messages(on: Self.mediaChannel).lazy.filter { $0.id == 0x800B }
-            .compactMap { try? DashportMedia.CommandResult(serializedBytes: $0.body) }.first { $0.requestId == requestId })
+        return try #require(
+            await car.messages(on: Self.mediaChannel).lazy.filter { $0.id == 0x800B }
+                .compactMap { try? DashportMedia.CommandResult(serializedBytes: $0.body) }.first { $0.requestId == requestId })
     }
 
     /// The demo declares one custom action: a car sees it, sends it (accepted, the label flips) and
@@ -121,14 +125,16 @@ struct ContractOverTCPTests {
             #expect(try await commandResult(car, .play(DashportMedia.Empty()), requestId: 1).accepted)
             try await car.waitUntil("the favourite button") { car in
                 car.messages(on: Self.mediaChannel).contains {
-                    $0.id == 0x800C && (try? DashportMedia.PlaybackState(serializedBytes: $0.body))?.customActions.first?.label == "Favourite"
+                    $0.id == 0x800C
+                        && (try? DashportMedia.PlaybackState(serializedBytes: $0.body))?.customActions.first?.label == "Favourite"
                 }
             }
             let favourite = DashportMedia.CustomAction(name: "favourite")
             #expect(try await commandResult(car, .customAction(favourite), requestId: 2).accepted)
             try await car.waitUntil("the label flips") { car in
                 car.messages(on: Self.mediaChannel).contains {
-                    $0.id == 0x800C && (try? DashportMedia.PlaybackState(serializedBytes: $0.body))?.customActions.first?.label == "Unfavourite"
+                    $0.id == 0x800C
+                        && (try? DashportMedia.PlaybackState(serializedBytes: $0.body))?.customActions.first?.label == "Unfavourite"
                 }
             }
             let refused = try await commandResult(car, .customAction(DashportMedia.CustomAction(name: "nope")), requestId: 3)

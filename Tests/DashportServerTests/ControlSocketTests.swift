@@ -39,8 +39,14 @@ struct ControlSocketTests {
             }
             try #require(lines.count == 2)
             let cars = server.server.connectedCars
-            #expect(lines[0].hasPrefix(#"id=\#(cars[0].id) kind=dashport car="Dashport Emulated Car 2026" head-unit="Dashport dashport-hu 1.0" transport=tcp peer=127.0.0.1:"#))
-            #expect(lines[1].hasPrefix(#"id=\#(cars[1].id) kind=aap car="Volvo XC40 Recharge" head-unit="Dashport dashport-hu 1.0" transport=tcp peer=127.0.0.1:"#))
+            #expect(
+                lines[0].hasPrefix(
+                    #"id=\#(cars[0].id) kind=dashport car="Dashport Emulated Car 2026" head-unit="Dashport dashport-hu 1.0" transport=tcp peer=127.0.0.1:"#
+                ))
+            #expect(
+                lines[1].hasPrefix(
+                    #"id=\#(cars[1].id) kind=aap car="Volvo XC40 Recharge" head-unit="Dashport dashport-hu 1.0" transport=tcp peer=127.0.0.1:"#
+                ))
             #expect(lines.allSatisfy { $0.contains(" since=20") })
 
             guard case .ok(let status) = try await ControlSocketTests.send(server, "status") else {
@@ -48,7 +54,8 @@ struct ControlSocketTests {
                 return
             }
             #expect(status.contains("cars=2 dashport=1 aap=1 linking=0"))
-            #expect(status.first?.hasPrefix("server=dashport version=\(DashportVersion.current) listening=\(server.server.address)") == true)
+            #expect(
+                status.first?.hasPrefix("server=dashport version=\(DashportVersion.current) listening=\(server.server.address)") == true)
 
             await stock.abort()
             try await eventually("the aborted stock car to leave the registry") { server.server.connectedCars.count <= 1 }
@@ -68,13 +75,17 @@ struct ControlSocketTests {
 
             #expect(try await ControlSocketTests.send(server, "invalidate", tab) == .ok(["invalidated=\(tab) cars-told=1"]))
             try await car.waitUntil("children changed for \(tab)") { car in
-                car.messages(on: 16).contains { $0.id == 0x8007 && (try? DashportMedia.ChildrenChanged(serializedBytes: $0.body))?.parentId == tab }
+                car.messages(on: 16).contains {
+                    $0.id == 0x8007 && (try? DashportMedia.ChildrenChanged(serializedBytes: $0.body))?.parentId == tab
+                }
             }
             #expect(try await ControlSocketTests.send(server, "invalidate", "--all") == .ok(["invalidated=everything cars-told=1"]))
             try await car.waitUntil("children changed for everything") { car in
                 car.messages(on: 16).filter { $0.id == 0x8007 }.count == 2
             }
-            let pushed = await car.messages(on: 16).filter { $0.id == 0x8007 }.compactMap { try? DashportMedia.ChildrenChanged(serializedBytes: $0.body) }
+            let pushed = await car.messages(on: 16).filter { $0.id == 0x8007 }.compactMap {
+                try? DashportMedia.ChildrenChanged(serializedBytes: $0.body)
+            }
             #expect(pushed.count == 2 && pushed.last?.parentId == nil, "everything: no parent id")
             #expect(try await walker.children(car, of: BrowseItem.rootId, requestId: 2).map(\.id) == tabs.map(\.id))
             await car.abort()
@@ -91,10 +102,14 @@ struct ControlSocketTests {
             }
             #expect(playing[0].hasPrefix("status=playing "))
             #expect(playing[0].contains("queue=1/"))
-            #expect(try await ControlSocketTests.send(server, "session", "sleep", "end-of-track").lines?.first?.contains(" sleep=end-of-track remote=") == true)
-            #expect(try await ControlSocketTests.send(server, "session", "sleep", "off").lines?.first?.contains(" sleep=off remote=") == true)
+            #expect(
+                try await ControlSocketTests.send(server, "session", "sleep", "end-of-track").lines?.first?.contains(
+                    " sleep=end-of-track remote=") == true)
+            #expect(
+                try await ControlSocketTests.send(server, "session", "sleep", "off").lines?.first?.contains(" sleep=off remote=") == true)
             #expect(try await ControlSocketTests.send(server, "session", "pause").lines?.first?.hasPrefix("status=paused ") == true)
-            #expect(try await ControlSocketTests.send(server, "session", "seek", "12.5").lines?.first?.contains("position-ms=12500 ") == true)
+            #expect(
+                try await ControlSocketTests.send(server, "session", "seek", "12.5").lines?.first?.contains("position-ms=12500 ") == true)
             #expect(try await ControlSocketTests.send(server, "session", "repeat", "all").lines?.first?.contains("repeat=all") == true)
             guard case .error(let text) = try await ControlSocketTests.send(server, "session", "skip", "999") else {
                 Issue.record("a queue position past the end was accepted")
@@ -127,7 +142,9 @@ struct ControlSocketTests {
     @Test func badRequestsGetClearErrorsAndOnlyBrokenBoundsCloseTheConnection() async throws {
         try await TestServer.with { server in
             #expect(try await ControlSocketTests.send(server, "bogus") == .error("unknown command 'bogus'; try 'help'"))
-            #expect(try await ControlSocketTests.send(server, "session", "rate", "0") == .error("session rate: '0' is not a speed above 0 and at most 16"))
+            #expect(
+                try await ControlSocketTests.send(server, "session", "rate", "0")
+                    == .error("session rate: '0' is not a speed above 0 and at most 16"))
             #expect(try await ControlSocketTests.send(server, "invalidate") == .error("usage: invalidate PARENT-ID | invalidate --all"))
             #expect(try await ControlSocketTests.send(server, "session", "fly") == .error("unknown session command 'fly'; try 'help'"))
 
@@ -139,7 +156,8 @@ struct ControlSocketTests {
             #expect(try await raw.exchange(Array("cars\r\n".utf8)) == "ok 0\n")
             // A line past the cap: answered, then closed.
             let long = [UInt8](repeating: UInt8(ascii: "a"), count: ControlRequest.maxLineBytes + 10)
-            #expect(try await raw.exchange(long, untilClosed: true) == "error request longer than \(ControlRequest.maxLineBytes - 1) bytes\n")
+            #expect(
+                try await raw.exchange(long, untilClosed: true) == "error request longer than \(ControlRequest.maxLineBytes - 1) bytes\n")
 
             // Many requests sent without reading the answers: refused and closed, not queued without end.
             let flood = try RawControl(path: server.server.controlSocketPath)
@@ -213,7 +231,9 @@ struct ControlSocketTests {
             _ = try await TestServer.start(stateDirectory: server.stateDirectory)
             Issue.record("a server started over a regular file")
         } catch {
-            #expect("\(error)" == "control socket: \(path) exists and is not a socket; refusing to replace it (move it away if it is not needed)")
+            #expect(
+                "\(error)"
+                    == "control socket: \(path) exists and is not a socket; refusing to replace it (move it away if it is not needed)")
         }
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "precious")
         try? FileManager.default.removeItem(atPath: server.stateDirectory)

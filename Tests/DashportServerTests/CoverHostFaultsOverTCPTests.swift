@@ -19,7 +19,9 @@ import Glibc
 /// download is left in the artwork cache. A good cover from the same host is then served.
 @Suite struct CoverHostFaultsOverTCPTests {
     enum Fault: String, CaseIterable, Sendable {
-        case dropMidBody = "drop", trickle, redirectLoop = "loop"
+        case dropMidBody = "drop"
+        case trickle
+        case redirectLoop = "loop"
 
         /// What the single log line says about the cause.
         var cause: String {
@@ -65,7 +67,10 @@ import Glibc
     func aFaultyCoverHostFailsOnlyThatCover(fault: Fault) async throws {
         try #require(!Self.jpeg.isEmpty)
         let host = try LoopbackHTTPServer(routes: [
-            ("/drop", .raw(headers: ["Content-Type: image/jpeg", "Content-Length: \(Self.jpeg.count)"], body: Array(Self.jpeg.prefix(2000)))),
+            (
+                "/drop",
+                .raw(headers: ["Content-Type: image/jpeg", "Content-Length: \(Self.jpeg.count)"], body: Array(Self.jpeg.prefix(2000)))
+            ),
             ("/trickle", .trickle(count: Self.jpeg.count, interval: .milliseconds(250))),
             ("/loop", .redirect(to: "/loop")),
             ("/good", .body(Self.jpeg, contentType: "image/jpeg")),
@@ -75,10 +80,13 @@ import Glibc
         // The server's time stands still (curl's own download limit still runs on real time), so the
         // 5 s backoff after the failure cannot run out before the car asks again, however loaded the
         // machine: the retry is backed off because of what happened, not because it came quickly.
-        try await TestServer.with(provider: provider, clock: ManualClock(), configure: {
-            $0.artworkAllowPlainHTTP = true
-            $0.artworkDownloadTimeout = .seconds(4)  // the trickle's end; it sends for far longer
-        }) { server in
+        try await TestServer.with(
+            provider: provider, clock: ManualClock(),
+            configure: {
+                $0.artworkAllowPlainHTTP = true
+                $0.artworkDownloadTimeout = .seconds(4)  // the trickle's end; it sends for far longer
+            }
+        ) { server in
             let asking = try await FaultCars.linked(server)
             let browsing = try await FaultCars.linked(server)
             let root = try await FaultCars.rootId(browsing)

@@ -34,7 +34,8 @@ struct DemoCoversTests {
         try await TestServer.with(artworkFetcher: fetcher) { server in
             let car = try await TestCar.connect(to: server.server.address, configuration: MediaChannelOverTCPTests.dashportCar())
             try await car.waitUntil("server hello") { $0.messages(on: 16).contains { $0.id == 0x8001 } }
-            let hello = try DashportMedia.ServerHello(serializedBytes: try #require(await car.messages(on: 16).first { $0.id == 0x8001 }).body)
+            let hello = try DashportMedia.ServerHello(
+                serializedBytes: try #require(await car.messages(on: 16).first { $0.id == 0x8001 }).body)
 
             // Walk the whole tree through the media channel, collecting every artwork key (the locked
             // shows open to error screens, which have no covers).
@@ -63,16 +64,21 @@ struct DemoCoversTests {
                 let get = DashportMedia.GetArtwork(requestId: id, key: key, width: 200, height: 200)
                 await car.sendUnchecked(channel: 16, messageId: 0x8010, body: get.serializedBytes())
                 try await car.waitUntil("cover \(key)") { car in
-                    car.messages(on: 16).contains { $0.id == 0x8011 && (try? DashportMedia.ArtworkResult(serializedBytes: $0.body))?.requestId == id }
+                    car.messages(on: 16).contains {
+                        $0.id == 0x8011 && (try? DashportMedia.ArtworkResult(serializedBytes: $0.body))?.requestId == id
+                    }
                 }
-                let answer = try #require(await car.messages(on: 16).lazy.filter { $0.id == 0x8011 }
-                    .compactMap { try? DashportMedia.ArtworkResult(serializedBytes: $0.body) }.first { $0.requestId == id })
+                let answer = try #require(
+                    await car.messages(on: 16).lazy.filter { $0.id == 0x8011 }
+                        .compactMap { try? DashportMedia.ArtworkResult(serializedBytes: $0.body) }.first { $0.requestId == id })
                 guard case .image(let image) = answer.outcome else {
                     Issue.record("cover \(key) not served: \(String(describing: answer.outcome))")
                     continue
                 }
                 #expect(image.width == 200 && image.height == 200, "covers are square 600 px images, so 200×200")
-                let encoded = image.data.starts(with: [0xFF, 0xD8]) ? "image/jpeg"
+                let encoded =
+                    image.data.starts(with: [0xFF, 0xD8])
+                    ? "image/jpeg"
                     : image.data.starts(with: [0x89, 0x50, 0x4E, 0x47]) ? "image/png" : "unknown"
                 #expect(encoded == image.mimeType, "cover \(key) is \(image.mimeType) and its bytes agree")
             }

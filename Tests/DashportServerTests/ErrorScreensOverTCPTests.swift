@@ -14,26 +14,41 @@ struct ErrorScreensOverTCPTests {
 
     /// The screens the demo catalog's locked shows open to (the test's own copy, not read back).
     static let locked: [(id: String, screen: DashportMedia.BrowseErrorScreen)] = [
-        ("locked-members-hour", DashportMedia.BrowseErrorScreen(
-            code: .authenticationExpired,
-            message: "Your Night Desk sign-in has expired. Sign in again on your phone to keep listening.",
-            resolution: .init(label: "Sign in again", url: "https://example.com/night-desk/sign-in"))),
-        ("locked-studio-extra", DashportMedia.BrowseErrorScreen(
-            code: .premiumAccountRequired,
-            message: "Studio Sessions Extra is for Premium listeners. Upgrade on your phone to listen in the car.",
-            resolution: .init(label: "Upgrade", url: "https://example.com/premium"))),
-        ("locked-matchday-live", DashportMedia.BrowseErrorScreen(
-            code: .notAvailableInRegion,
-            message: "Matchday Live is not available in your country because of broadcast rights.",
-            resolution: .init(label: "Learn more", url: "https://example.com/help/regions"))),
-        ("locked-after-dark", DashportMedia.BrowseErrorScreen(
-            code: .parentalControlRestricted,
-            message: "Parental controls on this profile block After Dark Stories.",
-            resolution: .init(label: "Change parental controls", url: "https://example.com/account/parental-controls"))),
-        ("locked-road-notes-video", DashportMedia.BrowseErrorScreen(
-            code: .notSupported,
-            message: "Road Notes on Video has video episodes only, which cannot be played in the car.",
-            resolution: .init(label: "Watch on your phone", url: "https://example.com/road-notes/video"))),
+        (
+            "locked-members-hour",
+            DashportMedia.BrowseErrorScreen(
+                code: .authenticationExpired,
+                message: "Your Night Desk sign-in has expired. Sign in again on your phone to keep listening.",
+                resolution: .init(label: "Sign in again", url: "https://example.com/night-desk/sign-in"))
+        ),
+        (
+            "locked-studio-extra",
+            DashportMedia.BrowseErrorScreen(
+                code: .premiumAccountRequired,
+                message: "Studio Sessions Extra is for Premium listeners. Upgrade on your phone to listen in the car.",
+                resolution: .init(label: "Upgrade", url: "https://example.com/premium"))
+        ),
+        (
+            "locked-matchday-live",
+            DashportMedia.BrowseErrorScreen(
+                code: .notAvailableInRegion,
+                message: "Matchday Live is not available in your country because of broadcast rights.",
+                resolution: .init(label: "Learn more", url: "https://example.com/help/regions"))
+        ),
+        (
+            "locked-after-dark",
+            DashportMedia.BrowseErrorScreen(
+                code: .parentalControlRestricted,
+                message: "Parental controls on this profile block After Dark Stories.",
+                resolution: .init(label: "Change parental controls", url: "https://example.com/account/parental-controls"))
+        ),
+        (
+            "locked-road-notes-video",
+            DashportMedia.BrowseErrorScreen(
+                code: .notSupported,
+                message: "Road Notes on Video has video episodes only, which cannot be played in the car.",
+                resolution: .init(label: "Watch on your phone", url: "https://example.com/road-notes/video"))
+        ),
     ]
 
     /// A Dashport car (as ``MediaChannelOverTCPTests/dashportCar(maxTabs:)``) that draws `support` screens.
@@ -57,10 +72,12 @@ struct ErrorScreensOverTCPTests {
                 $0.id == 0x8006 && (try? DashportMedia.BrowseResult(serializedBytes: $0.body))?.requestId == requestId
             }
         }
-        return try #require(await car.messages(on: Self.mediaChannel).lazy
-            .filter { $0.id == 0x8006 }
-            .compactMap { try? DashportMedia.BrowseResult(serializedBytes: $0.body) }
-            .first { $0.requestId == requestId }).outcome
+        return try #require(
+            await car.messages(on: Self.mediaChannel).lazy
+                .filter { $0.id == 0x8006 }
+                .compactMap { try? DashportMedia.BrowseResult(serializedBytes: $0.body) }
+                .first { $0.requestId == requestId }
+        ).outcome
     }
 
     /// Connects a car drawing `support` and returns it with the Podcasts tab's children.

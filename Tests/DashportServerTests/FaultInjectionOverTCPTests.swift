@@ -48,7 +48,9 @@ import DashportLog
         FaultyProvider(demo: try CatalogProvider(contentsOf: try DemoLibrary.catalogPath()))
     }
 
-    func browse(_ car: TestCar, _ parent: String, requestId: UInt32, timeout: Duration = .seconds(40)) async throws -> DashportMedia.BrowseResult {
+    func browse(_ car: TestCar, _ parent: String, requestId: UInt32, timeout: Duration = .seconds(40)) async throws
+        -> DashportMedia.BrowseResult
+    {
         let request = DashportMedia.GetChildren(requestId: requestId, parentId: parent, page: 0, pageSize: 50)
         await car.sendUnchecked(channel: Self.mediaChannel, messageId: 0x8003, body: request.serializedBytes())
         try await car.waitUntil("the answer to \(parent)", timeout: timeout) { Self.answer($0, requestId) != nil }
@@ -133,8 +135,9 @@ import DashportLog
             let thrown = try await browse(faulty, "fault-throws", requestId: 1)
             if case .items(let page) = thrown.outcome { #expect(page.items.isEmpty) }
             _ = try await checkHealthy(healthy, requestId: 2, expected: reference)
-            #expect(server.log.records.filter { $0.message.contains(FaultyProvider.failure) }.count == 1,
-                    "\(server.log.records.filter { $0.message.contains(FaultyProvider.failure) }.map(\.message))")
+            #expect(
+                server.log.records.filter { $0.message.contains(FaultyProvider.failure) }.count == 1,
+                "\(server.log.records.filter { $0.message.contains(FaultyProvider.failure) }.map(\.message))")
 
             // A million items: one page of at most the page size, and the total says how many.
             let million = try await browse(faulty, "fault-million", requestId: 2)
@@ -181,7 +184,9 @@ import DashportLog
             #expect(try String(contentsOfFile: directory + "/browse-cache", encoding: .utf8) == "not a directory")
             // Once for each cache, with its cause, however many writes failed.
             let warnings = server.log.records.filter { $0.level >= .warning }
-            let cacheLines = warnings.filter { $0.message.contains("browse-cache") || $0.metadata.contains { $0.1.contains("browse-cache") } }
+            let cacheLines = warnings.filter {
+                $0.message.contains("browse-cache") || $0.metadata.contains { $0.1.contains("browse-cache") }
+            }
             #expect(cacheLines.count == 1, "\(cacheLines.map(\.message))")
             #expect(cacheLines.allSatisfy { $0.message.contains("not a directory") }, "\(cacheLines.map(\.message))")
             let artworkKey = try #require(try await FaultCars.items(first, "tab-albums").first?.artworkKey)

@@ -76,7 +76,8 @@ struct FloodOverTCPTests {
             client.start { event in if case .closed = event { closed.withLock { $0 = true } } }
             client.write(Self.versionRequest + Self.firstFragment)
             let middles = [UInt8](repeating: 0, count: 64 * 1024)  // 16,384 empty MIDDLE frames
-            var sent = 0, maxQueued = 0
+            var sent = 0
+            var maxQueued = 0
             let clock = ContinuousClock()
             let start = clock.now
             while !closed.withLock({ $0 }) && clock.now - start < .seconds(60) {
@@ -110,7 +111,8 @@ struct FloodOverTCPTests {
             let frame: [UInt8] = [0, 0x03, UInt8(message.count >> 8), UInt8(message.count & 0xFF)] + message
             var burst: [UInt8] = []
             while burst.count < 64 * 1024 { burst += frame }
-            var sent = 0, maxQueued = 0
+            var sent = 0
+            var maxQueued = 0
             while sent < 2 << 20 {  // about 200,000 pings
                 if flooder.connection.outboundBufferedBytes < 512 * 1024 {
                     await flooder.writeRaw(burst)

@@ -33,7 +33,10 @@ import Glibc
             healDisk: { Files.clearWriteFault(under: state) })
     }
 
-    @Test(.enabled(if: TmpfsMount.available, "needs root and a kernel that lets it mount a tmpfs (CI runs as root); the write-seam test above covers the same behaviour"))
+    @Test(
+        .enabled(
+            if: TmpfsMount.available,
+            "needs root and a kernel that lets it mount a tmpfs (CI runs as root); the write-seam test above covers the same behaviour"))
     func aRealFullTmpfsKeepsCarsAnsweredAndLeavesTheFiles() async throws {
         let mount = try TmpfsMount(bytes: 2 << 20)
         defer { mount.remove() }
@@ -185,7 +188,9 @@ struct TmpfsMount {
             let written = chunk.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
             if written > 0 { continue }
             if written < 0 && errno == EINTR { continue }
-            guard written < 0 && errno == ENOSPC else { throw MountError(description: "filling \(path): \(String(cString: strerror(errno)))") }
+            guard written < 0 && errno == ENOSPC else {
+                throw MountError(description: "filling \(path): \(String(cString: strerror(errno)))")
+            }
             return
         }
     }

@@ -21,8 +21,10 @@ import Testing
 
         let server = Process()
         server.executableURL = URL(fileURLWithPath: built)
-        server.arguments = ["serve", "--listen", "127.0.0.1:0", "--state-dir", state,
-                            "--catalog", library.appendingPathComponent("catalog.json").path]
+        server.arguments = [
+            "serve", "--listen", "127.0.0.1:0", "--state-dir", state,
+            "--catalog", library.appendingPathComponent("catalog.json").path,
+        ]
         let output = Pipe()
         server.standardOutput = output
         server.standardError = FileHandle.nullDevice

@@ -29,8 +29,9 @@ import Testing
         let handle = try #require(FileHandle(forReadingAtPath: "/proc/\(server.processIdentifier)/maps"))
         defer { try? handle.close() }
         let maps = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
-        let libraries = Set(maps.split(separator: "\n").compactMap { $0.split(separator: " ", omittingEmptySubsequences: true).dropFirst(5).first }
-            .map { String($0.split(separator: "/").last ?? "") })
+        let libraries = Set(
+            maps.split(separator: "\n").compactMap { $0.split(separator: " ", omittingEmptySubsequences: true).dropFirst(5).first }
+                .map { String($0.split(separator: "/").last ?? "") })
         // The check has something to look at: the server's own C libraries are mapped.
         #expect(libraries.contains { $0.hasPrefix("libprotobuf-c.so") }, "\(libraries.sorted())")
         #expect(!libraries.contains { $0.hasPrefix("libvips") }, "\(libraries.sorted())")

@@ -15,14 +15,17 @@ import Testing
         let walker = FileManager.default.enumerator(atPath: demo.path)
         while let path = walker?.nextObject() as? String {
             var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: demo.appendingPathComponent(path).path, isDirectory: &isDirectory), !isDirectory.boolValue {
+            if FileManager.default.fileExists(atPath: demo.appendingPathComponent(path).path, isDirectory: &isDirectory),
+                !isDirectory.boolValue
+            {
                 onDisk.append(path)
             }
         }
         #expect(onDisk.sorted() == EmbeddedDemoLibrary.files.map(\.path), "run tools/generate/embed-demo")
         for (path, base64) in EmbeddedDemoLibrary.files {
-            #expect(Data(base64Encoded: base64) == FileManager.default.contents(atPath: demo.appendingPathComponent(path).path),
-                    "\(path) differs from Fixtures/demo: run tools/generate/embed-demo")
+            #expect(
+                Data(base64Encoded: base64) == FileManager.default.contents(atPath: demo.appendingPathComponent(path).path),
+                "\(path) differs from Fixtures/demo: run tools/generate/embed-demo")
         }
     }
 

@@ -45,7 +45,10 @@ struct LinkOverTCPTests {
 
     @Test func twoHundredCarsCompleteTheLinkAtOnce() async throws {
         // 200 handshakes at once from one host: more than the default budget of 64 in the handshake.
-        try await TestServer.with(configure: { $0.maxConnections = 256; $0.maxPendingConnections = 256 }) { server in
+        try await TestServer.with(configure: {
+            $0.maxConnections = 256
+            $0.maxPendingConnections = 256
+        }) { server in
             let cars = try await withThrowingTaskGroup(of: TestCar.self) { group in
                 for _ in 0..<200 {
                     group.addTask { try await TestCar.connect(to: server.server.address) }

@@ -35,10 +35,11 @@ struct MediaChannelOverTCPTests {
                 $0.id == 0x8006 && (try? DashportMedia.BrowseResult(serializedBytes: $0.body))?.requestId == requestId
             }
         }
-        let result = try #require(await car.messages(on: Self.mediaChannel).lazy
-            .filter { $0.id == 0x8006 }
-            .compactMap { try? DashportMedia.BrowseResult(serializedBytes: $0.body) }
-            .first { $0.requestId == requestId })
+        let result = try #require(
+            await car.messages(on: Self.mediaChannel).lazy
+                .filter { $0.id == 0x8006 }
+                .compactMap { try? DashportMedia.BrowseResult(serializedBytes: $0.body) }
+                .first { $0.requestId == requestId })
         guard case .items(let page) = result.outcome else {
             Issue.record("expected items, got \(String(describing: result.outcome))")
             return []
@@ -100,8 +101,11 @@ struct MediaChannelOverTCPTests {
             for car in [first, second] {
                 try await car.waitUntil("playing \(track.title)") { car in
                     let messages = car.messages(on: Self.mediaChannel)
-                    let playing = messages.last { $0.id == 0x800C }.flatMap { try? DashportMedia.PlaybackState(serializedBytes: $0.body) }?.status == .playing
-                    let item = messages.last { $0.id == 0x800D }.flatMap { try? DashportMedia.MediaItemState(serializedBytes: $0.body) }?.item?.id
+                    let playing =
+                        messages.last { $0.id == 0x800C }.flatMap { try? DashportMedia.PlaybackState(serializedBytes: $0.body) }?.status
+                        == .playing
+                    let item = messages.last { $0.id == 0x800D }.flatMap { try? DashportMedia.MediaItemState(serializedBytes: $0.body) }?
+                        .item?.id
                     return playing && item == track.id
                 }
             }
@@ -109,9 +113,10 @@ struct MediaChannelOverTCPTests {
             try await first.waitUntil("the answer to request 4") { car in
                 car.messages(on: Self.mediaChannel).contains { $0.id == 0x800B }
             }
-            let result = try #require(await first.messages(on: Self.mediaChannel).lazy
-                .filter { $0.id == 0x800B }.compactMap { try? DashportMedia.CommandResult(serializedBytes: $0.body) }
-                .first { $0.requestId == 4 })
+            let result = try #require(
+                await first.messages(on: Self.mediaChannel).lazy
+                    .filter { $0.id == 0x800B }.compactMap { try? DashportMedia.CommandResult(serializedBytes: $0.body) }
+                    .first { $0.requestId == 4 })
             #expect(result.accepted)
             #expect(await lastItem(first) == lastItem(second))
             #expect(await lastState(first)?.queueIndex == lastState(second)?.queueIndex)
@@ -169,7 +174,8 @@ struct MediaChannelOverTCPTests {
 
             func press(_ keycode: UInt32) async {
                 for down in [true, false] {
-                    let report = AAP.InputReport(timestamp: 1, keyEvent: AAP.KeyEvent(keys: [AAP.KeyEvent.Key(keycode: keycode, down: down, metastate: 0)]))
+                    let report = AAP.InputReport(
+                        timestamp: 1, keyEvent: AAP.KeyEvent(keys: [AAP.KeyEvent.Key(keycode: keycode, down: down, metastate: 0)]))
                     await stock.sendUnchecked(channel: 8, messageId: 0x8001, body: report.serializedBytes())
                 }
             }
@@ -181,7 +187,8 @@ struct MediaChannelOverTCPTests {
                 try await dashport.waitUntil("\(status) \(item ?? "")") { car in
                     let messages = car.messages(on: Self.mediaChannel)
                     let state = messages.last { $0.id == 0x800C }.flatMap { try? DashportMedia.PlaybackState(serializedBytes: $0.body) }
-                    let current = messages.last { $0.id == 0x800D }.flatMap { try? DashportMedia.MediaItemState(serializedBytes: $0.body) }?.item?.id
+                    let current = messages.last { $0.id == 0x800D }.flatMap { try? DashportMedia.MediaItemState(serializedBytes: $0.body) }?
+                        .item?.id
                     return state?.status == status && (item == nil || current == item)
                 }
             }
@@ -221,12 +228,16 @@ struct MediaChannelOverTCPTests {
             let answers = try await withThrowingTaskGroup(of: [String].self) { group in
                 for car in cars {
                     group.addTask {
-                        try await car.waitUntil("server hello", timeout: .seconds(60)) { $0.messages(on: Self.mediaChannel).contains { $0.id == 0x8001 } }
+                        try await car.waitUntil("server hello", timeout: .seconds(60)) {
+                            $0.messages(on: Self.mediaChannel).contains { $0.id == 0x8001 }
+                        }
                         var seen: [String] = []
                         let tabs = try await self.children(car, of: "__root__", requestId: 1)
                         seen += tabs.map(\.id)
                         for (index, tab) in tabs.enumerated() {
-                            seen += try await self.children(car, of: tab.id, requestId: UInt32(10 + index)).map { "\($0.id)|\($0.title)|\($0.artworkKey ?? "-")" }
+                            seen += try await self.children(car, of: tab.id, requestId: UInt32(10 + index)).map {
+                                "\($0.id)|\($0.title)|\($0.artworkKey ?? "-")"
+                            }
                         }
                         return seen
                     }

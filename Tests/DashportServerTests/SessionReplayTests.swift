@@ -33,10 +33,12 @@ struct SessionReplayTests {
         _ recording: SessionRecording, over link: Link, provider: (any BrowseProvider)? = nil, recordDirectory: String? = nil
     ) async throws -> ReplayReport {
         // Setup waits for events, not the clock: a loaded machine must not fail a replay.
-        let test = try await TestServer.start(provider: provider, configure: {
-            $0.handshakeTimeoutSeconds = 120
-            $0.recordDirectory = recordDirectory
-        })
+        let test = try await TestServer.start(
+            provider: provider,
+            configure: {
+                $0.handshakeTimeoutSeconds = 120
+                $0.recordDirectory = recordDirectory
+            })
         let server = test.server
         let replayer = SessionReplayer(recording: recording, timeout: .seconds(60), identity: try TestTLS.carIdentity.get()) { car in
             switch link {
@@ -81,8 +83,9 @@ struct SessionReplayTests {
             let failure = try #require(report.failures.first)
             #expect(failure.step.contains("browseResult"))
             #expect(failure.step.hasPrefix("line "))
-            #expect(failure.differences.contains { $0.path == "errorScreen.message" && $0.actual == "\"Changed on purpose.\"" },
-                    "\(report)")
+            #expect(
+                failure.differences.contains { $0.path == "errorScreen.message" && $0.actual == "\"Changed on purpose.\"" },
+                "\(report)")
         }
         #expect(failing == ["error-screens-full", "error-screens-legacy"])
     }
@@ -137,8 +140,9 @@ extension SessionReplayTests {
             }.run()
         }
         #expect(!report.passed)
-        #expect(report.failures.contains { $0.step.contains("childrenChanged") && $0.problem.contains("not received within") },
-                "\(report)")
+        #expect(
+            report.failures.contains { $0.step.contains("childrenChanged") && $0.problem.contains("not received within") },
+            "\(report)")
     }
 }
 
@@ -148,8 +152,9 @@ struct ChangedAnswerProvider: BrowseProvider {
 
     func children(of parentId: String, page: Int, pageSize: Int) async throws -> [BrowseItem] {
         if parentId == "locked-after-dark" {
-            throw BrowseError(code: .parentalControlRestricted, message: "Changed on purpose.",
-                              resolution: .init(label: "Change parental controls", url: "https://example.com/account/parental-controls"))
+            throw BrowseError(
+                code: .parentalControlRestricted, message: "Changed on purpose.",
+                resolution: .init(label: "Change parental controls", url: "https://example.com/account/parental-controls"))
         }
         return try await base.children(of: parentId, page: page, pageSize: pageSize)
     }

@@ -42,7 +42,9 @@ struct SessionSettingsTests {
         #expect(error?.code == .browseCacheDiscarded)
         #expect(error?.message.contains("/") == false)
         #expect(error?.subject == nil)
-        let dropped = BrowseReport(code: BrowseReportCode.rootRejected, message: "root entry 'Radio' (tab-radio) dropped: over the cap of 3 tabs", itemId: "tab-radio")
+        let dropped = BrowseReport(
+            code: BrowseReportCode.rootRejected, message: "root entry 'Radio' (tab-radio) dropped: over the cap of 3 tabs",
+            itemId: "tab-radio")
         #expect(ServerCore.sessionError(for: dropped)?.subject == "tab-radio")
         #expect(ServerCore.artworkFailureKind(.io("/home/me/covers/a.jpg: permission denied")) == "could not be fetched")
     }

@@ -48,8 +48,12 @@ struct StockCarPlaybackTests {
             await press(126, on: car)
             try await car.waitUntil("playing, with metadata and a cover") { car in
                 let messages = car.messages(on: Self.statusChannel)
-                let playing = messages.contains { $0.id == 0x8001 && (try? AAP.MediaPlaybackStatus(serializedBytes: $0.body))?.state == .playing }
-                let art = messages.contains { $0.id == 0x8003 && ((try? AAP.MediaPlaybackMetadata(serializedBytes: $0.body))?.albumArt?.count ?? 0) > 0 }
+                let playing = messages.contains {
+                    $0.id == 0x8001 && (try? AAP.MediaPlaybackStatus(serializedBytes: $0.body))?.state == .playing
+                }
+                let art = messages.contains {
+                    $0.id == 0x8003 && ((try? AAP.MediaPlaybackMetadata(serializedBytes: $0.body))?.albumArt?.count ?? 0) > 0
+                }
                 return playing && art
             }
             let first = try #require(await metadata(car).last)

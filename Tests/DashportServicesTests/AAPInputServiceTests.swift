@@ -46,8 +46,9 @@ struct AAPInputServiceTests {
         let entry = try #require(refused.first?.logEntry)
         #expect(entry.level == .warning)
         #expect(entry.message.contains("-18"))
-        #expect(service.receive(messageId: inputReportId, body: keyReport([key(87, down: true)]), now: .zero)
-            .compactMap(\.command) == [.skipToNext])
+        #expect(
+            service.receive(messageId: inputReportId, body: keyReport([key(87, down: true)]), now: .zero)
+                .compactMap(\.command) == [.skipToNext])
     }
 
     /// Each media key's press becomes its command, from the car's key source.
@@ -147,8 +148,9 @@ struct AAPInputServiceTests {
         #expect(actions.count == 1)
         #expect(entry.level == .error)
         #expect(entry.messageId == messageId)
-        #expect(service.receive(messageId: inputReportId, body: keyReport([key(126, down: true)]), now: .zero)
-            .compactMap(\.command) == [.play])
+        #expect(
+            service.receive(messageId: inputReportId, body: keyReport([key(126, down: true)]), now: .zero)
+                .compactMap(\.command) == [.play])
     }
 
     /// A message id the car should not send on this channel is logged and ignored.

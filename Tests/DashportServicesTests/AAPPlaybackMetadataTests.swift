@@ -19,8 +19,11 @@ struct AAPPlaybackMetadataTests {
     @Test func itemWithoutCoverSendsMetadataAtOnce() throws {
         let (_, actions) = startedService(snapshot(playbackState(.paused), item: song("a", seconds: 183)))
         let sent = try metadata(in: actions, channel: 13)
-        #expect(sent == [AAP.MediaPlaybackMetadata(
-            song: "Title a", artist: "Artist a", album: "Album a", albumArt: nil, durationSeconds: 183)])
+        #expect(
+            sent == [
+                AAP.MediaPlaybackMetadata(
+                    song: "Title a", artist: "Artist a", album: "Album a", albumArt: nil, durationSeconds: 183)
+            ])
         #expect(fetches(in: actions).isEmpty)
     }
 
@@ -29,11 +32,17 @@ struct AAPPlaybackMetadataTests {
     @Test func fieldFallbacks() throws {
         let item = MediaItem(id: "x", subtitle: "Episode 4", durationMs: 59_999)
         let (_, actions) = startedService(snapshot(playbackState(.paused), item: item))
-        #expect(try metadata(in: actions, channel: 13) == [AAP.MediaPlaybackMetadata(
-            song: "", artist: "Episode 4", album: "", durationSeconds: 59)])
+        #expect(
+            try metadata(in: actions, channel: 13) == [
+                AAP.MediaPlaybackMetadata(
+                    song: "", artist: "Episode 4", album: "", durationSeconds: 59)
+            ])
         let (_, idle) = startedService(snapshot(playbackState(.stopped), item: nil))
-        #expect(try metadata(in: idle, channel: 13) == [AAP.MediaPlaybackMetadata(
-            song: "", artist: "", album: "", durationSeconds: 0)])
+        #expect(
+            try metadata(in: idle, channel: 13) == [
+                AAP.MediaPlaybackMetadata(
+                    song: "", artist: "", album: "", durationSeconds: 0)
+            ])
     }
 
     /// A new item with a cover: fetch at 256 × 256, then metadata with the bytes when they arrive.
@@ -46,8 +55,11 @@ struct AAPPlaybackMetadataTests {
         #expect(service.artworkBudgetEnd == ms(1_300))
 
         let arrived = service.artworkArrived(itemId: "b", bytes: cover)
-        #expect(try metadata(in: arrived, channel: 13) == [AAP.MediaPlaybackMetadata(
-            song: "Title b", artist: "Artist b", album: "Album b", albumArt: cover, durationSeconds: 200)])
+        #expect(
+            try metadata(in: arrived, channel: 13) == [
+                AAP.MediaPlaybackMetadata(
+                    song: "Title b", artist: "Artist b", album: "Album b", albumArt: cover, durationSeconds: 200)
+            ])
         #expect(service.tick(now: ms(1_300)).allSatisfy { $0.outgoing?.messageId != metadataId })
     }
 
@@ -66,8 +78,11 @@ struct AAPPlaybackMetadataTests {
         var service = playing()
         _ = service.sessionUpdated(.mediaItem(MediaItemState(item: song("b", art: "https://c/b"))), now: ms(1_000))
         let arrived = service.artworkArrived(itemId: "b", bytes: bytes)
-        #expect(try metadata(in: arrived, channel: 13) == [AAP.MediaPlaybackMetadata(
-            song: "Title b", artist: "Artist b", album: "Album b", durationSeconds: 200)])
+        #expect(
+            try metadata(in: arrived, channel: 13) == [
+                AAP.MediaPlaybackMetadata(
+                    song: "Title b", artist: "Artist b", album: "Album b", durationSeconds: 200)
+            ])
         #expect(service.artworkBudgetEnd == nil)
         #expect(try metadata(in: service.tick(now: ms(2_000)), channel: 13).isEmpty)
     }
@@ -107,8 +122,11 @@ struct AAPPlaybackMetadataTests {
         #expect(try metadata(in: service.tick(now: ms(1_299)), channel: 13).isEmpty)
 
         let late = try metadata(in: service.tick(now: ms(1_300)), channel: 13)
-        #expect(late == [AAP.MediaPlaybackMetadata(
-            song: "Title b", artist: "Artist b", album: "Album b", durationSeconds: 200)])
+        #expect(
+            late == [
+                AAP.MediaPlaybackMetadata(
+                    song: "Title b", artist: "Artist b", album: "Album b", durationSeconds: 200)
+            ])
         #expect(service.nextDeadline == ms(2_000))  // the periodic status; the cover no longer gates
 
         let arrived = try metadata(in: service.artworkArrived(itemId: "b", bytes: cover), channel: 13)

@@ -59,12 +59,18 @@ struct AAPPlaybackStatusTests {
             (playbackState(.paused, valueMs: 2_500, atMs: 2_500), ms(2_500), expectedStatus(.paused, seconds: 2)),
             (playbackState(.playing, valueMs: 2_500, atMs: 3_000), ms(3_000), expectedStatus(.playing, seconds: 2)),
             (playbackState(.playing, valueMs: 60_000, atMs: 3_100), ms(3_100), expectedStatus(.playing, seconds: 60)),
-            (playbackState(.playing, valueMs: 60_000, atMs: 3_100, shuffle: true), ms(3_100),
-             expectedStatus(.playing, seconds: 60, shuffle: true)),
-            (playbackState(.playing, valueMs: 60_100, atMs: 3_200, repeatMode: .one, shuffle: true), ms(3_200),
-             expectedStatus(.playing, seconds: 60, shuffle: true, repeatOne: true)),
-            (playbackState(.playing, valueMs: 60_200, atMs: 3_300, rate: 2, repeatMode: .one, shuffle: true), ms(3_300),
-             expectedStatus(.playing, seconds: 60, shuffle: true, repeatOne: true)),
+            (
+                playbackState(.playing, valueMs: 60_000, atMs: 3_100, shuffle: true), ms(3_100),
+                expectedStatus(.playing, seconds: 60, shuffle: true)
+            ),
+            (
+                playbackState(.playing, valueMs: 60_100, atMs: 3_200, repeatMode: .one, shuffle: true), ms(3_200),
+                expectedStatus(.playing, seconds: 60, shuffle: true, repeatOne: true)
+            ),
+            (
+                playbackState(.playing, valueMs: 60_200, atMs: 3_300, rate: 2, repeatMode: .one, shuffle: true), ms(3_300),
+                expectedStatus(.playing, seconds: 60, shuffle: true, repeatOne: true)
+            ),
             (playbackState(.stopped, valueMs: 0, atMs: 4_000), ms(4_000), expectedStatus(.stopped, seconds: 0)),
         ]
         for (state, now, expected) in steps {

@@ -44,7 +44,8 @@ struct AAPSessionDrivenTests {
         #expect(try statuses(in: play, channel: 13) == [expectedStatus(.playing, seconds: 0)])
         #expect(fetches(in: play).map(\.itemId) == ["t1"])
         let withCover = try metadata(in: status.artworkArrived(itemId: "t1", bytes: [1, 2, 3]), channel: 13)
-        #expect(withCover == [AAP.MediaPlaybackMetadata(song: "One", artist: "Band", album: "LP", albumArt: [1, 2, 3], durationSeconds: 100)])
+        #expect(
+            withCover == [AAP.MediaPlaybackMetadata(song: "One", artist: "Band", album: "LP", albumArt: [1, 2, 3], durationSeconds: 100)])
 
         // Three seconds at the deadlines: one status a second.
         var seconds: [UInt32?] = []
@@ -62,8 +63,11 @@ struct AAPSessionDrivenTests {
         #expect(await core.perform(.skipToNext, from: .aapKey(car: "car-1")) == .accepted)
         let next = await feed(reader, &status)
         #expect(try statuses(in: next, channel: 13) == [expectedStatus(.playing, seconds: 0)])
-        #expect(try metadata(in: next, channel: 13) == [AAP.MediaPlaybackMetadata(
-            song: "Two", artist: "Band", album: "LP", durationSeconds: 100 * 2)])
+        #expect(
+            try metadata(in: next, channel: 13) == [
+                AAP.MediaPlaybackMetadata(
+                    song: "Two", artist: "Band", album: "LP", durationSeconds: 100 * 2)
+            ])
         #expect(status.nextDeadline == now + .seconds(1))
 
         // Pause: one status, then silence.

@@ -119,9 +119,11 @@ func key(_ code: UInt32, down: Bool, longpress: Bool? = false) -> AAP.KeyEvent.K
 /// One album of three tracks (the second without a cover) under one tab.
 struct AAPTestLibrary: BrowseProvider {
     static let tracks = [
-        BrowseItem(id: "t1", title: "One", artworkUri: "https://covers/one", playable: true, artist: "Band", album: "LP", durationMs: 100_000),
+        BrowseItem(
+            id: "t1", title: "One", artworkUri: "https://covers/one", playable: true, artist: "Band", album: "LP", durationMs: 100_000),
         BrowseItem(id: "t2", title: "Two", playable: true, artist: "Band", album: "LP", durationMs: 200_000),
-        BrowseItem(id: "t3", title: "Three", artworkUri: "https://covers/one", playable: true, artist: "Band", album: "LP", durationMs: 300_000),
+        BrowseItem(
+            id: "t3", title: "Three", artworkUri: "https://covers/one", playable: true, artist: "Band", album: "LP", durationMs: 300_000),
     ]
 
     func children(of parentId: String, page: Int, pageSize: Int) async throws -> [BrowseItem] {

@@ -26,7 +26,8 @@ import Testing
         let node = try #require(try await hu.node("/src/music").source)
         #expect(hu.fetchedArt == ["https://art/tab", "https://art/a", "https://art/solo"])
         #expect(node.source.albumArt == classicArt("https://art/tab"))
-        #expect(node.lists.map(\.albumArt) == [classicArt("https://art/a"), nil, classicArt("https://art/solo"), classicArt("https://art/a")])
+        #expect(
+            node.lists.map(\.albumArt) == [classicArt("https://art/a"), nil, classicArt("https://art/solo"), classicArt("https://art/a")])
         let sizes = hu.actions.compactMap { action -> [Int]? in
             if case .fetchArtwork(_, _, let width, let height) = action { [width, height] } else { nil }
         }
@@ -95,7 +96,8 @@ import Testing
 
     /// Covers go in order until the node's byte budget is spent; one that does not fit is left out.
     @Test func coversStopAtTheNodeBudget() async throws {
-        let tab = classicArt("https://art/tab").count, a = classicArt("https://art/a").count
+        let tab = classicArt("https://art/tab").count
+        let a = classicArt("https://art/a").count
         var hu = ClassicFakeHeadUnit(
             provider: ClassicLibrary.standard, configuration: .init(maxArtworkBytesPerNode: tab + a + a))
         let node = try #require(try await hu.node("/src/music").source)

@@ -206,7 +206,8 @@ struct ClassicLibrary: BrowseProvider {
 
 enum ClassicFixtures {
     /// Fixtures/demo/catalog.json, from this file's path.
-    static let demoCatalog = URL(fileURLWithPath: #filePath)
+    static let demoCatalog =
+        URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
         + "/Fixtures/demo/catalog.json"
 }

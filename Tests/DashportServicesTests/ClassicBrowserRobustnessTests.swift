@@ -33,7 +33,8 @@ private func nodes(_ actions: [ClassicAction]) throws -> [ClassicNode] {
         #expect(empty.mediaSources.map(\.name) == ["Music", "Big", "Odd"])
         #expect(hu.problems.isEmpty)
         let before = hu.actions.count
-        #expect(try await hu.node("hello?", art: false) == .list(AAP.MediaListNode(list: AAP.MediaList(path: "hello?"), start: 0, total: 0)))
+        #expect(
+            try await hu.node("hello?", art: false) == .list(AAP.MediaListNode(list: AAP.MediaList(path: "hello?"), start: 0, total: 0)))
         #expect(hu.problems == [.unrecognisedPath("hello?")])
         #expect(hu.actions.dropFirst(before).allSatisfy { if case .send = $0 { true } else if case .problem = $0 { true } else { false } })
     }
@@ -113,10 +114,15 @@ private func nodes(_ actions: [ClassicAction]) throws -> [ClassicNode] {
             return
         }
         #expect(listItem != listPage)
-        #expect(try nodes(browser.browseAnswered(listPage, .items([BrowseItem(id: "t-1", title: "One", playable: true)], total: 9, fromCache: false), now: .zero)).isEmpty)
+        #expect(
+            try nodes(
+                browser.browseAnswered(
+                    listPage, .items([BrowseItem(id: "t-1", title: "One", playable: true)], total: 9, fromCache: false), now: .zero)
+            ).isEmpty)
         let songNodes = try nodes(browser.itemAnswered(songItem, BrowseItem(id: "t-1", title: "One", playable: true), now: .zero))
         #expect(songNodes.first?.song?.song.name == "One")
-        let listNodes = try nodes(browser.itemAnswered(listItem, BrowseItem(id: "album-a", title: "A", browsable: true, mediaType: .album), now: .zero))
+        let listNodes = try nodes(
+            browser.itemAnswered(listItem, BrowseItem(id: "album-a", title: "A", browsable: true, mediaType: .album), now: .zero))
         let node = try #require(listNodes.first?.list)
         #expect(node.list == AAP.MediaList(path: "/list/album-a", type: .album, name: "A"))
         #expect(node.total == 9)
@@ -153,7 +159,10 @@ private func nodes(_ actions: [ClassicAction]) throws -> [ClassicNode] {
         #expect(browser.tick(now: .milliseconds(19_999)).isEmpty)
         let late = browser.tick(now: .seconds(20))
         #expect(late.first == .problem(.requestTimedOut(path: "/src/music")))
-        #expect(try nodes(late) == [.source(AAP.MediaSourceNode(source: AAP.MediaSource(path: "/src/music", name: "Music"), start: 0, total: 0))])
+        #expect(
+            try nodes(late) == [
+                .source(AAP.MediaSourceNode(source: AAP.MediaSource(path: "/src/music", name: "Music"), start: 0, total: 0))
+            ])
         #expect(browser.inFlightCount == 0)
         #expect(browser.nextDeadline == nil)
     }
@@ -166,7 +175,8 @@ private func nodes(_ actions: [ClassicAction]) throws -> [ClassicNode] {
             return browser.receive(messageId: inputId, body: body, now: .zero)
         }
         #expect(input(.enter, "/song/t-1") == [.command(.playFromMediaId("t-1"), ClassicFakeHeadUnit.source)])
-        #expect(input(.enter, ClassicBrowserPath.single(id: "a/b").string) == [.command(.playFromMediaId("a/b"), ClassicFakeHeadUnit.source)])
+        #expect(
+            input(.enter, ClassicBrowserPath.single(id: "a/b").string) == [.command(.playFromMediaId("a/b"), ClassicFakeHeadUnit.source)])
         #expect(input(.enter, "/list/album-a").isEmpty)
         #expect(input(.enter, "/song/%ZZ").isEmpty)
         #expect(input(.up, "/song/t-1").isEmpty)

@@ -27,12 +27,13 @@ import Testing
         #expect(node.source == AAP.MediaSource(path: "/src/music", name: "Music"))
         #expect(node.start == 0)
         #expect(node.total == 4)
-        #expect(node.lists == [
-            AAP.MediaList(path: "/list/album-a", type: .album, name: "Album A"),
-            AAP.MediaList(path: "/list/artist-x", type: .artist, name: "Artist X"),
-            AAP.MediaList(path: "/single/track-solo", type: .unknown, name: "Solo"),
-            AAP.MediaList(path: "/single/radio-1", type: .station, name: "Coast FM"),
-        ])
+        #expect(
+            node.lists == [
+                AAP.MediaList(path: "/list/album-a", type: .album, name: "Album A"),
+                AAP.MediaList(path: "/list/artist-x", type: .artist, name: "Artist X"),
+                AAP.MediaList(path: "/single/track-solo", type: .unknown, name: "Solo"),
+                AAP.MediaList(path: "/single/radio-1", type: .station, name: "Coast FM"),
+            ])
     }
 
     /// A list node carries the list and its songs, each with a song path and its metadata.

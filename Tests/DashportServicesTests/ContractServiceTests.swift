@@ -41,13 +41,16 @@ import DashportClock
         // The album artist stands in for a missing track artist.
         let compilation = MediaItem(id: "c", title: "Song", durationMs: 61_000, albumArtist: "Various")
         let (_, actions) = startedService(snapshot(playbackState(.playing), item: compilation))
-        #expect(try metadata(in: actions, channel: 13).first == AAP.MediaPlaybackMetadata(
-            song: "Song", artist: "Various", album: "", durationSeconds: 61))
+        #expect(
+            try metadata(in: actions, channel: 13).first
+                == AAP.MediaPlaybackMetadata(
+                    song: "Song", artist: "Various", album: "", durationSeconds: 61))
     }
 
     @Test func volumeCommandsOnTheMediaChannelMapToSessionCommandsAndReasons() {
         #expect(MediaChannelService.wireReason(forRejection: SessionCore.remotePlaybackNotDeclared) == .notInCapabilities)
-        #expect(MediaChannelService.wireReason(forRejection: SessionCore.remoteVolumeNotWritable + " (its volume is fixed)") == .notSupported)
+        #expect(
+            MediaChannelService.wireReason(forRejection: SessionCore.remoteVolumeNotWritable + " (its volume is fixed)") == .notSupported)
         #expect(MediaChannelService.wireReason(forRejection: "'Empty' has no tracks to play") == .notFound)
         #expect(MediaChannelService.wireReason(forRejection: "queue position 6 is outside a queue of 2") == .invalidArgument)
     }

@@ -39,9 +39,12 @@ struct MediaChannelArtworkTests {
         let ticket = try MediaChannelFakeCar.ticket(car.send(.getArtwork, DashportMedia.GetArtwork(requestId: 12, key: "key-7")))
         let image = MediaChannelArtworkImage(bytes: [0xFF, 0xD8, 0xFF, 0xE0], mimeType: "image/jpeg", width: 256, height: 144)
         let result = try MediaChannelFakeCar.artworkResult(car.service.artworkAnswered(ticket, .success(image)))
-        #expect(result == DashportMedia.ArtworkResult(
-            requestId: 12,
-            outcome: .image(DashportMedia.ArtworkImage(data: [0xFF, 0xD8, 0xFF, 0xE0], mimeType: "image/jpeg", width: 256, height: 144))))
+        #expect(
+            result
+                == DashportMedia.ArtworkResult(
+                    requestId: 12,
+                    outcome: .image(
+                        DashportMedia.ArtworkImage(data: [0xFF, 0xD8, 0xFF, 0xE0], mimeType: "image/jpeg", width: 256, height: 144))))
         #expect(car.service.inFlightCount == 0)
     }
 
@@ -55,8 +58,10 @@ struct MediaChannelArtworkTests {
         let ticket = try MediaChannelFakeCar.ticket(car.send(.getArtwork, DashportMedia.GetArtwork(requestId: 13, key: "key-7")))
         let failure = MediaChannelArtworkFailure(code: code, message: "it went wrong")
         let result = try MediaChannelFakeCar.artworkResult(car.service.artworkAnswered(ticket, .failure(failure)))
-        #expect(result == DashportMedia.ArtworkResult(
-            requestId: 13, outcome: .error(DashportMedia.ArtworkError(code: wire, message: "it went wrong"))))
+        #expect(
+            result
+                == DashportMedia.ArtworkResult(
+                    requestId: 13, outcome: .error(DashportMedia.ArtworkError(code: wire, message: "it went wrong"))))
     }
 
     @Test func anImageTooLargeForOneMessageIsAnError() throws {

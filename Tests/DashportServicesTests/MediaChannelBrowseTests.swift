@@ -35,15 +35,17 @@ struct MediaChannelBrowseTests {
         var car = MediaChannelFakeCar()
         let ticket = try MediaChannelFakeCar.ticket(
             car.send(.getChildren, DashportMedia.GetChildren(requestId: 1, parentId: "tab", page: 3, pageSize: 10)))
-        let page = try MediaChannelFakeCar.page(MediaChannelFakeCar.browseResult(
-            car.answer(ticket, .items(Self.items(["x", "y", "z"]), total: 33, fromCache: false))))
+        let page = try MediaChannelFakeCar.page(
+            MediaChannelFakeCar.browseResult(
+                car.answer(ticket, .items(Self.items(["x", "y", "z"]), total: 33, fromCache: false))))
         #expect(page.hasMore == false && page.total == 33 && page.page == 3)
     }
 
-    @Test(arguments: [
-        (nil, nil, 100), (UInt32(0), nil, 100), (UInt32(20), nil, 20), (UInt32(9999), nil, 500),
-        (UInt32(9999), UInt32(40), 40), (nil, UInt32(40), 40), (UInt32(10), UInt32(40), 10),
-    ] as [(UInt32?, UInt32?, Int)])
+    @Test(
+        arguments: [
+            (nil, nil, 100), (UInt32(0), nil, 100), (UInt32(20), nil, 20), (UInt32(9999), nil, 500),
+            (UInt32(9999), UInt32(40), 40), (nil, UInt32(40), 40), (UInt32(10), UInt32(40), 10),
+        ] as [(UInt32?, UInt32?, Int)])
     func pageSizesAreCapped(asked: UInt32?, carLimit: UInt32?, expected: Int) throws {
         var car = MediaChannelFakeCar(profile: DashportMedia.CarProfile(maxItemsPerList: carLimit))
         let actions = car.send(.getChildren, DashportMedia.GetChildren(requestId: 1, parentId: "p", pageSize: asked))
@@ -88,8 +90,9 @@ struct MediaChannelBrowseTests {
         let actions = car.send(.search, DashportMedia.Search(requestId: 4, query: "jazz", page: 1, pageSize: 5))
         let ticket = try MediaChannelFakeCar.ticket(actions)
         #expect(actions == [.browse(ticket, .search(query: "jazz", page: 1, pageSize: 5, car: car.service.profile.browse))])
-        let page = try MediaChannelFakeCar.page(MediaChannelFakeCar.browseResult(
-            car.answer(ticket, .items(Self.items(["j6"]), total: 6, fromCache: false))))
+        let page = try MediaChannelFakeCar.page(
+            MediaChannelFakeCar.browseResult(
+                car.answer(ticket, .items(Self.items(["j6"]), total: 6, fromCache: false))))
         #expect(page.items.map(\.id) == ["j6"] && page.page == 1 && page.hasMore == false)
     }
 
@@ -147,12 +150,14 @@ struct MediaChannelBrowseTests {
             BrowseItem(id: "b", title: "B", artworkUri: "https://covers.example/unregistered.jpg", playable: true),
         ]
         let first = try MediaChannelFakeCar.ticket(car.send(.getChildren, DashportMedia.GetChildren(requestId: 1, parentId: "p")))
-        let page = try MediaChannelFakeCar.page(MediaChannelFakeCar.browseResult(
-            car.service.browseAnswered(first, .items(items, total: 2, fromCache: false), artworkKeys: [uri: "opaque"])))
+        let page = try MediaChannelFakeCar.page(
+            MediaChannelFakeCar.browseResult(
+                car.service.browseAnswered(first, .items(items, total: 2, fromCache: false), artworkKeys: [uri: "opaque"])))
         #expect(page.items.map(\.artworkKey) == ["opaque", nil])
         let second = try MediaChannelFakeCar.ticket(car.send(.getItem, DashportMedia.GetItem(requestId: 2, id: "a")))
-        let item = try MediaChannelFakeCar.page(MediaChannelFakeCar.browseResult(
-            car.service.browseAnswered(second, item: items[0], artworkKeys: [uri: uri])))
+        let item = try MediaChannelFakeCar.page(
+            MediaChannelFakeCar.browseResult(
+                car.service.browseAnswered(second, item: items[0], artworkKeys: [uri: uri])))
         #expect(item.items.map(\.artworkKey) == [nil])
         #expect(car.log.contains(.error, "handed in as its own key"))
     }
@@ -191,10 +196,12 @@ struct MediaChannelBrowseTests {
         var car = MediaChannelFakeCar()
         #expect(car.service.browseNotified(.childrenChanged(parentId: "early")).isEmpty)
         _ = car.service.open(now: .zero)
-        #expect(try MediaChannelFakeCar.only(car.service.browseNotified(.childrenChanged(parentId: "tab-1")))
-            == .childrenChanged(DashportMedia.ChildrenChanged(parentId: "tab-1")))
-        #expect(try MediaChannelFakeCar.only(car.service.browseNotified(.childrenChanged(parentId: nil)))
-            == .childrenChanged(DashportMedia.ChildrenChanged(parentId: nil)))
+        #expect(
+            try MediaChannelFakeCar.only(car.service.browseNotified(.childrenChanged(parentId: "tab-1")))
+                == .childrenChanged(DashportMedia.ChildrenChanged(parentId: "tab-1")))
+        #expect(
+            try MediaChannelFakeCar.only(car.service.browseNotified(.childrenChanged(parentId: nil)))
+                == .childrenChanged(DashportMedia.ChildrenChanged(parentId: nil)))
         #expect(car.service.browseNotified(.report(BrowseReport(code: "browseRootRejected", message: "m"))).isEmpty)
     }
 }

@@ -34,11 +34,16 @@ struct MediaChannelCommandTests {
         (.setSleepTimer(DashportMedia.SleepTimer(until: .durationMs(60_000))), .setSleepTimer(.duration(ms: 60_000))),
         (.setSleepTimer(DashportMedia.SleepTimer(until: .endOfTrack(empty))), .setSleepTimer(.endOfTrack)),
         (.cancelSleepTimer(empty), .cancelSleepTimer),
-        (.customAction(DashportMedia.CustomAction(name: "like", extras: [
-            .init(key: "s", value: .stringValue("x")), .init(key: "i", value: .intValue(-7)),
-            .init(key: "d", value: .doubleValue(0.25)), .init(key: "b", value: .boolValue(true)), .init(key: "n"),
-            .init(key: "s", value: .stringValue("later wins")),
-        ])), .customAction(name: "like", extras: ["s": "later wins", "i": "-7", "d": "0.25", "b": "true", "n": ""])),
+        (
+            .customAction(
+                DashportMedia.CustomAction(
+                    name: "like",
+                    extras: [
+                        .init(key: "s", value: .stringValue("x")), .init(key: "i", value: .intValue(-7)),
+                        .init(key: "d", value: .doubleValue(0.25)), .init(key: "b", value: .boolValue(true)), .init(key: "n"),
+                        .init(key: "s", value: .stringValue("later wins")),
+                    ])), .customAction(name: "like", extras: ["s": "later wins", "i": "-7", "d": "0.25", "b": "true", "n": ""])
+        ),
     ]
 
     @Test(arguments: mappings)
@@ -56,9 +61,11 @@ struct MediaChannelCommandTests {
         let state = PlaybackState(status: .playing, position: PositionAnchor(valueMs: 10_000, at: ClockInstant(milliseconds: 1000)))
         _ = car.update(.mediaItem(MediaItemState(item: MediaItem(id: "t", durationMs: 100_000))), now: .zero)
         _ = car.update(.playbackState(state), now: .zero)
-        let forward = car.send(.playbackCommand, DashportMedia.PlaybackCommand(requestId: 1, command: .jumpForward(DashportMedia.Jump(ms: 5000))), now: 3000)
+        let forward = car.send(
+            .playbackCommand, DashportMedia.PlaybackCommand(requestId: 1, command: .jumpForward(DashportMedia.Jump(ms: 5000))), now: 3000)
         #expect(forward == [.command(try MediaChannelFakeCar.ticket(forward), .seekTo(ms: 17_000), .dashportCar(id: "car-1"))])
-        let back = car.send(.playbackCommand, DashportMedia.PlaybackCommand(requestId: 2, command: .jumpBack(DashportMedia.Jump(ms: 30_000))), now: 3000)
+        let back = car.send(
+            .playbackCommand, DashportMedia.PlaybackCommand(requestId: 2, command: .jumpBack(DashportMedia.Jump(ms: 30_000))), now: 3000)
         #expect(back == [.command(try MediaChannelFakeCar.ticket(back), .seekTo(ms: 0), .dashportCar(id: "car-1"))])
     }
 
@@ -95,7 +102,8 @@ struct MediaChannelCommandTests {
 
     @Test func playFromSearchWithoutServerSearchIsNotSupported() throws {
         var car = MediaChannelFakeCar(supportsSearch: false)
-        let result = try MediaChannelFakeCar.commandResult(car.send(.playFromSearch, DashportMedia.PlayFromSearch(requestId: 5, query: "x")))
+        let result = try MediaChannelFakeCar.commandResult(
+            car.send(.playFromSearch, DashportMedia.PlayFromSearch(requestId: 5, query: "x")))
         #expect(result.requestId == 5 && !result.accepted && result.reason == .notSupported)
     }
 

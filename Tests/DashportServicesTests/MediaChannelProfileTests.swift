@@ -18,9 +18,11 @@ struct MediaChannelProfileTests {
         let car = MediaChannelFakeCar(profile: wire)
         let profile = car.service.profile
         #expect(profile.wire == wire)
-        #expect(profile.browse == CarProfile(
-            maxRootTabs: 3, maxDepth: 5, maxItemsPerList: 120, artworkSizePx: 320, errorRendering: .full,
-            supportsSearch: true, locale: "de-DE"))
+        #expect(
+            profile.browse
+                == CarProfile(
+                    maxRootTabs: 3, maxDepth: 5, maxItemsPerList: 120, artworkSizePx: 320, errorRendering: .full,
+                    supportsSearch: true, locale: "de-DE"))
         #expect(profile.drawableErrors == Set(BrowseError.Code.allCases))
         #expect(profile.artworkWidth == 320 && profile.artworkHeight == 200)
     }
@@ -41,15 +43,17 @@ struct MediaChannelProfileTests {
     }
 
     @Test func listedProfileIsFullToTheBrowseCoreButKeepsItsList() {
-        let car = MediaChannelFakeCar(profile: DashportMedia.CarProfile(
-            errorScreenSupport: .listed, drawableErrorScreens: [.premiumAccountRequired, .unknown, .init(rawValue: 99)]))
+        let car = MediaChannelFakeCar(
+            profile: DashportMedia.CarProfile(
+                errorScreenSupport: .listed, drawableErrorScreens: [.premiumAccountRequired, .unknown, .init(rawValue: 99)]))
         #expect(car.service.profile.browse.errorRendering == .full)
         #expect(car.service.profile.drawableErrors == [.premiumAccountRequired])
     }
 
     @Test func listedWithTheLegacyPairIsLegacy() {
-        let car = MediaChannelFakeCar(profile: DashportMedia.CarProfile(
-            errorScreenSupport: .listed, drawableErrorScreens: [.parentalControlRestricted, .authenticationExpired]))
+        let car = MediaChannelFakeCar(
+            profile: DashportMedia.CarProfile(
+                errorScreenSupport: .listed, drawableErrorScreens: [.parentalControlRestricted, .authenticationExpired]))
         #expect(car.service.profile.browse.errorRendering == .legacy)
     }
 
@@ -78,9 +82,11 @@ struct MediaChannelProfileTests {
 
     @Test func zerosAndOddValuesReadAsAbsentOrDefault() {
         let long = String(repeating: "x", count: 65)
-        let car = MediaChannelFakeCar(profile: DashportMedia.CarProfile(
-            maxItemsPerList: 0, artworkSizes: [DashportMedia.ArtworkSize(width: 0, height: 0), DashportMedia.ArtworkSize(width: 0, height: 128)],
-            locale: long))
+        let car = MediaChannelFakeCar(
+            profile: DashportMedia.CarProfile(
+                maxItemsPerList: 0,
+                artworkSizes: [DashportMedia.ArtworkSize(width: 0, height: 0), DashportMedia.ArtworkSize(width: 0, height: 128)],
+                locale: long))
         let profile = car.service.profile
         #expect(profile.browse.maxItemsPerList == nil)
         #expect(profile.browse.locale == "en-US")
@@ -89,8 +95,9 @@ struct MediaChannelProfileTests {
     }
 
     @Test func artworkSizesAreCapped() {
-        let car = MediaChannelFakeCar(profile: DashportMedia.CarProfile(
-            artworkSizes: [DashportMedia.ArtworkSize(width: 100_000, height: 50)]))
+        let car = MediaChannelFakeCar(
+            profile: DashportMedia.CarProfile(
+                artworkSizes: [DashportMedia.ArtworkSize(width: 100_000, height: 50)]))
         #expect(car.service.profile.artworkWidth == 2048)
         #expect(car.service.profile.artworkHeight == 50)
     }

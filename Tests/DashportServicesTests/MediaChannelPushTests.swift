@@ -229,17 +229,20 @@ struct MediaChannelPushTests {
         _ = car.service.open(now: .zero)
         let state = PlaybackState(
             status: .playing, capabilities: [.customAction],
-            customActions: [CustomAction(name: "like", label: "Like", iconUri: "https://icons.example/heart.png"),
-                            CustomAction(name: "skip30", label: "+30 s")])
+            customActions: [
+                CustomAction(name: "like", label: "Like", iconUri: "https://icons.example/heart.png"),
+                CustomAction(name: "skip30", label: "+30 s"),
+            ])
         guard case .playbackState(let wire) = try MediaChannelFakeCar.only(car.update(.playbackState(state), now: .zero))
         else {
             Issue.record("no state push")
             return
         }
-        #expect(wire.customActions == [
-            DashportMedia.CustomActionInfo(name: "like", label: "Like", iconArtworkKey: "key-1"),
-            DashportMedia.CustomActionInfo(name: "skip30", label: "+30 s", iconArtworkKey: nil),
-        ])
+        #expect(
+            wire.customActions == [
+                DashportMedia.CustomActionInfo(name: "like", label: "Like", iconArtworkKey: "key-1"),
+                DashportMedia.CustomActionInfo(name: "skip30", label: "+30 s", iconArtworkKey: nil),
+            ])
         #expect(wire.capabilities == [.customAction])
     }
 }

@@ -18,8 +18,10 @@ struct MediaChannelRequestTests {
         _ = try MediaChannelFakeCar.ticket(car.send(.playFromMediaId, DashportMedia.PlayFromMediaId(requestId: 2, mediaId: "m")))
 
         let browse = try MediaChannelFakeCar.browseResult(car.send(.getItem, DashportMedia.GetItem(requestId: 3, id: "x")))
-        #expect(browse == DashportMedia.BrowseResult(
-            requestId: 3, outcome: .rejected(DashportMedia.RequestRejected(reason: .busy, message: "too many requests in flight"))))
+        #expect(
+            browse
+                == DashportMedia.BrowseResult(
+                    requestId: 3, outcome: .rejected(DashportMedia.RequestRejected(reason: .busy, message: "too many requests in flight"))))
         let command = try MediaChannelFakeCar.commandResult(
             car.send(.playbackCommand, DashportMedia.PlaybackCommand(requestId: 4, command: .play(DashportMedia.Empty()))))
         #expect(command.requestId == 4 && !command.accepted && command.reason == .busy)
@@ -100,7 +102,8 @@ struct MediaChannelRequestTests {
         var car = MediaChannelFakeCar()
         let long = String(repeating: "é", count: Self.kiB / 2 + 1)  // 1026 bytes
         let exact = String(repeating: "a", count: Self.kiB)
-        #expect(try MediaChannelFakeCar.ticket(car.send(.getChildren, DashportMedia.GetChildren(requestId: 1, parentId: exact))).rawValue > 0)
+        #expect(
+            try MediaChannelFakeCar.ticket(car.send(.getChildren, DashportMedia.GetChildren(requestId: 1, parentId: exact))).rawValue > 0)
         for (id, message) in [
             (DashportMedia.MessageId.getChildren, DashportMedia.GetChildren(requestId: 2, parentId: long).serializedBytes()),
             (.getChildren, DashportMedia.GetChildren(requestId: 2, parentId: "").serializedBytes()),

@@ -90,6 +90,8 @@ import FoundationEssentials
         #expect(ClockInstant(milliseconds: 30).milliseconds(since: ClockInstant(milliseconds: 10)) == 20)
         #expect(saturatingInt64(.nan) == 0)
         #expect(saturatingInt64(1e300) == .max)
-        #expect(PositionAnchor(valueMs: .max - 5, at: .zero, rate: 16).projectedMs(at: ClockInstant(milliseconds: .max), advancing: true) == .max)
+        #expect(
+            PositionAnchor(valueMs: .max - 5, at: .zero, rate: 16).projectedMs(at: ClockInstant(milliseconds: .max), advancing: true)
+                == .max)
     }
 }

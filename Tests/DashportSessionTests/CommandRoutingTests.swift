@@ -37,12 +37,13 @@ import Testing
         #expect(await core.activeSleepTimer == nil)
     }
 
-    @Test(arguments: [
-        (SessionCommand.play, "play"), (.pause, "pause"), (.stop, "stop"), (.seekTo(ms: 42_000), "seekTo(42000)"),
-        (.skipToNext, "skipToNext"), (.skipToPrevious, "skipToPrevious"), (.skipToQueueItem(2), "skipToQueueItem(2)"),
-        (.setRate(1.5), "setRate(1.5)"), (.setRepeatMode(.one), "repeat(one)"), (.setShuffle(true), "shuffle(true)"),
-        (.customAction(name: "like", extras: ["k": "v"]), "customAction(like,k=v)"),
-    ] as [(SessionCommand, String)])
+    @Test(
+        arguments: [
+            (SessionCommand.play, "play"), (.pause, "pause"), (.stop, "stop"), (.seekTo(ms: 42_000), "seekTo(42000)"),
+            (.skipToNext, "skipToNext"), (.skipToPrevious, "skipToPrevious"), (.skipToQueueItem(2), "skipToQueueItem(2)"),
+            (.setRate(1.5), "setRate(1.5)"), (.setRepeatMode(.one), "repeat(one)"), (.setShuffle(true), "shuffle(true)"),
+            (.customAction(name: "like", extras: ["k": "v"]), "customAction(like,k=v)"),
+        ] as [(SessionCommand, String)])
     func aDeclaredCommandIsDeliveredOnce(_ command: SessionCommand, call: String) async throws {
         let (core, handler) = try await Self.makeCore()
         #expect(await core.perform(command, from: .local) == .accepted)
@@ -56,13 +57,14 @@ import Testing
         #expect(await handler.calls == [call])
     }
 
-    @Test(arguments: [
-        (SessionCommand.jumpForward, Int64(10_000), "seekTo(25000)"),
-        (.jumpForward, 95_000, "seekTo(100000)"),  // clamped to the duration
-        (.jumpBack, 40_000, "seekTo(25000)"),
-        (.jumpBack, 5_000, "seekTo(0)"),  // clamped to 0
-        (.seekTo(ms: 250_000), 0, "seekTo(100000)"),
-    ] as [(SessionCommand, Int64, String)])
+    @Test(
+        arguments: [
+            (SessionCommand.jumpForward, Int64(10_000), "seekTo(25000)"),
+            (.jumpForward, 95_000, "seekTo(100000)"),  // clamped to the duration
+            (.jumpBack, 40_000, "seekTo(25000)"),
+            (.jumpBack, 5_000, "seekTo(0)"),  // clamped to 0
+            (.seekTo(ms: 250_000), 0, "seekTo(100000)"),
+        ] as [(SessionCommand, Int64, String)])
     func jumpsBecomeAbsoluteSeeksClamped(_ command: SessionCommand, from position: Int64, call: String) async throws {
         let (core, handler) = try await Self.makeCore(positionMs: position, status: .paused)
         #expect(await core.perform(command, from: .local) == .accepted)
@@ -99,11 +101,12 @@ import Testing
         #expect(await core.perform(.play, from: .local) == .rejected(reason: "there is nothing to play"))
     }
 
-    @Test(arguments: [
-        (Int32(85), SessionCommand.playPause), (86, .stop), (87, .skipToNext), (88, .skipToPrevious),
-        (89, .jumpBack), (90, .jumpForward), (126, .play), (127, .pause),
-        (0, nil), (4, nil), (66, nil), (65536, nil), (-1, nil),
-    ] as [(Int32, SessionCommand?)])
+    @Test(
+        arguments: [
+            (Int32(85), SessionCommand.playPause), (86, .stop), (87, .skipToNext), (88, .skipToPrevious),
+            (89, .jumpBack), (90, .jumpForward), (126, .play), (127, .pause),
+            (0, nil), (4, nil), (66, nil), (65536, nil), (-1, nil),
+        ] as [(Int32, SessionCommand?)])
     func aapKeyCodes(code: Int32, command: SessionCommand?) {
         #expect(SessionCommand.fromAAPKeyCode(code) == command)
     }
@@ -112,10 +115,11 @@ import Testing
         #expect(SessionCommand.aapMediaKeyCodes.allSatisfy { SessionCommand.fromAAPKeyCode($0) != nil })
     }
 
-    @Test(arguments: [
-        (Int32(3), SessionCommand.skipToPrevious), (4, .skipToNext), (5, .playPause),
-        (0, nil), (1, nil), (2, nil), (6, nil), (7, nil), (99, nil),
-    ] as [(Int32, SessionCommand?)])
+    @Test(
+        arguments: [
+            (Int32(3), SessionCommand.skipToPrevious), (4, .skipToNext), (5, .playPause),
+            (0, nil), (1, nil), (2, nil), (6, nil), (7, nil), (99, nil),
+        ] as [(Int32, SessionCommand?)])
     func aapPlaybackInputActions(action: Int32, command: SessionCommand?) {
         #expect(SessionCommand.fromAAPPlaybackInput(action) == command)
     }

@@ -46,7 +46,8 @@ import Testing
         }
         #expect(await fixed.remotePlayback?.volume == 0.5)
         let local = Self.remoteCore(nil)
-        #expect(await local.perform(.adjustDeviceVolume(steps: 1), from: .local) == .rejected(reason: SessionCore.remotePlaybackNotDeclared))
+        #expect(
+            await local.perform(.adjustDeviceVolume(steps: 1), from: .local) == .rejected(reason: SessionCore.remotePlaybackNotDeclared))
         for core in [relative, fixed, local] { await core.close() }
     }
 
@@ -95,7 +96,8 @@ import Testing
         await core.close()
         let sleep = await drain(updates).compactMap { update -> String? in
             switch update {
-            case .sleepTimer(let status?): "\(status.timer == .endOfTrack ? "eot" : "duration") \(status.deadline?.milliseconds.description ?? "waits")"
+            case .sleepTimer(let status?):
+                "\(status.timer == .endOfTrack ? "eot" : "duration") \(status.deadline?.milliseconds.description ?? "waits")"
             case .sleepTimer(nil): "off"
             case .sleepTimerFired: "fired"
             default: nil

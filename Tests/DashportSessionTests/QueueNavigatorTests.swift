@@ -8,7 +8,9 @@ import DashportRandom
         var index: Int?
         var wrap: Bool
         var expected: Int?
-        var testDescription: String { "count \(count), index \(index.map(String.init) ?? "nil"), wrap \(wrap) → \(expected.map(String.init) ?? "nil")" }
+        var testDescription: String {
+            "count \(count), index \(index.map(String.init) ?? "nil"), wrap \(wrap) → \(expected.map(String.init) ?? "nil")"
+        }
     }
 
     @Test(arguments: [
@@ -47,10 +49,11 @@ import DashportRandom
         #expect(QueueNavigator(count: count).skip(to: index) == expected)
     }
 
-    @Test(arguments: [
-        (3, 1, RepeatMode.one, 1), (3, 0, .none, 1), (3, 2, .none, nil), (3, 2, .all, 0), (1, 0, .all, 0),
-        (1, 0, .none, nil), (1, 0, .one, 0), (0, nil, .all, nil), (0, nil, .one, nil), (3, 9, .one, 0), (3, nil, .none, 0),
-    ] as [(Int, Int?, RepeatMode, Int?)])
+    @Test(
+        arguments: [
+            (3, 1, RepeatMode.one, 1), (3, 0, .none, 1), (3, 2, .none, nil), (3, 2, .all, 0), (1, 0, .all, 0),
+            (1, 0, .none, nil), (1, 0, .one, 0), (0, nil, .all, nil), (0, nil, .one, nil), (3, 9, .one, 0), (3, nil, .none, 0),
+        ] as [(Int, Int?, RepeatMode, Int?)])
     func afterTrackEnd(count: Int, index: Int?, mode: RepeatMode, expected: Int?) {
         #expect(QueueNavigator(count: count).afterTrackEnd(index, repeatMode: mode) == expected)
     }

@@ -95,8 +95,9 @@ import Testing
         let (core, handler) = Self.makeCore(library: library)
         #expect(await core.perform(.playFromSearch(query: "  ", focus: nil), from: .local) == .accepted)
         #expect(await handler.calls == ["playFromMediaId(a1,a1,a2,a3,0)"])
-        #expect(await core.perform(.playFromSearch(query: "zzz", focus: nil), from: .local)
-            == .rejected(reason: "nothing playable was found for 'zzz'"))
+        #expect(
+            await core.perform(.playFromSearch(query: "zzz", focus: nil), from: .local)
+                == .rejected(reason: "nothing playable was found for 'zzz'"))
     }
 
     @Test func playWithNothingQueuedStartsTheFirstPlayableOfTheFirstTab() async {

@@ -114,8 +114,9 @@ import Testing
 
     @Test func endOfTrackWithNothingPlayingIsRejected() async {
         let core = makeDemoCore(clock: ManualClock())
-        #expect(await core.perform(.setSleepTimer(.endOfTrack), from: .local)
-            == .rejected(reason: "nothing is playing, so there is no track to end"))
+        #expect(
+            await core.perform(.setSleepTimer(.endOfTrack), from: .local)
+                == .rejected(reason: "nothing is playing, so there is no track to end"))
     }
 
     @Test func reArmingReplacesTheTimer() async {

@@ -40,7 +40,7 @@ struct TestLibrary: BrowseProvider {
         ],
         "album-b": [track("b1", seconds: 60)],
         "tab-playlists": [
-            BrowseItem(id: "pl-1", title: "Playlist 1", browsable: true, playable: true, mediaType: .playlist),
+            BrowseItem(id: "pl-1", title: "Playlist 1", browsable: true, playable: true, mediaType: .playlist)
         ],
         "pl-1": [track("a2", seconds: 200), track("b1", seconds: 60)],
         "tab-radio": [track("r1", seconds: nil)],
@@ -110,7 +110,9 @@ actor RecordingHandler: SessionHandler {
         record("playFromMediaId(\(request.mediaId),\(request.queue.items.map(\.id).joined(separator: ",")),\(request.startIndex))")
     }
     func playFromSearch(query: String, focus: SearchFocus?, request: PlayRequest, session: SessionBroadcaster) async throws {
-        record("playFromSearch(\(query),\(focus?.rawValue ?? "-"),\(request.mediaId),\(request.queue.items.map(\.id).joined(separator: ",")),\(request.startIndex))")
+        record(
+            "playFromSearch(\(query),\(focus?.rawValue ?? "-"),\(request.mediaId),\(request.queue.items.map(\.id).joined(separator: ",")),\(request.startIndex))"
+        )
     }
 }
 

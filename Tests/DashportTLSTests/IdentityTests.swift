@@ -28,7 +28,8 @@ import Testing
 
     @Test func aKeyFromAnotherIdentityIsRefused() throws {
         let error = try #require(throws: TLSError.self) {
-            try TLSIdentity(certificateDER: TestTLS.phoneIdentity.get().certificateDER, privateKeyPEM: TestTLS.carIdentity.get().privateKeyPEM)
+            try TLSIdentity(
+                certificateDER: TestTLS.phoneIdentity.get().certificateDER, privateKeyPEM: TestTLS.carIdentity.get().privateKeyPEM)
         }
         #expect(error == .configuration("identity private key does not match its certificate"))
     }

@@ -78,7 +78,8 @@ import Testing
     @Test func caBytesWithoutACertificateAreAConfigurationErrorNamingTheirSource() throws {
         let path = "/etc/dashport/ca.pem"
         let configuration = TLSConfiguration.server(
-            identity: try TestTLS.phoneIdentity.get(), peerPolicy: .certificateAuthority(pem: Array("not a certificate\n".utf8), source: path))
+            identity: try TestTLS.phoneIdentity.get(),
+            peerPolicy: .certificateAuthority(pem: Array("not a certificate\n".utf8), source: path))
         let error = try #require(throws: TLSError.self) { try TLSContext(configuration) }
         guard case .configuration(let reason) = error else {
             Issue.record("expected a configuration error, got \(error)")

@@ -48,8 +48,10 @@ struct Record: Equatable {
             guard index + 5 <= bytes.count else { return nil }
             let length = Int(bytes[index + 3]) << 8 | Int(bytes[index + 4])
             guard index + 5 + length <= bytes.count else { return nil }
-            records.append(Record(contentType: bytes[index], version: UInt16(bytes[index + 1]) << 8 | UInt16(bytes[index + 2]),
-                                  body: Array(bytes[(index + 5)..<(index + 5 + length)])))
+            records.append(
+                Record(
+                    contentType: bytes[index], version: UInt16(bytes[index + 1]) << 8 | UInt16(bytes[index + 2]),
+                    body: Array(bytes[(index + 5)..<(index + 5 + length)])))
             index += 5 + length
         }
         return records

@@ -10,8 +10,10 @@ import DashportLink
 @Suite struct EmulatorTableTests {
     @Test func browseReadsItsWholeTable() throws {
         let arguments = try Arguments(
-            ["127.0.0.1:5277", "--max-tabs", "3", "--legacy", "--page-size=20", "--timeout", "2.5", "--version", "1.7",
-             "--save-art", "/tmp/covers", "--log-level", "debug"],
+            [
+                "127.0.0.1:5277", "--max-tabs", "3", "--legacy", "--page-size=20", "--timeout", "2.5", "--version", "1.7",
+                "--save-art", "/tmp/covers", "--log-level", "debug",
+            ],
             spec: BrowseCommand.spec)
         #expect(try arguments.address().description == "127.0.0.1:5277")
         #expect(try arguments.count("max-tabs") == 3)
@@ -53,9 +55,11 @@ import DashportLink
 @Suite struct LinkBenchTableTests {
     @Test func everyOptionLandsInOptions() throws {
         let parsed = try ParsedCommand.parse(
-            ["--connects", "5", "--restarts", "0", "--rounds", "2", "--seconds", "0.5", "--depth", "8", "--cars", "3",
-             "--many-depth", "2", "--memory-cars", "4", "--memory-waves", "3", "--dashport", "/bin/true", "--skip-memory",
-             "--only-memory"],
+            [
+                "--connects", "5", "--restarts", "0", "--rounds", "2", "--seconds", "0.5", "--depth", "8", "--cars", "3",
+                "--many-depth", "2", "--memory-cars", "4", "--memory-waves", "3", "--dashport", "/bin/true", "--skip-memory",
+                "--only-memory",
+            ],
             as: Options.spec)
         let options = try Options(parsed)
         #expect(options.connects == 5)

@@ -54,13 +54,16 @@ import Testing
         let server = try EchoServer()
         let (client, probe) = try await connectedClient(to: server.address)
         defer { client.abort() }
-        let writers = 8, records = 200, size = 1024
+        let writers = 8
+        let records = 200
+        let size = 1024
         await withTaskGroup(of: Void.self) { group in
             for writer in 0..<writers {
                 group.addTask {
                     for sequence in 0..<records {
                         // [writer, sequence high, sequence low, writer × 1021]
-                        let record = [UInt8(writer), UInt8(sequence >> 8), UInt8(sequence & 0xFF)]
+                        let record =
+                            [UInt8(writer), UInt8(sequence >> 8), UInt8(sequence & 0xFF)]
                             + [UInt8](repeating: UInt8(writer), count: size - 3)
                         client.write(record)
                     }
@@ -75,7 +78,8 @@ import Testing
             let writer = Int(bytes[start])
             let sequence = Int(bytes[start + 1]) << 8 | Int(bytes[start + 2])
             guard writer < writers, sequence == next[writer],
-                  bytes[start + 3..<start + size].allSatisfy({ $0 == UInt8(writer) }) else {
+                bytes[start + 3..<start + size].allSatisfy({ $0 == UInt8(writer) })
+            else {
                 intact = false
                 break
             }

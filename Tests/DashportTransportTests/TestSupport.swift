@@ -31,8 +31,9 @@ final class Probe: Sendable {
     /// Waits for `count` bytes; records an issue if the stream closed first.
     func waitForBytes(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let state = try await received.wait("\(count) bytes (or a close)") { $0.bytes.count >= count || $0.isClosed }
-        #expect(state.bytes.count >= count, "closed after \(state.bytes.count) bytes: \(state.closes)",
-                sourceLocation: sourceLocation)
+        #expect(
+            state.bytes.count >= count, "closed after \(state.bytes.count) bytes: \(state.closes)",
+            sourceLocation: sourceLocation)
     }
 
     @discardableResult
@@ -52,11 +53,14 @@ final class EchoServer: Sendable {
         let probe: Probe
     }
 
-    init(_ address: String = "127.0.0.1:0", echo: Bool = true, maxConnections: Int = 1024,
-         outboundBufferLimit: Int = TCPConnection.defaultOutboundBufferLimit, logger: Logger = .silent) throws {
+    init(
+        _ address: String = "127.0.0.1:0", echo: Bool = true, maxConnections: Int = 1024,
+        outboundBufferLimit: Int = TCPConnection.defaultOutboundBufferLimit, logger: Logger = .silent
+    ) throws {
         let address = try #require(ListenAddress(parsing: address))
-        listener = try TCPListener.bind(address, maxConnections: maxConnections,
-                                        outboundBufferLimit: outboundBufferLimit, logger: logger)
+        listener = try TCPListener.bind(
+            address, maxConnections: maxConnections,
+            outboundBufferLimit: outboundBufferLimit, logger: logger)
         listener.start { [accepted] connection in
             let probe = Probe()
             let record = probe.handler

@@ -118,12 +118,13 @@ final class FakeBus: USBBus {
         #expect(connected.switched)
         #expect(connected.protocolVersion == 2)
         #expect(connected.device == FakeBus.accessory)
-        #expect(bus.requests == [
-            "in 51 length 2",
-            "out 52 index 0 \"Android\\0\"", "out 52 index 1 \"Android Auto\\0\"", "out 52 index 2 \"Android Auto\\0\"",
-            "out 52 index 3 \"2.0.1\\0\"", "out 52 index 4 \"https://github.com/dashport\\0\"", "out 52 index 5 \"HU-DASHPORT-001\\0\"",
-            "out 53 index 0 \"\"",
-        ])
+        #expect(
+            bus.requests == [
+                "in 51 length 2",
+                "out 52 index 0 \"Android\\0\"", "out 52 index 1 \"Android Auto\\0\"", "out 52 index 2 \"Android Auto\\0\"",
+                "out 52 index 3 \"2.0.1\\0\"", "out 52 index 4 \"https://github.com/dashport\\0\"", "out 52 index 5 \"HU-DASHPORT-001\\0\"",
+                "out 53 index 0 \"\"",
+            ])
         // Request 51 only went out once the device was configured (two unconfigured reads first).
         #expect(bus.state.withLock { $0.unconfiguredReads } == 0)
         #expect(bus.state.withLock { $0.pipesOpened } == 1)
@@ -138,7 +139,9 @@ final class FakeBus: USBBus {
 
     @Test func aMatchThatIsNotOnTheBusTimesOutWithWhatWasAwaited() {
         let bus = FakeBus(devices: [FakeBus.hub, FakeBus.phone])
-        #expect(throws: USBHostError.self) { try Self.connector(bus, match: USBDeviceMatch("1234:5678"), wait: .milliseconds(50)).connect() }
+        #expect(throws: USBHostError.self) {
+            try Self.connector(bus, match: USBDeviceMatch("1234:5678"), wait: .milliseconds(50)).connect()
+        }
         do {
             _ = try Self.connector(bus, match: USBDeviceMatch("1234:5678"), wait: .milliseconds(50)).connect()
         } catch {
@@ -149,7 +152,10 @@ final class FakeBus: USBBus {
     @Test func aDeviceThatStallsGetProtocolIsNotAnAccessory() {
         let bus = FakeBus(devices: [FakeBus.phone])
         bus.update { $0.protocolAnswer = nil }
-        #expect(throws: USBHostError.notAccessory("18d1:4ee1 (bus 1 device 2) stalled ACCESSORY_GET_PROTOCOL (51): it does not support Android Open Accessory")) {
+        #expect(
+            throws: USBHostError.notAccessory(
+                "18d1:4ee1 (bus 1 device 2) stalled ACCESSORY_GET_PROTOCOL (51): it does not support Android Open Accessory")
+        ) {
             try Self.connector(bus).connect()
         }
     }

@@ -14,13 +14,14 @@ import Testing
 
     @Test func theEventStreamOfAnAOASwitchDecodes() throws {
         let events = FunctionFSEvent.decode(try USBFixture.bytes("events-aoa.bin"))
-        #expect(events == [
-            .bind, .enable,
-            .setup(SetupPacket(requestType: 0xC0, request: 51, length: 2)),
-            .setup(SetupPacket(requestType: 0x40, request: 52, index: 0, length: 8)),
-            .setup(SetupPacket(requestType: 0x40, request: 53)),
-            .suspend, .unbind,
-        ])
+        #expect(
+            events == [
+                .bind, .enable,
+                .setup(SetupPacket(requestType: 0xC0, request: 51, length: 2)),
+                .setup(SetupPacket(requestType: 0x40, request: 52, index: 0, length: 8)),
+                .setup(SetupPacket(requestType: 0x40, request: 53)),
+                .suspend, .unbind,
+            ])
         #expect(events.flatMap(\.record) == (try USBFixture.bytes("events-aoa.bin")))
     }
 
@@ -50,7 +51,9 @@ import Testing
 
     @Test func sendStringReadsTheDataStageAndKeepsItByIndex() {
         var control = AccessoryControl(mode: .switch)
-        #expect(control.handle(.setup(SetupPacket(requestType: 0x40, request: 52, index: 1, length: 13))) == [.readString(index: 1, length: 13)])
+        #expect(
+            control.handle(.setup(SetupPacket(requestType: 0x40, request: 52, index: 1, length: 13))) == [.readString(index: 1, length: 13)]
+        )
         control.stringReceived(index: 1, bytes: Array("Android Auto".utf8) + [0])
         control.stringReceived(index: 0, bytes: Array("Android".utf8) + [0, 0x41])
         #expect(control.strings.model == "Android Auto")
@@ -83,14 +86,14 @@ import Testing
     }
 
     @Test(arguments: [
-        SetupPacket(requestType: 0xC0, request: 50, length: 2),       // unknown vendor IN
-        SetupPacket(requestType: 0x40, request: 54),                  // unknown vendor OUT
+        SetupPacket(requestType: 0xC0, request: 50, length: 2),  // unknown vendor IN
+        SetupPacket(requestType: 0x40, request: 54),  // unknown vendor OUT
         SetupPacket(requestType: 0x40, request: 52, index: 6, length: 4),  // string index out of range
         SetupPacket(requestType: 0x40, request: 52, index: 0, length: 0),  // string without data
-        SetupPacket(requestType: 0x40, request: 53, length: 4),       // START with data
-        SetupPacket(requestType: 0xC0, request: 51, length: 0),       // protocol without room for it
+        SetupPacket(requestType: 0x40, request: 53, length: 4),  // START with data
+        SetupPacket(requestType: 0xC0, request: 51, length: 0),  // protocol without room for it
         SetupPacket(requestType: 0x80, request: 6, value: 0x0300, length: 255),  // standard request
-        SetupPacket(requestType: 0x21, request: 9, length: 8),        // class request
+        SetupPacket(requestType: 0x21, request: 9, length: 8),  // class request
     ])
     func everythingElseIsStalledInItsOwnDirection(packet: SetupPacket) {
         var control = AccessoryControl(mode: .switch)

@@ -68,16 +68,18 @@ import DashportLink
             client: client, timeout: .seconds(30), options: BrowseShellOptions(saveArtDirectory: art, expectTimeout: .seconds(30)))
         let (output, shell, notices) = (car.output, car.shell, car.notices)
         try await shell.start()
-        try await shell.run(try EmulatorScript.parse("""
-            open 2
-            open 1
-            art 1
-            play 1
-            expect * playback: playing
-            pause
-            expect * playback: paused
-            quit
-            """))
+        try await shell.run(
+            try EmulatorScript.parse(
+                """
+                open 2
+                open 1
+                art 1
+                play 1
+                expect * playback: playing
+                pause
+                expect * playback: paused
+                quit
+                """))
         await client.byeBye()
         #expect(await client.closed(within: .seconds(20)) == .link(.byeBye(answered: true)))
         notices.cancel()

@@ -80,9 +80,13 @@ import Testing
             sim.sendControlData(data)
         }
         sim.post(.setup(SetupPacket(requestType: 0x40, request: 53)))
-        try await eventually("configfs.read('idProduct') == '0x2d00' && configfs.read('UDC') == 'dummy_udc.0'") { configfs.read("idProduct") == "0x2d00" && configfs.read("UDC") == "dummy_udc.0" }
+        try await eventually("configfs.read('idProduct') == '0x2d00' && configfs.read('UDC') == 'dummy_udc.0'") {
+            configfs.read("idProduct") == "0x2d00" && configfs.read("UDC") == "dummy_udc.0"
+        }
         #expect(harness.log.contains(.info, "model=Android Auto"))
-        try await eventually("harness.log.contains(.notice, 're-enumerated as the accessory 18d1:2d00')") { harness.log.contains(.notice, "re-enumerated as the accessory 18d1:2d00") }
+        try await eventually("harness.log.contains(.notice, 're-enumerated as the accessory 18d1:2d00')") {
+            harness.log.contains(.notice, "re-enumerated as the accessory 18d1:2d00")
+        }
         // No session while the car only saw the phone.
         #expect(harness.sessionCount == 0)
 
@@ -95,7 +99,9 @@ import Testing
 
         // A host reset that configures the accessory again: a fresh session, still the accessory.
         sim.post(.enable)
-        try await eventually("harness.sessionCount == 2 && harness.closed.withLock { $0.count } == 1") { harness.sessionCount == 2 && harness.closed.withLock { $0.count } == 1 }
+        try await eventually("harness.sessionCount == 2 && harness.closed.withLock { $0.count } == 1") {
+            harness.sessionCount == 2 && harness.closed.withLock { $0.count } == 1
+        }
         #expect(configfs.read("idProduct") == "0x2d00")
 
         // Unplug: SUSPEND then UNBIND, no DISABLE. The session ends; the next car meets the phone.
@@ -152,7 +158,9 @@ import Testing
         try await eventually("harness.received.withLock { $0.last } == [5]") { harness.received.withLock { $0.last } == [5] }
         // A host reset: ENABLE again without DISABLE ends the running session too.
         sim.post(.enable)
-        try await eventually("harness.sessionCount == 3 && harness.closed.withLock { $0.count } == 2") { harness.sessionCount == 3 && harness.closed.withLock { $0.count } == 2 }
+        try await eventually("harness.sessionCount == 3 && harness.closed.withLock { $0.count } == 2") {
+            harness.sessionCount == 3 && harness.closed.withLock { $0.count } == 2
+        }
     }
 
     @Test func aCarThatConfiguresThePhoneButNeverSendsStartIsReportedOnce() async throws {

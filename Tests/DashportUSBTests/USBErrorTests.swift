@@ -63,9 +63,12 @@ import DashportLog
         let switching = try ConfigurationParser.parse(arguments: ["--usb-gadget", "/dev/ffs-dashport"])
         #expect(throws: ConfigurationError.self) { try switching.validate() }
         #expect(throws: ConfigurationError.self) {
-            try ConfigurationParser.parse(arguments: ["--usb-configfs", "/sys/kernel/config/usb_gadget/x", "--usb-mode", "direct"]).validate()
+            try ConfigurationParser.parse(arguments: ["--usb-configfs", "/sys/kernel/config/usb_gadget/x", "--usb-mode", "direct"])
+                .validate()
         }
-        #expect(throws: ConfigurationError.self) { try ConfigurationParser.parse(arguments: ["--usb-gadget", "/d", "--usb-mode", "sideways"]) }
+        #expect(throws: ConfigurationError.self) {
+            try ConfigurationParser.parse(arguments: ["--usb-gadget", "/d", "--usb-mode", "sideways"])
+        }
         #expect(try ConfigurationParser.parse(arguments: []).usbGadget == nil)
     }
 

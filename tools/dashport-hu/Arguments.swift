@@ -34,7 +34,8 @@ struct Arguments {
     /// The single HOST:PORT positional.
     func address() throws(UsageError) -> ListenAddress {
         guard positionals.count == 1 else {
-            throw UsageError(positionals.isEmpty ? "missing HOST:PORT" : "unexpected arguments: \(positionals.dropFirst().joined(separator: " "))")
+            throw UsageError(
+                positionals.isEmpty ? "missing HOST:PORT" : "unexpected arguments: \(positionals.dropFirst().joined(separator: " "))")
         }
         do {
             return try ListenAddress.parse(positionals[0])

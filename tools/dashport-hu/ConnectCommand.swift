@@ -18,7 +18,10 @@ enum ConnectCommand {
             """,
         positionals: ["HOST:PORT"],
         options: [
-            .flag("usb", "connect over USB instead: switch the phone (positional VID:PID, default the first non-hub device) to Android Open Accessory and use its bulk endpoints"),
+            .flag(
+                "usb",
+                "connect over USB instead: switch the phone (positional VID:PID, default the first non-hub device) to Android Open Accessory and use its bulk endpoints"
+            ),
             .value("version", "M.m", "AAP version to ask for (default 1.6, as aasdk)"),
             .flag("plain-control", "AUTH_COMPLETE and pings in plaintext, as aasdk (default)"),
             .flag("encrypted-control", "AUTH_COMPLETE and pings encrypted, as gartnera/headunit"),

@@ -76,7 +76,8 @@ enum MultiCarScript {
                     let client = try await HeadUnitClient.connect(
                         to: address, configuration: setup.configuration, timeout: setup.timeout, logger: setup.logger,
                         tap: recorder.tap(car: recorder.addCar()))
-                    let session = stock
+                    let session =
+                        stock
                         ? MediaChannelSession.startStock(client: client, timeout: setup.timeout)
                         : try MediaChannelSession.start(client: client, timeout: setup.timeout)
                     let transcript = Transcript { Console.out("[car \(section.car)] " + $0) }

@@ -106,9 +106,13 @@ enum RecordCommand {
                 index += 1
                 if argument == "--out" { out = value } else { description = value }
             default:
-                if argument.hasPrefix("--out=") { out = String(argument.dropFirst(6)) }
-                else if argument.hasPrefix("--description=") { description = String(argument.dropFirst(14)) }
-                else { rest.append(argument) }
+                if argument.hasPrefix("--out=") {
+                    out = String(argument.dropFirst(6))
+                } else if argument.hasPrefix("--description=") {
+                    description = String(argument.dropFirst(14))
+                } else {
+                    rest.append(argument)
+                }
             }
         }
         return (out, overwrite, description, help, rest)

@@ -28,7 +28,8 @@ enum USBConnect {
         await transcript.print("looking for \(match.map { "USB device \($0)" } ?? "a USB phone") to switch to accessory mode")
         let connected = try await connector.connectAsync()
         if connected.switched {
-            await transcript.print("usb: switched to accessory mode (AOA \(connected.protocolVersion ?? 0)); accessory is \(connected.device)")
+            await transcript.print(
+                "usb: switched to accessory mode (AOA \(connected.protocolVersion ?? 0)); accessory is \(connected.device)")
         } else {
             await transcript.print("usb: \(connected.device) already is an accessory")
         }

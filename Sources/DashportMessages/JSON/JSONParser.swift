@@ -48,9 +48,15 @@ private struct JSONTextParser {
         case UInt8(ascii: "{"): return try parseObject(depth: depth)
         case UInt8(ascii: "["): return try parseArray(depth: depth)
         case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try expect("true"); return .bool(true)
-        case UInt8(ascii: "f"): try expect("false"); return .bool(false)
-        case UInt8(ascii: "n"): try expect("null"); return .null
+        case UInt8(ascii: "t"):
+            try expect("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try expect("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try expect("null")
+            return .null
         default: return .number(try parseNumber())
         }
     }
@@ -59,7 +65,10 @@ private struct JSONTextParser {
         index += 1
         var members: [JSONMember] = []
         skipSpace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object([]) }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            return .object([])
+        }
         while true {
             skipSpace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a key") }
@@ -69,7 +78,10 @@ private struct JSONTextParser {
             members.append(JSONMember(key, try parseValue(depth: depth + 1)))
             skipSpace()
             guard index < bytes.count else { throw fail("unexpected end of text in an object") }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
             try expect("}")
             return .object(members)
         }
@@ -79,12 +91,18 @@ private struct JSONTextParser {
         index += 1
         var values: [JSONValue] = []
         skipSpace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return .array([]) }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            return .array([])
+        }
         while true {
             values.append(try parseValue(depth: depth + 1))
             skipSpace()
             guard index < bytes.count else { throw fail("unexpected end of text in an array") }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
             try expect("]")
             return .array(values)
         }
@@ -126,7 +144,10 @@ private struct JSONTextParser {
                 return String(scalars)
             }
             guard byte >= 0x20 else { throw fail("control character in a string") }
-            if byte != UInt8(ascii: "\\") { index += 1; continue }
+            if byte != UInt8(ascii: "\\") {
+                index += 1
+                continue
+            }
             flush(index)
             index += 1
             guard index < bytes.count else { break }

@@ -38,17 +38,29 @@ struct FakeMediaServer: Sendable {
         switch Int32(messageId) {
         case DashportMedia.MessageId.getChildren.rawValue:
             guard let request = try? DashportMedia.GetChildren(serializedBytes: body), request.parentId != "silent" else { return [] }
-            return [Self.message(.browseResult, DashportMedia.BrowseResult(requestId: request.requestId, outcome: children(request.parentId)))]
+            return [
+                Self.message(.browseResult, DashportMedia.BrowseResult(requestId: request.requestId, outcome: children(request.parentId)))
+            ]
         case DashportMedia.MessageId.getItem.rawValue:
             guard let request = try? DashportMedia.GetItem(serializedBytes: body) else { return [] }
             let found = (Self.tabs + Self.albums).filter { $0.id == request.id }
-            return [Self.message(.browseResult, DashportMedia.BrowseResult(
-                requestId: request.requestId, outcome: .items(DashportMedia.ItemPage(items: found, page: 0, total: UInt32(found.count)))))]
+            return [
+                Self.message(
+                    .browseResult,
+                    DashportMedia.BrowseResult(
+                        requestId: request.requestId,
+                        outcome: .items(DashportMedia.ItemPage(items: found, page: 0, total: UInt32(found.count)))))
+            ]
         case DashportMedia.MessageId.search.rawValue:
             guard let request = try? DashportMedia.Search(serializedBytes: body) else { return [] }
             let found = Self.albums.filter { ($0.subtitle ?? "").lowercased().contains(request.query.lowercased()) }
-            return [Self.message(.browseResult, DashportMedia.BrowseResult(
-                requestId: request.requestId, outcome: .items(DashportMedia.ItemPage(items: found, page: 0, total: UInt32(found.count)))))]
+            return [
+                Self.message(
+                    .browseResult,
+                    DashportMedia.BrowseResult(
+                        requestId: request.requestId,
+                        outcome: .items(DashportMedia.ItemPage(items: found, page: 0, total: UInt32(found.count)))))
+            ]
         case DashportMedia.MessageId.playFromMediaId.rawValue:
             guard let request = try? DashportMedia.PlayFromMediaId(serializedBytes: body) else { return [] }
             guard request.mediaId == "t1" else {
@@ -66,13 +78,16 @@ struct FakeMediaServer: Sendable {
             case .seekToMs:
                 return [Self.result(request.requestId, accepted: false, .notInCapabilities, "seeking is not declared")]
             case .pause:
-                return [Self.result(request.requestId, accepted: true), Self.message(.playbackState, Self.state(.paused, at: 42_000, rate: 0))]
+                return [
+                    Self.result(request.requestId, accepted: true), Self.message(.playbackState, Self.state(.paused, at: 42_000, rate: 0)),
+                ]
             default:
                 return [Self.result(request.requestId, accepted: true)]
             }
         case DashportMedia.MessageId.getArtwork.rawValue:
             guard let request = try? DashportMedia.GetArtwork(serializedBytes: body) else { return [] }
-            let outcome: DashportMedia.ArtworkResult.Outcome = request.key == "cover-1"
+            let outcome: DashportMedia.ArtworkResult.Outcome =
+                request.key == "cover-1"
                 ? .image(DashportMedia.ArtworkImage(data: Self.png, mimeType: "image/png", width: 64, height: 64))
                 : .error(DashportMedia.ArtworkError(code: .notFound, message: "never handed out"))
             return [Self.message(.artworkResult, DashportMedia.ArtworkResult(requestId: request.requestId, outcome: outcome))]
@@ -86,9 +101,10 @@ struct FakeMediaServer: Sendable {
         case Self.rootId: .items(DashportMedia.ItemPage(items: Self.tabs, page: 0, total: 3, hasMore: false))
         case "albums": .items(DashportMedia.ItemPage(items: Self.albums, page: 0, total: 3, hasMore: false))
         case "locked":
-            .errorScreen(DashportMedia.BrowseErrorScreen(
-                code: .authenticationExpired, message: "Sign in to see this",
-                resolution: DashportMedia.BrowseErrorScreen.Resolution(label: "Sign in", url: "https://example.com/login")))
+            .errorScreen(
+                DashportMedia.BrowseErrorScreen(
+                    code: .authenticationExpired, message: "Sign in to see this",
+                    resolution: DashportMedia.BrowseErrorScreen.Resolution(label: "Sign in", url: "https://example.com/login")))
         default: .items(DashportMedia.ItemPage(items: [], page: 0, total: 0))
         }
     }
@@ -99,7 +115,9 @@ struct FakeMediaServer: Sendable {
             capabilities: [.play, .pause, .skipToNext], queueIndex: 0, repeatMode: .off, shuffle: false)
     }
 
-    static func result(_ requestId: UInt32, accepted: Bool, _ reason: DashportMedia.CommandResult.Reason? = nil, _ text: String? = nil) -> (UInt16, [UInt8]) {
+    static func result(_ requestId: UInt32, accepted: Bool, _ reason: DashportMedia.CommandResult.Reason? = nil, _ text: String? = nil) -> (
+        UInt16, [UInt8]
+    ) {
         message(.commandResult, DashportMedia.CommandResult(requestId: requestId, accepted: accepted, reason: reason, message: text))
     }
 

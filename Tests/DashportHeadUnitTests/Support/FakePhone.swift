@@ -66,7 +66,10 @@ actor FakePhoneConnection {
     private(set) var mediaRequests: [(UInt16, [UInt8])] = []
     private(set) var closeReason: LinkCloseReason?
 
-    private enum Input: Sendable { case transport(TransportEvent), tick }
+    private enum Input: Sendable {
+        case transport(TransportEvent)
+        case tick
+    }
 
     init(connection: TCPConnection, configuration: LinkConfiguration, context: TLSContext, media: FakeMediaServer) {
         self.connection = connection
@@ -88,7 +91,9 @@ actor FakePhoneConnection {
         for await input in inputs {
             switch input {
             case .transport(.received(let bytes)): perform(link.receive(bytes, now: now))
-            case .transport(.closed): timer?.cancel(); return
+            case .transport(.closed):
+                timer?.cancel()
+                return
             case .tick: perform(link.tick(now: now))
             }
         }

@@ -84,8 +84,9 @@ enum FaultCars {
         try await car.waitUntil(what, timeout: .seconds(60)) { car in
             car.messages(on: mediaChannel).contains { $0.id == messageId && (try? decode($0.body))?.requestId == id }
         }
-        return try #require(await car.messages(on: mediaChannel).lazy
-            .filter { $0.id == messageId }.compactMap { try? decode($0.body) }.first { $0.requestId == id })
+        return try #require(
+            await car.messages(on: mediaChannel).lazy
+                .filter { $0.id == messageId }.compactMap { try? decode($0.body) }.first { $0.requestId == id })
     }
 }
 

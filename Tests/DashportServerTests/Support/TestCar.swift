@@ -77,7 +77,10 @@ actor TestCar {
         guard next != timerDeadline else { return }
         timer?.cancel()
         timerDeadline = next
-        guard let next else { timer = nil; return }
+        guard let next else {
+            timer = nil
+            return
+        }
         // Rounded up to the clock's millisecond, so the `now` read on waking is never before it.
         let wake = ClockInstant(sinceOrigin: next + .nanoseconds(999_999))
         timer = Task { [weak self, clock] in
@@ -136,10 +139,11 @@ actor TestCar {
         }
         guard timedOut != nil || !condition(self) else { return }
         Issue.record(
-            Comment(rawValue: (timedOut == nil ? "the connection closed before \(what)" : "timed out waiting for \(what)")
-                + "; events: \(events.map { "\($0)" }.suffix(8))\n"
-                + "this car: link \(link.phase), tcp \(connection.debugState)\n"
-                + (closedState.map { "when its link closed: \($0)\nnow: " } ?? "") + TestServer.diagnostics()),
+            Comment(
+                rawValue: (timedOut == nil ? "the connection closed before \(what)" : "timed out waiting for \(what)")
+                    + "; events: \(events.map { "\($0)" }.suffix(8))\n"
+                    + "this car: link \(link.phase), tcp \(connection.debugState)\n"
+                    + (closedState.map { "when its link closed: \($0)\nnow: " } ?? "") + TestServer.diagnostics()),
             sourceLocation: sourceLocation)
         throw timedOut ?? TestTimeout(what: what)
     }

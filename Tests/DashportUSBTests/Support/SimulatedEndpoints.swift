@@ -29,7 +29,7 @@ func socketPair(_ kind: Int32) -> (Int32, Int32) {
 /// The gadget gets one end of each; the test plays the kernel and the car on the other.
 final class SimulatedEndpoints: FunctionFSEndpoints {
     let ep0Gadget: Int32, ep0: Int32
-    let inGadget: Int32, bulkIn: Int32    // bulk IN: the gadget writes, the car reads `bulkIn`
+    let inGadget: Int32, bulkIn: Int32  // bulk IN: the gadget writes, the car reads `bulkIn`
     let outGadget: Int32, bulkOut: Int32  // bulk OUT: the car writes `bulkOut`, the gadget reads
 
     init() {

@@ -71,7 +71,8 @@ func time(_ body: () async throws -> Void) async rethrows -> Double {
 
 let big = workDirectory + "/big.jpg"
 guard try run(convert, ["-size", "3000x3000", "plasma:fractal", "-quality", "90", big]) == 0,
-      let original = FileManager.default.contents(atPath: big) else {
+    let original = FileManager.default.contents(atPath: big)
+else {
     print("dashport-bench-artwork: cannot make the test image with \(convert); run tools/setup --bench")
     exit(1)
 }
@@ -85,7 +86,8 @@ let service = ArtworkService(configuration: configuration)
 
 // One request first so libvips' start-up (~20 ms, once per process) is not counted as "cold".
 guard let primer = await service.register("http://127.0.0.1:\(server.port)/primer.jpg"),
-      let warmKey = await service.register("http://127.0.0.1:\(server.port)/warm.jpg") else {
+    let warmKey = await service.register("http://127.0.0.1:\(server.port)/warm.jpg")
+else {
     print("dashport-bench-artwork: the service refused the loopback URL")
     exit(1)
 }
@@ -93,23 +95,30 @@ _ = try await service.image(for: primer, width: 256, height: 256)
 
 // The methods take turns within each round, so a busy moment on a shared machine hits them alike.
 var request = 0
-var cold: [Double] = [], inProcess: [Double] = [], thumbnailer: [Double] = [], magick: [Double] = [], magickHinted: [Double] = []
+var cold: [Double] = []
+var inProcess: [Double] = []
+var thumbnailer: [Double] = []
+var magick: [Double] = []
+var magickHinted: [Double] = []
 for _ in 0..<runs {
     request += 1  // a new URI each time: a new key, so a new download and resize
     guard let key = await service.register("http://127.0.0.1:\(server.port)/cover-\(request).jpg") else { exit(1) }
     cold.append(try await time { _ = try await service.image(for: key, width: 256, height: 256) })
-    inProcess.append(await time {
-        var out = dashport_vips_thumbnail_result()
-        var error = [CChar](repeating: 0, count: 256)
-        if dashport_vips_thumbnail_file(big, 256, 256, 85, &out, &error, error.count) == DASHPORT_VIPS_OK {
-            dashport_vips_free(out.bytes)
-        }
-    })
+    inProcess.append(
+        await time {
+            var out = dashport_vips_thumbnail_result()
+            var error = [CChar](repeating: 0, count: 256)
+            if dashport_vips_thumbnail_file(big, 256, 256, 85, &out, &error, error.count) == DASHPORT_VIPS_OK {
+                dashport_vips_free(out.bytes)
+            }
+        })
     thumbnailer.append(try await time { try run(vipsthumbnail, [big, "-s", "256x256", "-o", workDirectory + "/vips.jpg[Q=85]"]) })
     magick.append(try await time { try run(convert, [big, "-thumbnail", "256x256", "-quality", "85", workDirectory + "/magick.jpg"]) })
-    magickHinted.append(try await time {
-        try run(convert, ["-define", "jpeg:size=512x512", big, "-thumbnail", "256x256", "-quality", "85", workDirectory + "/hinted.jpg"])
-    })
+    magickHinted.append(
+        try await time {
+            try run(
+                convert, ["-define", "jpeg:size=512x512", big, "-thumbnail", "256x256", "-quality", "85", workDirectory + "/hinted.jpg"])
+        })
 }
 _ = try await service.image(for: warmKey, width: 256, height: 256)
 var warm: [Double] = []
@@ -130,7 +139,9 @@ let rows: [(String, [Double])] = [
     ("ImageMagick `convert -thumbnail` process", magick),
     ("ImageMagick `convert -define jpeg:size=512x512 -thumbnail` process", magickHinted),
 ]
-print("3000×3000 JPEG (\(original.count / 1024) KiB) → 256 px JPEG Q85, release build, median of \(runs) interleaved runs (warm: \(max(runs, 1000)))\n")
+print(
+    "3000×3000 JPEG (\(original.count / 1024) KiB) → 256 px JPEG Q85, release build, median of \(runs) interleaved runs (warm: \(max(runs, 1000)))\n"
+)
 print("| what | median | × ArtworkService cold |")
 print("|---|---:|---:|")
 for (name, samples) in rows {

@@ -90,19 +90,34 @@ func tab(_ id: String, _ title: String) -> DashportMedia.BrowseItem {
 }
 
 let samples = [
-    Sample("GET_CHILDREN request (car → server)",
-           DashportMedia.GetChildren(requestId: 4711, parentId: "tab:albums", page: 0, pageSize: 50)) {
+    Sample(
+        "GET_CHILDREN request (car → server)",
+        DashportMedia.GetChildren(requestId: 4711, parentId: "tab:albums", page: 0, pageSize: 50)
+    ) {
         dashport__media__get_children__init(UnsafeMutableRawPointer($0).assumingMemoryBound(to: Dashport__Media__GetChildren.self))
     },
-    Sample("BROWSE_RESULT, root tabs (4 items)",
-           DashportMedia.BrowseResult(requestId: 4711, outcome: .items(DashportMedia.ItemPage(
-               items: [tab("tab:albums", "Albums"), tab("tab:artists", "Artists"), tab("tab:playlists", "Playlists"), tab("tab:podcasts", "Podcasts")],
-               page: 0, total: 4, hasMore: false)))) {
+    Sample(
+        "BROWSE_RESULT, root tabs (4 items)",
+        DashportMedia.BrowseResult(
+            requestId: 4711,
+            outcome: .items(
+                DashportMedia.ItemPage(
+                    items: [
+                        tab("tab:albums", "Albums"), tab("tab:artists", "Artists"), tab("tab:playlists", "Playlists"),
+                        tab("tab:podcasts", "Podcasts"),
+                    ],
+                    page: 0, total: 4, hasMore: false)))
+    ) {
         dashport__media__browse_result__init(UnsafeMutableRawPointer($0).assumingMemoryBound(to: Dashport__Media__BrowseResult.self))
     },
-    Sample("BROWSE_RESULT, six albums with covers",
-           DashportMedia.BrowseResult(requestId: 4711, outcome: .items(DashportMedia.ItemPage(
-               items: (1...6).map(album), page: 0, total: 6, hasMore: false)))) {
+    Sample(
+        "BROWSE_RESULT, six albums with covers",
+        DashportMedia.BrowseResult(
+            requestId: 4711,
+            outcome: .items(
+                DashportMedia.ItemPage(
+                    items: (1...6).map(album), page: 0, total: 6, hasMore: false)))
+    ) {
         dashport__media__browse_result__init(UnsafeMutableRawPointer($0).assumingMemoryBound(to: Dashport__Media__BrowseResult.self))
     },
 ]
@@ -130,7 +145,9 @@ var load = [Double](repeating: 0, count: 3)
 _ = getloadavg(&load, 3)
 let loadBefore = String(format: "%.2f %.2f %.2f", load[0], load[1], load[2])
 var sink = 0
-print("| message | bytes | encode, DashportMessages | encode, protobuf-c alone | × | decode, DashportMessages | decode, protobuf-c alone | × |")
+print(
+    "| message | bytes | encode, DashportMessages | encode, protobuf-c alone | × | decode, DashportMessages | decode, protobuf-c alone | × |"
+)
 print("|---|---:|---:|---:|---:|---:|---:|---:|")
 for sample in samples {
     // protobuf-c alone: a C graph unpacked once and packed again and again into one buffer; the
@@ -159,9 +176,11 @@ for sample in samples {
     }
     let m = times.map(median)
     func ns(_ value: Double) -> String { String(format: "%.0f ns", value) }
-    print("| \(sample.name) | \(sample.bytes.count) | \(ns(m[0])) | \(ns(m[1])) | \(String(format: "%.1f", m[0] / m[1])) "
-        + "| \(ns(m[2])) | \(ns(m[3])) | \(String(format: "%.1f", m[2] / m[3])) |")
+    print(
+        "| \(sample.name) | \(sample.bytes.count) | \(ns(m[0])) | \(ns(m[1])) | \(String(format: "%.1f", m[0] / m[1])) "
+            + "| \(ns(m[2])) | \(ns(m[3])) | \(String(format: "%.1f", m[2] / m[3])) |")
 }
 _ = getloadavg(&load, 3)
-print("\nThread CPU time, median of \(rounds) rounds of \(iterations) messages per method, methods in turns; load average \(loadBefore) before, "
-    + String(format: "%.2f %.2f %.2f", load[0], load[1], load[2]) + " after (checksum \(sink % 10)).")
+print(
+    "\nThread CPU time, median of \(rounds) rounds of \(iterations) messages per method, methods in turns; load average \(loadBefore) before, "
+        + String(format: "%.2f %.2f %.2f", load[0], load[1], load[2]) + " after (checksum \(sink % 10)).")

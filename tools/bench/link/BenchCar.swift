@@ -196,8 +196,9 @@ final class BenchCar: Sendable {
             state.connectWaiter = nil
             waiter.resume(returning: items == nil ? .failure(BenchFailure("the root was not a list")) : .success(state.times))
         } else if let waiter = state.oneOffs.removeValue(forKey: result.requestId) {
-            waiter.resume(returning: items.map { .success(Listing(items: $0, bodyBytes: bodyBytes)) }
-                ?? .failure(BenchFailure("answer \(result.requestId) was not a list")))
+            waiter.resume(
+                returning: items.map { .success(Listing(items: $0, bodyBytes: bodyBytes)) }
+                    ?? .failure(BenchFailure("answer \(result.requestId) was not a list")))
         } else if var load = state.load, let sentAt = load.sentAt.removeValue(forKey: result.requestId) {
             let now = ContinuousClock.now
             load.latencies.append(milliseconds(now - sentAt))
@@ -230,8 +231,10 @@ final class BenchCar: Sendable {
         state.nextRequestId &+= 1
         let request = Self.request(id: id, parentId: parentId)
         do {
-            perform(try state.link.send(channel: Self.mediaChannel, messageId: UInt16(DashportMedia.MessageId.getChildren.rawValue),
-                                        body: request.serializedBytes()), &state)
+            perform(
+                try state.link.send(
+                    channel: Self.mediaChannel, messageId: UInt16(DashportMedia.MessageId.getChildren.rawValue),
+                    body: request.serializedBytes()), &state)
         } catch {
             failLocked("cannot send GET_CHILDREN: \(error)", &state)
         }
@@ -240,8 +243,9 @@ final class BenchCar: Sendable {
 
     private func finish(_ load: LoadState) {
         let elapsed = load.firstSent.map { start in load.lastAnswer.map { $0 - start } ?? .zero } ?? .zero
-        load.waiter.resume(returning: LoadResult(
-            latencies: load.latencies, rejected: load.rejected, seconds: milliseconds(elapsed) / 1000, failure: load.failure))
+        load.waiter.resume(
+            returning: LoadResult(
+                latencies: load.latencies, rejected: load.rejected, seconds: milliseconds(elapsed) / 1000, failure: load.failure))
     }
 }
 

@@ -21,7 +21,8 @@ enum CPUTime {
     /// it cannot be read.
     static func thread(_ tid: Int32) -> Double {
         guard let stat = try? String(contentsOfFile: "/proc/self/task/\(tid)/schedstat", encoding: .utf8),
-              let nanoseconds = stat.split(separator: " ").first.flatMap({ Double($0) }) else { return .nan }
+            let nanoseconds = stat.split(separator: " ").first.flatMap({ Double($0) })
+        else { return .nan }
         return nanoseconds / 1e9
     }
 }

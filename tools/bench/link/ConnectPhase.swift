@@ -85,11 +85,14 @@ enum ConnectPhase {
         let reference = median(report.tlsReference)
         func row(_ name: String, _ samples: [Double]) {
             let value = median(samples)
-            Swift.print("| \(name) | \(formatMilliseconds(value)) | \(formatMilliseconds(percentile(samples, 0.9))) | \(formatRatio(value / reference)) |")
+            Swift.print(
+                "| \(name) | \(formatMilliseconds(value)) | \(formatMilliseconds(percentile(samples, 0.9))) | \(formatRatio(value / reference)) |"
+            )
         }
-        Swift.print("Connect to root tabs on loopback, release build, median of \(options.connects) interleaved runs "
-            + "(after a restart: \(options.restarts)); a root BROWSE_RESULT of \(report.rootTabs) tabs, \(report.rootBodyBytes) bytes; "
-            + "negotiated: AAP \(report.warm.last?.suite ?? "?"), reference \(report.referenceSuite)\n")
+        Swift.print(
+            "Connect to root tabs on loopback, release build, median of \(options.connects) interleaved runs "
+                + "(after a restart: \(options.restarts)); a root BROWSE_RESULT of \(report.rootTabs) tabs, \(report.rootBodyBytes) bytes; "
+                + "negotiated: AAP \(report.warm.last?.suite ?? "?"), reference \(report.referenceSuite)\n")
         Swift.print("| what | median | p90 | × TLS reference |")
         Swift.print("|---|---:|---:|---:|")
         row("AAP connect → root tabs, running server (browse cache warm)", report.warm.map(\.root))
@@ -97,18 +100,24 @@ enum ConnectPhase {
             row("AAP connect → root tabs, first car after a server restart (cache read from disk)", report.restarted.map(\.root))
         }
         if !report.cache.fastFirst.isEmpty {
-            row("browse core alone, root from the disk cache, first request after start: demo CatalogProvider (fast)", report.cache.fastFirst)
+            row(
+                "browse core alone, root from the disk cache, first request after start: demo CatalogProvider (fast)",
+                report.cache.fastFirst)
             let slow = "provider answering after \(CacheRuns.delay)"
-            row("browse core alone, root from the disk cache, first request after start: \(slow) (waits out the answer budget)",
+            row(
+                "browse core alone, root from the disk cache, first request after start: \(slow) (waits out the answer budget)",
                 report.cache.slowFirst)
             row("browse core alone, root from the disk cache, next request: \(slow) (known slow: cache at once)", report.cache.slowLater)
         }
         row("TLS reference: TCP connect + TLS 1.2 handshake + one 100-byte round trip", report.tlsReference)
         row("TCP connect + one 100-byte round trip (no TLS)", report.tcpReference)
         let warm = report.warm
-        Swift.print("\nWhere a warm connect's time goes (median ms from before the TCP connect): TCP connected "
-            + [("", warm.map(\.tcp)), ("version", warm.map(\.version)), ("TLS established", warm.map(\.tls)),
-               ("media channel open", warm.map(\.channel)), ("hello", warm.map(\.hello)), ("root tabs", warm.map(\.root))]
-            .map { "\($0.0.isEmpty ? "" : $0.0 + " ")\(String(format: "%.2f", median($0.1)))" }.joined(separator: ", ") + ".")
+        Swift.print(
+            "\nWhere a warm connect's time goes (median ms from before the TCP connect): TCP connected "
+                + [
+                    ("", warm.map(\.tcp)), ("version", warm.map(\.version)), ("TLS established", warm.map(\.tls)),
+                    ("media channel open", warm.map(\.channel)), ("hello", warm.map(\.hello)), ("root tabs", warm.map(\.root)),
+                ]
+                .map { "\($0.0.isEmpty ? "" : $0.0 + " ")\(String(format: "%.2f", median($0.1)))" }.joined(separator: ", ") + ".")
     }
 }

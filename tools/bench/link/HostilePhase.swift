@@ -22,7 +22,8 @@ enum HostilePhase {
 
     /// VERSION_REQUEST (1.6) in a plaintext control frame, then a FIRST fragment declaring 60,000
     /// bytes (under the 64 KiB an unauthenticated peer may hold): what the flood continues.
-    static let floodStart: [UInt8] = [0, 0x03, 0, 6, 0x00, 0x01, 0x00, 0x01, 0x00, 0x06]
+    static let floodStart: [UInt8] =
+        [0, 0x03, 0, 6, 0x00, 0x01, 0x00, 0x01, 0x00, 0x06]
         + [0, 0x01, 0, 2, 0x00, 0x00, 0xEA, 0x60, 0x00, 0x01]
     /// 16,384 empty MIDDLE frames.
     static let middles = [UInt8](repeating: 0, count: 64 * 1024)
@@ -56,8 +57,10 @@ enum HostilePhase {
             while !stop.isSet {
                 let rss = (try? MemorySample.read(pid: getpid()).rss) ?? 0
                 sampled.value.withLock {
-                    $0 = (max($0.inbound, server.queuedInboundBytes), max($0.outbound, server.queuedOutboundBytes),
-                          max($0.held, server.heldMessageBytes), max($0.rss, rss))
+                    $0 = (
+                        max($0.inbound, server.queuedInboundBytes), max($0.outbound, server.queuedOutboundBytes),
+                        max($0.held, server.heldMessageBytes), max($0.rss, rss)
+                    )
                 }
                 try? await Task.sleep(for: .milliseconds(50))
             }
@@ -107,21 +110,27 @@ enum HostilePhase {
     }
 
     static func print(_ report: Report, _ options: Options) {
-        Swift.print("Hostile peers: \(options.cars) good cars, \(options.manyDepth) GET_CHILDREN of the root in flight each, "
-            + "alone (\(options.rounds) runs) and then beside a peer flooding empty MIDDLE frames before it authenticates "
-            + "and a linked car that never reads (\(options.hostileSeconds) s); medians of \(options.seconds)-s runs\n")
-        Swift.print("| good cars | requests/s | × alone | p50 | p99 | CPU / request off the cars' thread (beside: incl. the hostile peers' tasks) |")
+        Swift.print(
+            "Hostile peers: \(options.cars) good cars, \(options.manyDepth) GET_CHILDREN of the root in flight each, "
+                + "alone (\(options.rounds) runs) and then beside a peer flooding empty MIDDLE frames before it authenticates "
+                + "and a linked car that never reads (\(options.hostileSeconds) s); medians of \(options.seconds)-s runs\n")
+        Swift.print(
+            "| good cars | requests/s | × alone | p50 | p99 | CPU / request off the cars' thread (beside: incl. the hostile peers' tasks) |"
+        )
         Swift.print("|---|---:|---:|---:|---:|---:|")
         let alone = median(report.alone.rates)
         for method in [report.alone, report.beside] {
             let rate = median(method.rates)
-            Swift.print("| \(method.name) | \(formatCount(rate)) | \(formatRatio(rate / alone)) "
-                + "| \(formatMilliseconds(percentile(method.latencies, 0.5))) | \(formatMilliseconds(percentile(method.latencies, 0.99))) "
-                + "| " + String(format: "%.1f µs", method.cpu.server * 1e6 / Double(max(method.answered, 1))) + " |")
+            Swift.print(
+                "| \(method.name) | \(formatCount(rate)) | \(formatRatio(rate / alone)) "
+                    + "| \(formatMilliseconds(percentile(method.latencies, 0.5))) | \(formatMilliseconds(percentile(method.latencies, 0.99))) "
+                    + "| " + String(format: "%.1f µs", method.cpu.server * 1e6 / Double(max(method.answered, 1))) + " |")
         }
-        let closed = report.neverReaderClosedAfter.map { String(format: "closed after %.1f s of unread answers", $0) }
+        let closed =
+            report.neverReaderClosedAfter.map { String(format: "closed after %.1f s of unread answers", $0) }
             ?? "still open at the end of the window"
-        Swift.print("""
+        Swift.print(
+            """
 
             What the server held at most during the hostile window (sampled every 50 ms): \
             \(report.maxInbound / 1024) KiB of unread input for all cars (bound: 128 KiB per car), \

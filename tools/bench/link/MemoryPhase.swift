@@ -102,10 +102,12 @@ enum MemoryPhase {
 
         progress("memory: \(executable) serve, idle")
         let log = directory + "/serve.log"
-        let server = try launch(executable, [
-            "serve", "--listen", "127.0.0.1:0", "--state-dir", directory + "/state",
-            "--max-connections", "\(bench.options.memoryCars + 16)",
-        ], log: log)
+        let server = try launch(
+            executable,
+            [
+                "serve", "--listen", "127.0.0.1:0", "--state-dir", directory + "/state",
+                "--max-connections", "\(bench.options.memoryCars + 16)",
+            ], log: log)
         defer { stop(server) }
         let address = try await waitFor(file: log) { text in
             text.split(separator: "\n").lazy.filter { $0.contains("listening") }
@@ -200,12 +202,14 @@ enum MemoryPhase {
 
     static func print(_ report: MemoryReport) {
         func row(_ name: String, _ sample: MemorySample) {
-            Swift.print("| \(name) | \(formatMiB(kilobytes: sample.rss)) | \(formatMiB(kilobytes: sample.peak)) "
-                + "| \(formatMiB(kilobytes: sample.anonymous)) | \(formatMiB(kilobytes: sample.file)) "
-                + "| \(formatRatio(Double(sample.rss) / Double(targetKiB))) |")
+            Swift.print(
+                "| \(name) | \(formatMiB(kilobytes: sample.rss)) | \(formatMiB(kilobytes: sample.peak)) "
+                    + "| \(formatMiB(kilobytes: sample.anonymous)) | \(formatMiB(kilobytes: sample.file)) "
+                    + "| \(formatRatio(Double(sample.rss) / Double(targetKiB))) |")
         }
-        Swift.print("Resident memory of a `dashport serve` child process (release build, /proc/<pid>/status), "
-            + "\(settle) after each step; design target: idle under 20 MB\n")
+        Swift.print(
+            "Resident memory of a `dashport serve` child process (release build, /proc/<pid>/status), "
+                + "\(settle) after each step; design target: idle under 20 MB\n")
         Swift.print("| what | VmRSS | VmHWM (peak) | RssAnon (private) | RssFile (mapped files) | VmRSS × 20 MiB target |")
         Swift.print("|---|---:|---:|---:|---:|---:|")
         row("reference: Swift runtime + Foundation + one listening reactor, no Dashport core", report.reference)
@@ -217,14 +221,19 @@ enum MemoryPhase {
             row("`dashport serve`, wave \(index + 3) of \(report.cars) cars connected", sample)
         }
         let perCar = Double(report.loaded.anonymous - report.idle.anonymous) / Double(max(report.cars, 1))
-        Swift.print(String(format: "\nPer connected car (RssAnon): %.0f KiB. The %d cars connected (TCP, TLS, AAP setup, root tabs) in %.2f s, 16 at a time.",
-                           perCar, report.cars, report.connectSeconds))
-        Swift.print("Largest mapped files of the idle server (resident): "
-            + report.largestFiles.map { "\($0.name) \(formatMiB(kilobytes: $0.kib))" }.joined(separator: ", ") + ".")
+        Swift.print(
+            String(
+                format:
+                    "\nPer connected car (RssAnon): %.0f KiB. The %d cars connected (TCP, TLS, AAP setup, root tabs) in %.2f s, 16 at a time.",
+                perCar, report.cars, report.connectSeconds))
+        Swift.print(
+            "Largest mapped files of the idle server (resident): "
+                + report.largestFiles.map { "\($0.name) \(formatMiB(kilobytes: $0.kib))" }.joined(separator: ", ") + ".")
         func kinds(_ list: [(kind: String, mappings: Int, kib: Int)]) -> String {
             list.map { "\($0.kind) \(formatMiB(kilobytes: $0.kib)) (\($0.mappings))" }.joined(separator: ", ")
         }
-        Swift.print("Private memory by kind of mapping (count of mappings), idle: \(kinds(report.idleAnonymous)); "
-            + "with the last wave connected: \(kinds(report.loadedAnonymous)).")
+        Swift.print(
+            "Private memory by kind of mapping (count of mappings), idle: \(kinds(report.idleAnonymous)); "
+                + "with the last wave connected: \(kinds(report.loadedAnonymous)).")
     }
 }

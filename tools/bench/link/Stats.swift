@@ -47,11 +47,13 @@ func formatMiB(kilobytes: Int) -> String {
 enum Machine {
     static func summary() -> String {
         let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
-        let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
+        let model =
+            cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
             .flatMap { $0.split(separator: ":", maxSplits: 1).last }
             .map { $0.trimmingCharacters(in: .whitespaces) } ?? "unknown CPU"
         let meminfo = (try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8)) ?? ""
-        let totalKB = meminfo.split(separator: "\n").first { $0.hasPrefix("MemTotal:") }
+        let totalKB =
+            meminfo.split(separator: "\n").first { $0.hasPrefix("MemTotal:") }
             .flatMap { $0.split(separator: " ").dropFirst().first }.flatMap { Int($0) } ?? 0
         var system = utsname()
         uname(&system)

@@ -60,7 +60,8 @@ enum ThroughputPhase {
             servers.append(server)
             var clients: [RawEchoClient] = []
             for _ in 0..<connections {
-                clients.append(try await RawEchoClient.connect(to: server, responseSize: wireBytes(body: listing.bodyBytes), loop: bench.carLoop))
+                clients.append(
+                    try await RawEchoClient.connect(to: server, responseSize: wireBytes(body: listing.bodyBytes), loop: bench.carLoop))
             }
             let name = "raw TCP request/response, \(server.requestSize) B → \(wireBytes(body: listing.bodyBytes)) B"
             return Method(name: name) { deadline in
@@ -78,18 +79,21 @@ enum ThroughputPhase {
                 }
             }
         }
-        pairs.append(Pair(
-            title: "1 connection, \(options.depth) in flight, root tabs (\(root.items.count) items)",
-            aap: aap("Dashport", [single], rootId, depth: options.depth),
-            echo: try await echo(rootId, root, connections: 1, depth: options.depth)))
-        pairs.append(Pair(
-            title: "1 connection, \(options.depth) in flight, largest tab, '\(largest.title)' (\(largest.listing.items.count) items)",
-            aap: aap("Dashport", [single], largest.id, depth: options.depth),
-            echo: try await echo(largest.id, largest.listing, connections: 1, depth: options.depth)))
-        pairs.append(Pair(
-            title: "\(options.cars) connections, \(options.manyDepth) in flight each, root tabs",
-            aap: aap("Dashport", many, rootId, depth: options.manyDepth),
-            echo: try await echo(rootId, root, connections: options.cars, depth: options.manyDepth)))
+        pairs.append(
+            Pair(
+                title: "1 connection, \(options.depth) in flight, root tabs (\(root.items.count) items)",
+                aap: aap("Dashport", [single], rootId, depth: options.depth),
+                echo: try await echo(rootId, root, connections: 1, depth: options.depth)))
+        pairs.append(
+            Pair(
+                title: "1 connection, \(options.depth) in flight, largest tab, '\(largest.title)' (\(largest.listing.items.count) items)",
+                aap: aap("Dashport", [single], largest.id, depth: options.depth),
+                echo: try await echo(largest.id, largest.listing, connections: 1, depth: options.depth)))
+        pairs.append(
+            Pair(
+                title: "\(options.cars) connections, \(options.manyDepth) in flight each, root tabs",
+                aap: aap("Dashport", many, rootId, depth: options.manyDepth),
+                echo: try await echo(rootId, root, connections: options.cars, depth: options.manyDepth)))
 
         // A short unrecorded run of each first (caches, allocator, branch predictors).
         for pair in pairs {
@@ -134,8 +138,10 @@ enum ThroughputPhase {
     }
 
     static func print(_ pairs: [Pair], _ options: Options) {
-        Swift.print("GET_CHILDREN on the Dashport media channel vs raw TCP request/response of the same wire sizes, "
-            + "release build, median requests/s of \(options.rounds) interleaved \(options.seconds)-s runs; latency percentiles over every request\n")
+        Swift.print(
+            "GET_CHILDREN on the Dashport media channel vs raw TCP request/response of the same wire sizes, "
+                + "release build, median requests/s of \(options.rounds) interleaved \(options.seconds)-s runs; latency percentiles over every request\n"
+        )
         Swift.print("| workload | what | requests/s | × raw TCP | p50 | p99 | server CPU / request | car CPU / request |")
         Swift.print("|---|---|---:|---:|---:|---:|---:|---:|")
         for pair in pairs {
@@ -143,17 +149,19 @@ enum ThroughputPhase {
             for method in [pair.aap, pair.echo] {
                 let rate = median(method.rates)
                 let perRequest = { (seconds: Double) in String(format: "%.1f µs", seconds * 1e6 / Double(max(method.answered, 1))) }
-                Swift.print("| \(pair.title) | \(method.name) | \(formatCount(rate)) | \(formatRatio(rate / reference)) "
-                    + "| \(formatMilliseconds(percentile(method.latencies, 0.5))) | \(formatMilliseconds(percentile(method.latencies, 0.99))) "
-                    + "| \(perRequest(method.cpu.server)) | \(perRequest(method.cpu.cars)) |")
+                Swift.print(
+                    "| \(pair.title) | \(method.name) | \(formatCount(rate)) | \(formatRatio(rate / reference)) "
+                        + "| \(formatMilliseconds(percentile(method.latencies, 0.5))) | \(formatMilliseconds(percentile(method.latencies, 0.99))) "
+                        + "| \(perRequest(method.cpu.server)) | \(perRequest(method.cpu.cars)) |")
             }
         }
         for pair in pairs where !pair.aap.connectionRates.isEmpty {
             let rates = pair.aap.connectionRates
             let p99s = pair.aap.connectionP99s
-            Swift.print("\nFairness, \(pair.title), Dashport: per-connection requests/s from \(formatCount(rates.min() ?? .nan)) "
-                + "to \(formatCount(rates.max() ?? .nan)) (median \(formatCount(median(rates)))); per-connection p99 latency "
-                + "median \(formatMilliseconds(median(p99s))), worst \(formatMilliseconds(p99s.max() ?? .nan)).")
+            Swift.print(
+                "\nFairness, \(pair.title), Dashport: per-connection requests/s from \(formatCount(rates.min() ?? .nan)) "
+                    + "to \(formatCount(rates.max() ?? .nan)) (median \(formatCount(median(rates)))); per-connection p99 latency "
+                    + "median \(formatMilliseconds(median(p99s))), worst \(formatMilliseconds(p99s.max() ?? .nan)).")
         }
     }
 }

@@ -50,8 +50,9 @@ do {
         progress("memory: skipped, no executable at \(dashport); build it: swift build -c release --product dashport")
     }
 
-    print("Machine: \(Machine.summary()); load average \(loadBefore) before, \(Machine.load()) after; "
-        + String(format: "%.0f s in all.", milliseconds(ContinuousClock.now - began) / 1000) + "\n")
+    print(
+        "Machine: \(Machine.summary()); load average \(loadBefore) before, \(Machine.load()) after; "
+            + String(format: "%.0f s in all.", milliseconds(ContinuousClock.now - began) / 1000) + "\n")
     if let connect, let throughput {
         ConnectPhase.print(connect, options)
         print()

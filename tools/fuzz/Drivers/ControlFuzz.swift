@@ -106,10 +106,11 @@ public enum ControlFuzz {
                     return
                 }
             }
-            let expected: ControlResponse = switch response {
-            case .ok(let lines): .ok(lines.map { String($0.unicodeScalars.map { $0 == "\n" || $0 == "\r" ? " " : Character($0) }) })
-            case .error(let text): .error(String(text.unicodeScalars.map { $0 == "\n" || $0 == "\r" ? " " : Character($0) }))
-            }
+            let expected: ControlResponse =
+                switch response {
+                case .ok(let lines): .ok(lines.map { String($0.unicodeScalars.map { $0 == "\n" || $0 == "\r" ? " " : Character($0) }) })
+                case .error(let text): .error(String(text.unicodeScalars.map { $0 == "\n" || $0 == "\r" ? " " : Character($0) }))
+                }
             fuzzCheck(got == expected, "an answer did not survive encoding: \(response) came back as \(String(describing: got))")
         }
     }

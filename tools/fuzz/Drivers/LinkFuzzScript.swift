@@ -61,8 +61,9 @@ extension LinkFuzz {
             // Only a discovery response from the input may stop the handshake: one that does not decode.
             var refused = false
             if fuzzedDiscovery, case .undecodable(ControlID.serviceDiscoveryResponse, _)? = phone.closeReason { refused = true }
-            fuzzCheck(headUnit.phase == .running && (phone.phase == .running || refused),
-                      "the in-memory handshake did not finish: phone \(phone.phase), head unit \(headUnit.phase)")
+            fuzzCheck(
+                headUnit.phase == .running && (phone.phase == .running || refused),
+                "the in-memory handshake did not finish: phone \(phone.phase), head unit \(headUnit.phase)")
             while !reader.isAtEnd {
                 perform(reader.byte())
                 pump()
@@ -84,7 +85,8 @@ extension LinkFuzz {
                 let channel = channels.isEmpty ? 0 : channels[Int(reader.byte()) % channels.count]
                 let id = reader.u16()
                 let body = reader.take(length(op))
-                let expectDelivery = wireClean && phone.phase == .running && watch.openChannels.contains(channel)
+                let expectDelivery =
+                    wireClean && phone.phase == .running && watch.openChannels.contains(channel)
                     && id != ControlID.channelOpenResponse && id != ControlID.channelCloseNotification
                 let before = watch.messages.count
                 guard let actions = try? headUnit.send(channel: channel, messageId: id, body: body) else { return }
@@ -92,13 +94,17 @@ extension LinkFuzz {
                 pump()
                 if expectDelivery && phone.phase == .running {
                     let delivered = watch.messages.dropFirst(before).map { "\($0.channel)/\($0.id)/\($0.body.count)" }
-                    fuzzCheck(delivered == ["\(channel)/\(id)/\(body.count)"] && watch.messages.last?.body == body,
-                              "a \(body.count)-byte message \(id) on channel \(channel) arrived as \(delivered)")
+                    fuzzCheck(
+                        delivered == ["\(channel)/\(id)/\(body.count)"] && watch.messages.last?.body == body,
+                        "a \(body.count)-byte message \(id) on channel \(channel) arrived as \(delivered)")
                 }
             case 2:  // any message on any channel, framed and (bit 5) encrypted by the head unit
-                let channel = reader.byte(), id = reader.u16()
-                takeHeadUnit(headUnit.sendUnchecked(channel: channel, messageId: id, body: reader.take(length(op)),
-                                                    encrypted: op & 0x20 != 0))
+                let channel = reader.byte()
+                let id = reader.u16()
+                takeHeadUnit(
+                    headUnit.sendUnchecked(
+                        channel: channel, messageId: id, body: reader.take(length(op)),
+                        encrypted: op & 0x20 != 0))
             case 3:  // the clock moves on: both sides tick at every deadline on the way
                 advance(by: .milliseconds(Int64(reader.byte()) * (op & 0x40 != 0 ? 100 : 10)))
             case 4:  // the phone sends on an open channel (bit 5: any channel)
@@ -114,10 +120,14 @@ extension LinkFuzz {
                 controlMessage(op)
             default:  // a hand-made plaintext frame: any channel, any flags, a message id and a body
                 wireClean = false
-                let channel = reader.byte(), flags = FrameFlags(rawValue: reader.byte()), total = UInt32(reader.u16())
+                let channel = reader.byte()
+                let flags = FrameFlags(rawValue: reader.byte())
+                let total = UInt32(reader.u16())
                 let payload = MessageID.encode(reader.u16(), body: reader.take(length(op)))
-                toPhone += Frame(channel: channel, flags: flags, totalLength: flags.type == .first ? total : nil,
-                                 payload: payload).encoded()
+                toPhone += Frame(
+                    channel: channel, flags: flags, totalLength: flags.type == .first ? total : nil,
+                    payload: payload
+                ).encoded()
             }
         }
 
@@ -148,7 +158,8 @@ extension LinkFuzz {
         /// channel close, a channel-open answer with any status.
         private func controlMessage(_ op: UInt8) {
             let listed = headUnit.configuration.car.services.map(\.channel)
-            let sub = reader.byte(), value = reader.u16()
+            let sub = reader.byte()
+            let value = reader.u16()
             let encrypted = op & 0x20 != 0
             let (channel, id, body): (UInt8, UInt16, [UInt8])
             switch sub & 3 {
@@ -161,8 +172,10 @@ extension LinkFuzz {
                 (channel, id, body) = (listed[Int(value) % listed.count], ControlID.channelCloseNotification, [])
             default:
                 let status = AAP.MessageStatus(rawValue: Int32(Int8(truncatingIfNeeded: value)))
-                (channel, id, body) = (listed[Int(value >> 8) % listed.count], ControlID.channelOpenResponse,
-                                       AAP.ChannelOpenResponse(status: status).serializedBytes())
+                (channel, id, body) = (
+                    listed[Int(value >> 8) % listed.count], ControlID.channelOpenResponse,
+                    AAP.ChannelOpenResponse(status: status).serializedBytes()
+                )
             }
             takeHeadUnit(headUnit.sendUnchecked(channel: channel, messageId: id, body: body, encrypted: encrypted || channel != 0))
         }

@@ -29,8 +29,9 @@ extension ServicesFuzz {
             switch op % 6 {
             case 0:
                 let keys = (0..<Int(r.byte() % 5)).map { _ in
-                    AAP.KeyEvent.Key(keycode: r.pick([85, 87, 88, 126, 127, 90, 4, 0, 65536, .max] as [UInt32]),
-                                     down: r.bool(), metastate: 0, longpress: r.maybe { $0.bool() })
+                    AAP.KeyEvent.Key(
+                        keycode: r.pick([85, 87, 88, 126, 127, 90, 4, 0, 65536, .max] as [UInt32]),
+                        down: r.bool(), metastate: 0, longpress: r.maybe { $0.bool() })
                 }
                 let body = AAP.InputReport(timestamp: UInt64(r.u16()), keyEvent: AAP.KeyEvent(keys: keys)).serializedBytes()
                 check(service, service.receive(messageId: inputReport, body: body, now: now), report: body)
@@ -60,9 +61,10 @@ extension ServicesFuzz {
                 checkSize(message, channel: service.channel)
                 fuzzCheck(message.messageId == keyBindingRequest, "input sent message \(message.messageId)")
                 guard let request = decode(AAP.KeyBindingRequest.self, message.body) else { continue }
-                fuzzCheck(request.keycodes == service.requestedKeyCodes && !request.keycodes.isEmpty
-                          && request.keycodes.allSatisfy { SessionCommand.fromAAPKeyCode($0) != nil },
-                          "KEY_BINDING_REQUEST asks for \(request.keycodes)")
+                fuzzCheck(
+                    request.keycodes == service.requestedKeyCodes && !request.keycodes.isEmpty
+                        && request.keycodes.allSatisfy { SessionCommand.fromAAPKeyCode($0) != nil },
+                    "KEY_BINDING_REQUEST asks for \(request.keycodes)")
             case .command(let command, let source):
                 fuzzCheck(source == .aapKey(car: car), "a key command from \(source)")
                 let index = downs.firstIndex { SessionCommand.fromAAPKeyCode($0) == command }
@@ -110,8 +112,9 @@ extension ServicesFuzz {
                 let itemId = r.bool() ? status.lastFetchItemId ?? "" : r.string()
                 status.take(status.service.artworkArrived(itemId: itemId, bytes: imageBytes(&r)))
             case 6:
-                let snapshot = SessionSnapshot(playbackState: playbackState(&r), mediaItem: MediaItemState(item: r.maybe(mediaItem)),
-                                               queue: .empty)
+                let snapshot = SessionSnapshot(
+                    playbackState: playbackState(&r), mediaItem: MediaItemState(item: r.maybe(mediaItem)),
+                    queue: .empty)
                 status.item = snapshot.mediaItem.item
                 status.started = true
                 status.take(status.service.start(snapshot: snapshot, now: status.now))
@@ -150,19 +153,22 @@ extension ServicesFuzz {
                         guard let status = decode(AAP.MediaPlaybackStatus.self, message.body) else { continue }
                         let seconds = status.playbackSeconds ?? 0
                         fuzzCheck(status.mediaSource == configuration.mediaSource, "media source \(String(describing: status.mediaSource))")
-                        fuzzCheck(item?.durationMs.map { UInt64(seconds) * 1000 <= UInt64(max(0, $0)) } ?? true,
-                                  "position \(seconds) s past the duration \(String(describing: item?.durationMs)) ms")
+                        fuzzCheck(
+                            item?.durationMs.map { UInt64(seconds) * 1000 <= UInt64(max(0, $0)) } ?? true,
+                            "position \(seconds) s past the duration \(String(describing: item?.durationMs)) ms")
                         fuzzCheck(!(status.repeat == true && status.repeatOne == true), "repeat and repeat-one together")
                         statuses += 1
                     } else if message.messageId == metadataId {
                         guard let metadata = decode(AAP.MediaPlaybackMetadata.self, message.body) else { continue }
                         let song = onWire(item?.title ?? "")
                         let artist = onWire(item?.artist ?? item?.albumArtist ?? item?.subtitle ?? "")
-                        fuzzCheck(metadata.song == song && metadata.artist == artist,
-                                  "metadata for another item than \(String(describing: item))")
+                        fuzzCheck(
+                            metadata.song == song && metadata.artist == artist,
+                            "metadata for another item than \(String(describing: item))")
                         // A live or unknown-length item is never a track of 0 s.
-                        fuzzCheck(item == nil || item?.hasScrubber == true || metadata.durationSeconds == nil,
-                                  "a duration for a live or unknown-length item")
+                        fuzzCheck(
+                            item == nil || item?.hasScrubber == true || metadata.durationSeconds == nil,
+                            "a duration for a live or unknown-length item")
                         if let art = metadata.albumArt {
                             fuzzCheck(!art.isEmpty && art.count <= configuration.maxArtworkBytes, "album art of \(art.count) bytes")
                             covers += 1

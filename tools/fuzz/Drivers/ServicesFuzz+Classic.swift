@@ -45,8 +45,9 @@ extension ServicesFuzz {
             // Every deadline passes: whatever is still waiting must be answered now.
             advance(by: service.configuration.requestTimeout + service.configuration.artworkDeadline + .seconds(1))
             advance(by: service.configuration.artworkDeadline + .seconds(1))
-            fuzzCheck(service.inFlightCount == 0 && owed.isEmpty,
-                      "after every deadline \(service.inFlightCount) requests still wait, nodes owed for \(owed)")
+            fuzzCheck(
+                service.inFlightCount == 0 && owed.isEmpty,
+                "after every deadline \(service.inFlightCount) requests still wait, nodes owed for \(owed)")
         }
 
         private mutating func perform(_ op: UInt8) {
@@ -91,8 +92,9 @@ extension ServicesFuzz {
                 }
             default:
                 let action = AAP.InstrumentClusterInput.Action(rawValue: Int32(reader.byte() % 9))
-                let input = AAP.MediaBrowserInput(input: AAP.InstrumentClusterInput(action: action),
-                                                  path: reader.pick(["/song/", "/single/", "/list/", ""]) + reader.string())
+                let input = AAP.MediaBrowserInput(
+                    input: AAP.InstrumentClusterInput(action: action),
+                    path: reader.pick(["/song/", "/single/", "/list/", ""]) + reader.string())
                 take(service.receive(messageId: browseInputId, body: input.serializedBytes(), now: now))
             }
         }
@@ -135,8 +137,9 @@ extension ServicesFuzz {
 
         private mutating func take(_ actions: [ClassicBrowserService.Action]) {
             let configuration = service.configuration
-            fuzzCheck(service.inFlightCount <= configuration.maxInFlight,
-                      "\(service.inFlightCount) requests in flight, over the cap of \(configuration.maxInFlight)")
+            fuzzCheck(
+                service.inFlightCount <= configuration.maxInFlight,
+                "\(service.inFlightCount) requests in flight, over the cap of \(configuration.maxInFlight)")
             for action in actions {
                 switch action {
                 case .send(let message):
@@ -145,8 +148,9 @@ extension ServicesFuzz {
                 case .browse(let ticket, let parentId, let page, let pageSize, let profile):
                     issue(ticket)
                     browseTickets.append(ticket)
-                    fuzzCheck(page >= 0 && pageSize >= 1 && !parentId.isEmpty && profile == configuration.car,
-                              "a browse of page \(page) × \(pageSize) of '\(parentId)'")
+                    fuzzCheck(
+                        page >= 0 && pageSize >= 1 && !parentId.isEmpty && profile == configuration.car,
+                        "a browse of page \(page) × \(pageSize) of '\(parentId)'")
                 case .fetchItem(let ticket, let itemId, let profile):
                     issue(ticket)
                     itemTickets.append(ticket)

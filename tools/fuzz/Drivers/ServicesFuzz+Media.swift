@@ -32,12 +32,16 @@ extension ServicesFuzz {
 
         init(_ r: inout Reader) {
             let flags = r.byte()
-            let profile: [UInt8] = flags & 0x01 != 0 ? r.take(r.length()) : DashportMedia.CarProfile(
-                maxRootTabs: r.maybe { UInt32($0.byte()) }, maxItemsPerList: r.maybe { UInt32($0.byte()) },
-                artworkSizes: r.bool() ? [DashportMedia.ArtworkSize(width: UInt32(r.u16()), height: UInt32(r.u16()))] : [],
-                errorScreenSupport: r.maybe { DashportMedia.ErrorScreenSupport(rawValue: Int32($0.byte() % 4)) },
-                drawableErrorScreens: r.bool() ? [.notSupported, .authenticationExpired] : [], supportsSearch: r.maybe { $0.bool() },
-                locale: r.maybe { $0.string() }).serializedBytes()
+            let profile: [UInt8] =
+                flags & 0x01 != 0
+                ? r.take(r.length())
+                : DashportMedia.CarProfile(
+                    maxRootTabs: r.maybe { UInt32($0.byte()) }, maxItemsPerList: r.maybe { UInt32($0.byte()) },
+                    artworkSizes: r.bool() ? [DashportMedia.ArtworkSize(width: UInt32(r.u16()), height: UInt32(r.u16()))] : [],
+                    errorScreenSupport: r.maybe { DashportMedia.ErrorScreenSupport(rawValue: Int32($0.byte() % 4)) },
+                    drawableErrorScreens: r.bool() ? [.notSupported, .authenticationExpired] : [], supportsSearch: r.maybe { $0.bool() },
+                    locale: r.maybe { $0.string() }
+                ).serializedBytes()
             let configuration = MediaChannelConfiguration(
                 maxInFlightRequests: r.pick([32, 1, 2, 0]), maxPageSize: r.pick([500, 1, 3]), defaultPageSize: r.pick([100, 0, 2]),
                 maxIdBytes: r.pick([1024, 4, 0]), maxQueryBytes: r.pick([1024, 3]), defaultArtworkSizePx: r.pick([256, 0, 5000]),
@@ -98,15 +102,19 @@ extension ServicesFuzz {
             switch reader.byte() % 8 {
             case 0:
                 (id, kinds) = (.getChildren, [.browse])
-                body = DashportMedia.GetChildren(requestId: requestId, parentId: reader.string(), page: reader.maybe { UInt32($0.u16()) },
-                                                 pageSize: reader.maybe { UInt32($0.u16()) }).serializedBytes()
+                body = DashportMedia.GetChildren(
+                    requestId: requestId, parentId: reader.string(), page: reader.maybe { UInt32($0.u16()) },
+                    pageSize: reader.maybe { UInt32($0.u16()) }
+                ).serializedBytes()
             case 1:
                 (id, kinds) = (.getItem, [.item])
                 body = DashportMedia.GetItem(requestId: requestId, id: reader.string()).serializedBytes()
             case 2:
                 (id, kinds) = (.search, [.browse])
-                body = DashportMedia.Search(requestId: requestId, query: reader.string(), page: reader.maybe { UInt32($0.byte()) },
-                                            pageSize: reader.maybe { UInt32($0.byte()) }).serializedBytes()
+                body = DashportMedia.Search(
+                    requestId: requestId, query: reader.string(), page: reader.maybe { UInt32($0.byte()) },
+                    pageSize: reader.maybe { UInt32($0.byte()) }
+                ).serializedBytes()
             case 3:
                 (id, kinds) = (.playFromMediaId, [.command])
                 body = DashportMedia.PlayFromMediaId(requestId: requestId, mediaId: reader.string()).serializedBytes()
@@ -203,11 +211,16 @@ extension ServicesFuzz {
             case .item: actions = service.browseAnswered(ticket, item: reader.maybe(browseItem), artworkKeys: keys)
             case .command: actions = service.commandAnswered(ticket, commandResult(&reader))
             case .artwork:
-                let result: Result<MediaChannelArtworkImage, MediaChannelArtworkFailure> = reader.bool()
-                    ? .success(MediaChannelArtworkImage(bytes: imageBytes(&reader) ?? [], mimeType: reader.pick(["image/jpeg", ""]),
-                                                        width: reader.pick([256, 0, -1, .max]), height: Int(reader.u16())))
-                    : .failure(MediaChannelArtworkFailure(code: reader.pick(MediaChannelArtworkFailure.Code.allCases),
-                                                          message: reader.string()))
+                let result: Result<MediaChannelArtworkImage, MediaChannelArtworkFailure> =
+                    reader.bool()
+                    ? .success(
+                        MediaChannelArtworkImage(
+                            bytes: imageBytes(&reader) ?? [], mimeType: reader.pick(["image/jpeg", ""]),
+                            width: reader.pick([256, 0, -1, .max]), height: Int(reader.u16())))
+                    : .failure(
+                        MediaChannelArtworkFailure(
+                            code: reader.pick(MediaChannelArtworkFailure.Code.allCases),
+                            message: reader.string()))
                 actions = service.artworkAnswered(ticket, result)
             }
             take(actions, requestId: before?.requestId)
@@ -256,8 +269,9 @@ extension ServicesFuzz {
         /// Checks every action; `requestId` is the id a result in them must echo, when known.
         private mutating func take(_ actions: [MediaChannelAction], requestId: UInt32? = nil) {
             let configuration = service.configuration
-            fuzzCheck(service.inFlightCount <= configuration.maxInFlightRequests && service.inFlightCount == service.pendingTickets.count,
-                      "\(service.inFlightCount) requests in flight, cap \(configuration.maxInFlightRequests)")
+            fuzzCheck(
+                service.inFlightCount <= configuration.maxInFlightRequests && service.inFlightCount == service.pendingTickets.count,
+                "\(service.inFlightCount) requests in flight, cap \(configuration.maxInFlightRequests)")
             for action in actions {
                 switch action {
                 case .send(let message):
@@ -304,8 +318,9 @@ extension ServicesFuzz {
                 fuzzCheck(state?.remote.map { (0...1).contains($0.volume) } ?? true, "REMOTE_PLAYBACK_STATE volume outside 0…1")
             case .sleepTimerState:
                 let state = decode(DashportMedia.SleepTimerState.self, message.body)
-                fuzzCheck(state.map { $0.sentAtMs == now.milliseconds && ($0.remainingMs ?? 0) >= 0 } ?? true,
-                          "SLEEP_TIMER_STATE not stamped with now, or negative time left")
+                fuzzCheck(
+                    state.map { $0.sentAtMs == now.milliseconds && ($0.remainingMs ?? 0) >= 0 } ?? true,
+                    "SLEEP_TIMER_STATE not stamped with now, or negative time left")
             case .browseResult:
                 let result = decode(DashportMedia.BrowseResult.self, message.body)
                 echoed = result?.requestId

@@ -44,8 +44,9 @@ public enum ServicesFuzz {
     /// Every message on the wire must fit this (the link's message cap).
     static func checkSize(_ message: OutgoingMessage, channel: UInt8) {
         fuzzCheck(message.channel == channel, "a message on channel \(message.channel), not the service's \(channel)")
-        fuzzCheck(message.body.count + 2 <= WireLimits.maximumMessageBytes,
-                  "a \(message.body.count)-byte body does not fit one message")
+        fuzzCheck(
+            message.body.count + 2 <= WireLimits.maximumMessageBytes,
+            "a \(message.body.count)-byte body does not fit one message")
     }
 
     /// Decodes `body` as `type`, reporting a body the service wrote that its own schema cannot read.
@@ -110,12 +111,14 @@ public enum ServicesFuzz {
     static func playbackState(_ r: inout Reader) -> PlaybackState {
         let flags = r.byte()
         let capabilities = Set(SessionCapability.allCases.filter { _ in r.bool() })
-        let actions = flags & 0x40 != 0 && capabilities.contains(.customAction)
+        let actions =
+            flags & 0x40 != 0 && capabilities.contains(.customAction)
             ? [CustomAction(name: "like", label: "Like", iconUri: r.uri()), CustomAction(name: "skip", label: "Skip")] : []
         return PlaybackState(
             status: r.pick(PlaybackStatus.allCases),
-            position: PositionAnchor(valueMs: r.millis(), at: ClockInstant(milliseconds: r.int64()),
-                                     rate: r.pick([1, 0, 0.5, 2, PlaybackState.maxRate])),
+            position: PositionAnchor(
+                valueMs: r.millis(), at: ClockInstant(milliseconds: r.int64()),
+                rate: r.pick([1, 0, 0.5, 2, PlaybackState.maxRate])),
             bufferedPositionMs: flags & 0x01 != 0 ? r.millis() : nil,
             controls: Set(SessionCapability.allCases.filter { capabilities.contains($0) && r.bool() }),
             capabilities: capabilities, customActions: actions,
@@ -129,18 +132,24 @@ public enum ServicesFuzz {
         case 1: .mediaItem(MediaItemState(item: r.maybe(mediaItem)))
         case 2: .queue(QueueState(items: (0..<Int(r.byte() % 8)).map { _ in mediaItem(&r) }, title: r.maybe { $0.string() }))
         case 3:
-            .error(SessionError(code: r.pick(SessionError.Code.allCases), severity: r.pick([.fatal, .degraded]),
-                                message: r.string(), subject: r.maybe { $0.string() }))
+            .error(
+                SessionError(
+                    code: r.pick(SessionError.Code.allCases), severity: r.pick([.fatal, .degraded]),
+                    message: r.string(), subject: r.maybe { $0.string() }))
         case 5:
-            .sleepTimer(r.maybe { r in
-                SleepTimerStatus(timer: r.bool() ? .endOfTrack : .duration(ms: 1000),
-                                 deadline: r.maybe { ClockInstant(milliseconds: $0.int64()) })
-            })
+            .sleepTimer(
+                r.maybe { r in
+                    SleepTimerStatus(
+                        timer: r.bool() ? .endOfTrack : .duration(ms: 1000),
+                        deadline: r.maybe { ClockInstant(milliseconds: $0.int64()) })
+                })
         case 6:
-            .remotePlayback(r.maybe { r in
-                RemotePlayback(volume: Double(r.byte()) / 255, muted: r.bool(), steps: Int(r.byte()),
-                               control: r.pick(RemotePlayback.Control.allCases))
-            })
+            .remotePlayback(
+                r.maybe { r in
+                    RemotePlayback(
+                        volume: Double(r.byte()) / 255, muted: r.bool(), steps: Int(r.byte()),
+                        control: r.pick(RemotePlayback.Control.allCases))
+                })
         default: .sleepTimerFired
         }
     }

@@ -80,8 +80,9 @@ private func check(_ input: [UInt8], limits: FrameLimits) {
             result = .failure(error)
         }
         precondition(result == model.add(frame), "assembler disagrees with the reassembly model")
-        precondition(assembler.pendingByteCount == model.pending && assembler.discardedMessageCount == model.discarded,
-                     "assembler counters disagree with the reassembly model")
+        precondition(
+            assembler.pendingByteCount == model.pending && assembler.discardedMessageCount == model.discarded,
+            "assembler counters disagree with the reassembly model")
         if case let .success(message?) = result { roundTrip(message, limits: limits) }
     }
 }
@@ -98,7 +99,9 @@ private struct ReassemblyModel {
     init(limits: FrameLimits) { self.limits = limits }
 
     mutating func add(_ frame: Frame) -> Result<AssembledMessage?, FrameError> {
-        let channel = frame.header.channel, flags = frame.header.flags, bytes = frame.payload
+        let channel = frame.header.channel
+        let flags = frame.header.flags
+        let bytes = frame.payload
         let max = limits.maxMessageSize
         switch flags.rawValue & 0x03 {
         case 0x03:
@@ -114,8 +117,10 @@ private struct ReassemblyModel {
                 return .failure(.totalLengthMismatch(channel: channel, declared: total, actual: bytes.count))
             }
             if pending + total > limits.maxPendingBytes {
-                return .failure(.pendingBytesExceeded(channel: channel, pending: pending + total,
-                                                      limit: limits.maxPendingBytes))
+                return .failure(
+                    .pendingBytesExceeded(
+                        channel: channel, pending: pending + total,
+                        limit: limits.maxPendingBytes))
             }
             partials[channel] = (flags, total, bytes)
             return .success(nil)
@@ -137,12 +142,14 @@ private struct ReassemblyModel {
 }
 
 private func roundTrip(_ message: AssembledMessage, limits: FrameLimits) {
-    let frames = Fragmenter.plaintextFrames(channel: message.channel, message: message.bytes,
-                                            control: message.flags.contains(.control), limits: limits)
+    let frames = Fragmenter.plaintextFrames(
+        channel: message.channel, message: message.bytes,
+        control: message.flags.contains(.control), limits: limits)
     let bytes = frames.flatMap { $0.encoded() }
     for frame in frames {
-        precondition(frame.encoded().count + FrameLimits.tlsRecordOverhead <= limits.maxSendWireFrame,
-                     "fragmenter made a frame that would exceed the send limit once encrypted")
+        precondition(
+            frame.encoded().count + FrameLimits.tlsRecordOverhead <= limits.maxSendWireFrame,
+            "fragmenter made a frame that would exceed the send limit once encrypted")
     }
     var decoder = FrameDecoder()
     var assembler = MessageAssembler()

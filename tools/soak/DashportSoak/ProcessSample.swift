@@ -21,7 +21,7 @@ public struct ProcessSample: Sendable, Hashable {
     /// Reads `/proc/<pid>/status` and counts `/proc/<pid>/fd`; nil when the process is gone.
     public static func read(pid: Int32) -> ProcessSample? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let fds = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")
+            let fds = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")
         else { return nil }
         return parse(status: status, fds: fds.count)
     }

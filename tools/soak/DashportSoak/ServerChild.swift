@@ -23,7 +23,9 @@ public final class ServerChild: Sendable {
     }
 
     /// Starts `executable serve` and waits (up to `timeout`) for its "listening on" line.
-    public static func start(executable: String, extraArguments: [String] = [], timeout: Duration = .seconds(60)) async throws -> ServerChild {
+    public static func start(executable: String, extraArguments: [String] = [], timeout: Duration = .seconds(60)) async throws
+        -> ServerChild
+    {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("dashport-soak-\(UUID().uuidString)").path
         let logFile = directory + ".log"
@@ -50,7 +52,10 @@ public final class ServerChild: Sendable {
             while true {
                 let data = reader.availableData
                 if data.isEmpty { return }
-                let text = seen.value.withLock { $0 += String(decoding: data, as: UTF8.self); return $0 }
+                let text = seen.value.withLock {
+                    $0 += String(decoding: data, as: UTF8.self)
+                    return $0
+                }
                 if text.contains("\n") { return }
             }
         }

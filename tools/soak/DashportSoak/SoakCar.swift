@@ -86,7 +86,9 @@ struct SoakCar {
         }
         counters.answered()
         try book.check(result, for: "children \(parent)")
-        guard case .items(let page) = result.outcome else { throw SoakFailure("children of \(parent): \(String(describing: result.outcome))") }
+        guard case .items(let page) = result.outcome else {
+            throw SoakFailure("children of \(parent): \(String(describing: result.outcome))")
+        }
         return page.items
     }
 

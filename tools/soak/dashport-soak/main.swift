@@ -37,7 +37,10 @@ var attach: ListenAddress?
 var pid: Int32?
 var arguments = CommandLine.arguments.dropFirst()
 while let flag = arguments.popFirst() {
-    if flag == "--help" || flag == "-h" { say(usage); exit(0) }
+    if flag == "--help" || flag == "-h" {
+        say(usage)
+        exit(0)
+    }
     guard let value = arguments.popFirst() else { fail("\(flag) needs a value\n\(usage)") }
     switch flag {
     case "--cars": options.cars = required(Int(value).flatMap { $0 > 0 ? $0 : nil }, "--cars needs a positive number")
@@ -78,14 +81,17 @@ do {
     fail("\(error)")
 }
 func describe(_ sample: ProcessSample) -> String {
-    String(format: "rss %.1f MiB, anon %.1f MiB, fds %d, threads %d",
-           Double(sample.rssKiB) / 1024, Double(sample.rssAnonKiB) / 1024, sample.fds, sample.threads)
+    String(
+        format: "rss %.1f MiB, anon %.1f MiB, fds %d, threads %d",
+        Double(sample.rssKiB) / 1024, Double(sample.rssAnonKiB) / 1024, sample.fds, sample.threads)
 }
 say("idle before: \(describe(report.idleBefore))")
 say("idle after:  \(describe(report.idleAfter))")
 if let reference = report.reference { say("reference:   \(reference.line)") }
-say(String(format: "sessions %d, answers checked %d, failures %d, RSS drift since reference %+.2f%%, fd growth %d, thread growth %d",
-             report.cycles, report.answers, report.failures, report.rssDrift * 100, report.fdGrowth, report.threadGrowth))
+say(
+    String(
+        format: "sessions %d, answers checked %d, failures %d, RSS drift since reference %+.2f%%, fd growth %d, thread growth %d",
+        report.cycles, report.answers, report.failures, report.rssDrift * 100, report.fdGrowth, report.threadGrowth))
 report.firstFailures.forEach { say("failure: \($0)") }
 if let child {
     let status = await child.stop()
