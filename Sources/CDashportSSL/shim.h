@@ -21,6 +21,8 @@ static inline uint64_t dashport_ssl_op_no_compression(void) { return SSL_OP_NO_C
 static inline uint64_t dashport_ssl_op_no_renegotiation(void) { return SSL_OP_NO_RENEGOTIATION; }
 static inline uint64_t dashport_ssl_op_cipher_server_preference(void) { return SSL_OP_CIPHER_SERVER_PREFERENCE; }
 static inline long dashport_ssl_ctx_set_session_cache_mode(SSL_CTX *c, long m) { return SSL_CTX_set_session_cache_mode(c, m); }
+static inline long dashport_ssl_ctx_release_buffers(SSL_CTX *c) { return SSL_CTX_set_mode(c, SSL_MODE_RELEASE_BUFFERS); }
+static inline int dashport_ssl_ctx_releases_buffers(SSL_CTX *c) { return (SSL_CTX_get_mode(c) & SSL_MODE_RELEASE_BUFFERS) != 0; }
 
 /// Verify callback that lets every certificate through the handshake. OpenSSL still runs the chain
 /// check and records its outcome (SSL_get_verify_result), and DashportTLS applies the configured

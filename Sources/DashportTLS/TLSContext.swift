@@ -14,6 +14,9 @@ public final class TLSContext: @unchecked Sendable {
     /// `pinnedSHA256` entries normalised to lowercase hex without separators.
     let pinnedFingerprints: Set<String>
 
+    /// Whether sessions free their record buffers while empty (`SSL_MODE_RELEASE_BUFFERS`).
+    var releasesIdleBuffers: Bool { dashport_ssl_ctx_releases_buffers(pointer) != 0 }
+
     /// Builds the context. Throws ``TLSError/configuration(_:)`` for an identity OpenSSL refuses, a
     /// CA file that does not load, or a malformed or empty pin set.
     public init(_ configuration: TLSConfiguration) throws(TLSError) {
@@ -23,6 +26,9 @@ public final class TLSContext: @unchecked Sendable {
         guard let context = SSL_CTX_new(method) else {
             throw .library("SSL_CTX_new: \(OpenSSLErrorQueue.describe(or: "failed"))")
         }
+        // A session's read and write buffers (about 34 KiB) are freed whenever they are empty, which
+        // for a car between requests is nearly always: hundreds of idle cars do not hold them.
+        _ = dashport_ssl_ctx_release_buffers(context)
         do throws(TLSError) {
             if case .pinnedSHA256(let pins) = configuration.peerPolicy {
                 pinnedFingerprints = try Self.normalise(pins)

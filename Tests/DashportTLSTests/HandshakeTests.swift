@@ -154,3 +154,12 @@ import Testing
         }
     }
 }
+
+/// Idle sessions do not hold their record buffers: with hundreds of cars connected and quiet,
+/// those are most of what a car costs (issue 10: private memory per car).
+@Suite struct IdleBufferTests {
+    @Test func bothRolesReleaseIdleRecordBuffers() throws {
+        #expect(try TestTLS.phoneContext.get().releasesIdleBuffers)
+        #expect(try TestTLS.carContext.get().releasesIdleBuffers)
+    }
+}
