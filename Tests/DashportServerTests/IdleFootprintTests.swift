@@ -8,25 +8,16 @@ import Testing
 /// are not mapped by a server no car has asked for a cover. Linking either again fails here.
 @Suite struct IdleFootprintTests {
     @Test func anIdleServerHasNotLoadedLibvipsOrLibcurl() async throws {
-        let built = InstalledBinaryTests.root.appendingPathComponent(".build/debug/dashport").path
-        try #require(FileManager.default.isExecutableFile(atPath: built), "build dashport first (swift build)")
+        let built = try ChildServer.built()
         let place = FileManager.default.temporaryDirectory.appendingPathComponent("dashport-idle-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: place) }
         try FileManager.default.createDirectory(at: place, withIntermediateDirectories: true)
-
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: built)
-        server.arguments = ["serve", "--listen", "127.0.0.1:0", "--state-dir", place.appendingPathComponent("state").path]
-        let output = Pipe()
-        server.standardOutput = output
-        server.standardError = FileHandle.nullDevice
-        try server.run()
-        defer { if server.isRunning { server.terminate() } }
-        let line = await onAThread { String(decoding: output.fileHandleForReading.availableData, as: UTF8.self) }
-        try #require(line.contains("listening"), "\(line)")
+        let server = try await ChildServer.start(
+            built, ["serve", "--listen", "127.0.0.1:0", "--state-dir", place.appendingPathComponent("state").path])
+        defer { if server.process.isRunning { server.process.terminate() } }
 
         // Read to the end: /proc files report a size of 0, and a size-based read stops at one page.
-        let handle = try #require(FileHandle(forReadingAtPath: "/proc/\(server.processIdentifier)/maps"))
+        let handle = try #require(FileHandle(forReadingAtPath: "/proc/\(server.process.processIdentifier)/maps"))
         defer { try? handle.close() }
         let maps = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
         let libraries = Set(
@@ -36,7 +27,6 @@ import Testing
         #expect(libraries.contains { $0.hasPrefix("libprotobuf-c.so") }, "\(libraries.sorted())")
         #expect(!libraries.contains { $0.hasPrefix("libvips") }, "\(libraries.sorted())")
         #expect(!libraries.contains { $0.hasPrefix("libcurl") }, "\(libraries.sorted())")
-        server.terminate()
-        await onAThread { server.waitUntilExit() }
+        await server.stop()
     }
 }

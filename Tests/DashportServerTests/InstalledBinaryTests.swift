@@ -6,8 +6,7 @@ import Testing
 
 /// `dashport serve` from a binary copied out of the build tree serves the demo library it carries.
 @Suite struct InstalledBinaryTests {
-    static let root = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = ChildServer.root
 
     @Test func theEmbeddedDemoLibraryIsTheFixturesByteForByte() throws {
         let demo = Self.root.appendingPathComponent("Fixtures/demo")
@@ -30,31 +29,20 @@ import Testing
     }
 
     @Test func aCopiedBinaryServesTheDemoLibraryItCarries() async throws {
-        let built = Self.root.appendingPathComponent(".build/debug/dashport").path
-        let carBinary = Self.root.appendingPathComponent(".build/debug/dashport-hu").path
-        try #require(FileManager.default.isExecutableFile(atPath: built), "build dashport first (swift build)")
+        let built = try ChildServer.built()
+        let carBinary = try ChildServer.built("dashport-hu")
         let place = FileManager.default.temporaryDirectory.appendingPathComponent("dashport-installed-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: place) }
         try FileManager.default.createDirectory(at: place.appendingPathComponent("bin"), withIntermediateDirectories: true)
         let copy = place.appendingPathComponent("bin/dashport").path
         try FileManager.default.copyItem(atPath: built, toPath: copy)
 
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: copy)
-        server.arguments = ["serve", "--listen", "127.0.0.1:0", "--state-dir", place.appendingPathComponent("state").path]
-        server.currentDirectoryURL = place
-        var environment = ProcessInfo.processInfo.environment
-        environment["DASHPORT_DEMO_CATALOG"] = nil
-        server.environment = environment
-        let output = Pipe()
-        let errors = Pipe()
-        server.standardOutput = output
-        server.standardError = errors
-        try server.run()
-        defer { if server.isRunning { server.terminate() } }
-        // The one stdout line: "dashport: listening on 127.0.0.1:PORT".
-        let line = await onAThread { String(decoding: output.fileHandleForReading.availableData, as: UTF8.self) }
-        let address = try #require(line.split(separator: " ").last).trimmingCharacters(in: .whitespacesAndNewlines)
+        // Run from its own directory, with no hint where the source tree's demo library is.
+        let server = try await ChildServer.start(
+            copy, ["serve", "--listen", "127.0.0.1:0", "--state-dir", place.appendingPathComponent("state").path],
+            in: place, keepingLog: true, unsetting: ["DASHPORT_DEMO_CATALOG"])
+        defer { if server.process.isRunning { server.process.terminate() } }
+        let address = server.address
 
         let script = place.appendingPathComponent("browse.txt").path
         try "open 2\nexpect Northern Lights\nquit\n".write(toFile: script, atomically: true, encoding: .utf8)
@@ -66,8 +54,7 @@ import Testing
         try car.run()
         let screens = await onAThread { String(decoding: carOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
         await onAThread { car.waitUntilExit() }
-        server.terminate()
-        let log = await onAThread { String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
+        let log = await server.stop()
 
         #expect(car.terminationStatus == 0, "\(screens)")
         #expect(screens.contains("Northern Lights · Aurora Fields"))
