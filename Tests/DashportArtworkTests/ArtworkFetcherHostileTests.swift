@@ -42,8 +42,8 @@ import Testing
         ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? -1
     }
 
-    @Test func aBodyWithoutALengthIsCutAtTheCapHoldingOneBufferAtMost() async {
-        let server = try! LoopbackHTTPServer(routes: [
+    @Test func aBodyWithoutALengthIsCutAtTheCapHoldingOneBufferAtMost() async throws {
+        let server = try LoopbackHTTPServer(routes: [
             ("/endless", .body([UInt8](repeating: 0x41, count: 5_000_000), announceLength: false))
         ])  // binding loopback port 0 cannot fail here
         defer { server.stop() }
