@@ -14,6 +14,10 @@ public struct LinkConfiguration: Sendable {
     /// peer that has not authenticated cannot make the server hold ``FrameLimits/maxPendingBytes``.
     /// Default 64 KiB.
     public var unauthenticatedMaxPendingBytes: Int
+    /// Until AUTH_COMPLETE, the peer may send at most this many bytes in all; more closes the link
+    /// (``LinkCloseReason/setupInputExceeded(limit:)``). Setup input is a few KiB, so this bounds
+    /// the work a peer that never authenticates can make the server do. Default 256 KiB.
+    public var unauthenticatedMaxInputBytes: Int
     /// Close the link after this long without a received byte. Off (`nil`) by default: some head
     /// units (openauto) send nothing at all when idle (aap-protocol.md §8.3).
     public var idleDeadline: Duration?
@@ -38,6 +42,7 @@ public struct LinkConfiguration: Sendable {
         deviceName: String = "Dashport on Linux",
         handshakeDeadline: Duration = .seconds(10),
         unauthenticatedMaxPendingBytes: Int = 64 * 1024,
+        unauthenticatedMaxInputBytes: Int = 256 * 1024,
         idleDeadline: Duration? = nil,
         pingInterval: Duration = .seconds(1),
         pingIntervalRange: ClosedRange<Duration> = .milliseconds(200) ... .seconds(30),
@@ -51,6 +56,7 @@ public struct LinkConfiguration: Sendable {
         self.deviceName = deviceName
         self.handshakeDeadline = handshakeDeadline
         self.unauthenticatedMaxPendingBytes = unauthenticatedMaxPendingBytes
+        self.unauthenticatedMaxInputBytes = unauthenticatedMaxInputBytes
         self.idleDeadline = idleDeadline
         self.pingInterval = pingInterval
         self.pingIntervalRange = pingIntervalRange

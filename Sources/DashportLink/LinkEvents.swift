@@ -134,6 +134,9 @@ public enum LinkCloseReason: Error, Sendable, Hashable, CustomStringConvertible 
     case plaintextAfterTLS(channel: UInt8, messageId: UInt16?)
     /// Setup (version, TLS, auth, discovery) did not finish within the handshake deadline.
     case handshakeTimeout(phase: LinkPhase)
+    /// Before authenticating, the peer sent more than `limit` bytes: a head unit's setup (version,
+    /// TLS flights, AUTH_COMPLETE) is a few KiB, so this is a flood, closed before it costs more.
+    case setupInputExceeded(limit: Int)
     /// Nothing was received for the configured idle deadline (off by default).
     case idleTimeout(Duration)
     /// A control message we need did not decode.
@@ -164,6 +167,7 @@ public enum LinkCloseReason: Error, Sendable, Hashable, CustomStringConvertible 
         case .plaintextAfterTLS(let channel, let id):
             "plaintext \(id.map(Hex.id) ?? "fragment") on channel \(channel) after TLS; only AUTH_COMPLETE and pings may be sent in the clear"
         case .handshakeTimeout(let phase): "handshake deadline passed during \(phase)"
+        case .setupInputExceeded(let limit): "more than \(limit) bytes received before authentication (a head unit's setup is a few KiB)"
         case .idleTimeout(let limit): "nothing received for \(limit)"
         case .undecodable(let id, let detail): "control message \(Hex.id(id)) did not decode: \(detail)"
         case .unexpectedMessage(let channel, let id, let phase):

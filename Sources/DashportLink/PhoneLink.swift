@@ -54,6 +54,8 @@ public final class PhoneLink {
     var byeByeDeadline: Duration?
     /// The first bytes, kept until 4 are in to check they start a plain channel-0 frame.
     var preamble: [UInt8] = []
+    /// Bytes received while not yet authenticated (see ``LinkConfiguration/unauthenticatedMaxInputBytes``).
+    var receivedBeforeAuthentication = 0
 
     /// `tls` must be a server session (`TLSConfiguration.server`) that has not started yet.
     public init(configuration: LinkConfiguration = LinkConfiguration(), tls: TLSSession, logger: Logger = .silent) {
@@ -70,6 +72,13 @@ public final class PhoneLink {
         var out = Outbox()
         begin(now)
         if !bytes.isEmpty { lastReceivedAt = now }
+        if phase == .versionExchange || phase == .tlsHandshake || phase == .authentication {
+            receivedBeforeAuthentication += bytes.count
+            if receivedBeforeAuthentication > configuration.unauthenticatedMaxInputBytes {
+                close(.setupInputExceeded(limit: configuration.unauthenticatedMaxInputBytes), &out)
+                return out.actions
+            }
+        }
         if phase == .versionExchange && preamble.count < FrameHeader.baseSize {
             preamble.append(contentsOf: bytes.prefix(FrameHeader.baseSize - preamble.count))
             if let problem = VersionExchange.preambleProblem(preamble) {

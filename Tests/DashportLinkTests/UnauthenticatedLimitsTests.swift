@@ -39,6 +39,30 @@ import Testing
         #expect(link.closeReason == .badFrame(.pendingBytesExceeded(channel: 0, pending: 1001, limit: 1000)))
     }
 
+    /// A peer that keeps sending without authenticating (here: empty MIDDLE frames, which hold no
+    /// memory) is closed once it has sent more than a setup ever needs, not at the deadline.
+    @Test func moreSetupInputThanAHeadUnitSendsClosesTheLink() throws {
+        let link = PhoneLink(configuration: LinkConfiguration(unauthenticatedMaxInputBytes: 10_000), tls: try TestTLS.phoneSession())
+        _ = link.receive(Self.versionRequest + Self.first(declaring: 100), now: .zero)
+        let middles = [UInt8](repeating: 0, count: 4096)  // 1,024 empty MIDDLE frames
+        _ = link.receive(middles, now: .zero)
+        _ = link.receive(middles, now: .zero)
+        #expect(link.closeReason == nil, "8,212 bytes: still under the limit")
+        _ = link.receive(middles, now: .zero)
+        #expect(link.closeReason == .setupInputExceeded(limit: 10_000))
+    }
+
+    /// A whole real setup stays far under the default limit, and the count stops once authenticated.
+    @Test func aRealSetupAndLaterTrafficAreNotCounted() throws {
+        let link = try LinkHarness(phone: LinkConfiguration(unauthenticatedMaxInputBytes: 16 * 1024))
+        link.connectAndSettle()
+        try #require(link.phone.phase == .running)
+        let body = [UInt8](repeating: 0x5A, count: 100_000)
+        link.perform(link.headUnit.sendUnchecked(channel: 16, messageId: 0x8001, body: body, encrypted: true))
+        link.pump()
+        #expect(link.phoneClose == nil)
+    }
+
     /// Once the car is authenticated, a message larger than the setup cap reassembles as before.
     @Test func afterAuthenticationLargerMessagesReassemble() throws {
         let link = try LinkHarness()

@@ -50,6 +50,7 @@ extension LinkCloseReason {
         case .tlsFailure: "tlsFailure"
         case .plaintextAfterTLS: "plaintextAfterTLS"
         case .handshakeTimeout: "handshakeTimeout"
+        case .setupInputExceeded: "setupInputExceeded"
         case .idleTimeout: "idleTimeout"
         case .undecodable: "undecodable"
         case .unexpectedMessage: "unexpectedMessage"

@@ -137,7 +137,7 @@ enum HostilePhase {
             \(report.maxOutbound / 1024) KiB of queued output (bound: 1.25 MiB per car, 32 MiB in all), \
             \(report.maxHeld / 1024) KiB in unfinished messages (bound: 64 KiB per unauthenticated peer, 64 MiB in all). \
             The flooder sent \(report.floodedBytes / 1_048_576) MiB and was closed \(report.flooderClosed) times \
-            (handshake deadline); the never-reader was \(closed) (write-stall limit 15 s). \
+            (past 256 KiB of setup input, or at the handshake deadline); the never-reader was \(closed) (write-stall limit 15 s). \
             This process (server and cars): VmRSS \(report.rssBefore / 1024) MiB before, at most \(report.rssMax / 1024) MiB during.
             """)
     }
