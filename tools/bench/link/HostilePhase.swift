@@ -136,7 +136,7 @@ enum HostilePhase {
             \(report.maxInbound / 1024) KiB of unread input for all cars (bound: 128 KiB per car), \
             \(report.maxOutbound / 1024) KiB of queued output (bound: 1.25 MiB per car, 32 MiB in all), \
             \(report.maxHeld / 1024) KiB in unfinished messages (bound: 64 KiB per unauthenticated peer, 64 MiB in all). \
-            The flooder sent \(report.floodedBytes / 1_048_576) MiB and was closed \(report.flooderClosed) times \
+            The flooder queued \(report.floodedBytes / 1_048_576) MiB on its connections and was closed \(report.flooderClosed) times \
             (past 256 KiB of setup input, or at the handshake deadline); the never-reader was \(closed) (write-stall limit 15 s). \
             This process (server and cars): VmRSS \(report.rssBefore / 1024) MiB before, at most \(report.rssMax / 1024) MiB during.
             """)
@@ -156,9 +156,11 @@ final class Flooder: Sendable {
             connection.start { event in if case .closed = event { closed.set() } }
             connection.write(HostilePhase.floodStart)
             while !closed.isSet && !stop.isSet {
-                if connection.outboundBufferedBytes < 256 * 1024 {
+                let queued = connection.outboundBufferedBytes
+                if queued < 256 * 1024 {
                     connection.write(HostilePhase.middles)
-                    sent.add(HostilePhase.middles.count, ordering: .relaxed)
+                    // Counted only when the connection took it: writes after the server closed it are dropped.
+                    if connection.outboundBufferedBytes > queued { sent.add(HostilePhase.middles.count, ordering: .relaxed) }
                     await Task.yield()
                 } else {
                     try? await Task.sleep(for: .milliseconds(1))
