@@ -249,8 +249,8 @@ let package = Package(
         .target(
             name: "DashportTestSupport",
             dependencies: [
-                "DashportFuzzDrivers", "DashportClock", "DashportTLS", "DashportServer", "DashportEmulator", "DashportBrowse",
-                "DashportArtwork", "DashportLog",
+                "DashportFuzzDrivers", "DashportClock", "DashportTLS", "DashportServer", "DashportEmulator", "DashportHeadUnit",
+                "DashportBrowse", "DashportArtwork", "DashportLog",
             ],
             swiftSettings: strict
         ),

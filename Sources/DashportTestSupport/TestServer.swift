@@ -28,10 +28,8 @@ public struct TestServer: Sendable {
         var configuration = ServerConfiguration()
         configuration.listen = "127.0.0.1:0"
         configuration.stateDirectory = directory
-        // Swift Testing starts every test at once on a pool of one thread per core: on a loaded
-        // 2-core machine a car can wait well over 10 s for its first turn. Tests of the deadline
-        // itself set their own.
-        configuration.handshakeTimeoutSeconds = 120
+        // See patientHandshakeDeadline: a loaded machine must not fail a test on speed alone.
+        configuration.handshakeTimeoutSeconds = Double(patientHandshakeDeadline.components.seconds)
         configure(&configuration)
         let sink = CollectingSink()
         let logger = Logger(label: "test", level: .debug, sink: sink)

@@ -32,13 +32,9 @@ struct SessionReplayTests {
     static func replay(
         _ recording: SessionRecording, over link: Link, provider: (any BrowseProvider)? = nil, recordDirectory: String? = nil
     ) async throws -> ReplayReport {
-        // Setup waits for events, not the clock: a loaded machine must not fail a replay.
-        let test = try await TestServer.start(
-            provider: provider,
-            configure: {
-                $0.handshakeTimeoutSeconds = 120
-                $0.recordDirectory = recordDirectory
-            })
+        // Setup waits for events, not the clock (TestServer's handshake is patient): a loaded
+        // machine must not fail a replay.
+        let test = try await TestServer.start(provider: provider, configure: { $0.recordDirectory = recordDirectory })
         let server = test.server
         let replayer = SessionReplayer(recording: recording, timeout: .seconds(60), identity: try TestTLS.carIdentity.get()) { car in
             switch link {

@@ -34,7 +34,7 @@ import DashportLink
         var configuration = ServerConfiguration()
         configuration.listen = "127.0.0.1:0"
         configuration.stateDirectory = directory
-        configuration.handshakeTimeoutSeconds = 120  // a loaded machine must not fail the test
+        configuration.handshakeTimeoutSeconds = Double(patientHandshakeDeadline.components.seconds)  // as TestServer's
         let log = CollectingSink()
         let logger = Logger(label: "server", level: .debug, sink: log)
         let server = try await DashportServer.start(configuration: configuration, logger: logger)
@@ -53,8 +53,7 @@ import DashportLink
     static func car(_ setup: Setup) async throws -> HeadUnitClient {
         let context = try carContext.get()
         let stream = USBHostStream.open(setup.endpoints.carPipe, peer: "simulated phone")
-        var configuration = HeadUnitConfiguration().withDashportProfile(CarProfileOptions().profile)
-        configuration.handshakeDeadline = .seconds(120)
+        let configuration = HeadUnitConfiguration().withDashportProfile(CarProfileOptions().profile).patient
         return try await HeadUnitClient.start(on: stream, configuration: configuration, context: context)
     }
 
