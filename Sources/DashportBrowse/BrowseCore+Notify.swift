@@ -19,24 +19,48 @@ extension BrowseCore {
             of: BrowseNotification.self, bufferingPolicy: .bufferingNewest(Self.subscriberBuffer))
         let key = nextSubscriber
         nextSubscriber += 1
-        subscribers[key] = continuation
+        subscribers[key] = .stream(continuation)
         continuation.onTermination = { [weak self] _ in
             Task { await self?.unsubscribe(key) }
         }
         return stream
     }
 
+    /// One subscriber: a stream (``subscribe()``) or a handler called inside the core (``subscribe(_:)``).
+    enum Subscriber {
+        case stream(AsyncStream<BrowseNotification>.Continuation)
+        case handler(@Sendable (BrowseNotification) -> Bool)
+    }
+
+    /// Subscribes a handler instead of a stream: every children-changed and report from now on,
+    /// handed to `deliver` inside the core as it happens, so the subscriber needs no task of its
+    /// own to wait on a stream (a connected car's media channel posts them into its bounded
+    /// mailbox). `deliver` must not block; it returns false once it wants no more, and is then
+    /// dropped. Returns the key for ``unsubscribe(_:)``.
+    public func subscribe(_ deliver: @escaping @Sendable (BrowseNotification) -> Bool) -> Int {
+        let key = nextSubscriber
+        nextSubscriber += 1
+        subscribers[key] = .handler(deliver)
+        return key
+    }
+
     /// How many subscribers are connected.
     public var subscriberCount: Int { subscribers.count }
 
-    func unsubscribe(_ key: Int) {
+    /// Ends a subscription (stream or handler); unknown keys are ignored.
+    public func unsubscribe(_ key: Int) {
         subscribers[key] = nil
     }
 
     func broadcast(_ notification: BrowseNotification) {
-        for continuation in subscribers.values {
-            continuation.yield(notification)
+        var gone: [Int] = []
+        for (key, subscriber) in subscribers {
+            switch subscriber {
+            case .stream(let continuation): continuation.yield(notification)
+            case .handler(let deliver): if !deliver(notification) { gone.append(key) }
+            }
         }
+        for key in gone { subscribers[key] = nil }
     }
 
     /// Logs, keeps and pushes a report; with `once`, only the first time this exact report is made

@@ -32,7 +32,8 @@ public actor BrowseCore {
     var started = false
 
     // Subscribers and reports.
-    var subscribers: [Int: AsyncStream<BrowseNotification>.Continuation] = [:]
+    /// Streams from ``subscribe()`` and handlers from ``subscribe(_:)``.
+    var subscribers: [Int: Subscriber] = [:]
     var nextSubscriber = 0
     var reported: Set<BrowseReport> = []
     var recentReports: [BrowseReport] = []

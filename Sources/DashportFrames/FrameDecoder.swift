@@ -10,9 +10,6 @@
 /// The decoder does not decrypt and does not reassemble: encrypted payloads come out as
 /// ciphertext, and fragments go to a ``MessageAssembler`` after decryption.
 public struct FrameDecoder: Sendable {
-    /// Capacity kept for reuse when the buffer drains; anything larger is released.
-    static let retainedCapacity = 64 * 1024
-
     public let limits: FrameLimits
     private var buffer: [UInt8] = []
     /// Start of the unconsumed bytes in `buffer`.
@@ -25,6 +22,9 @@ public struct FrameDecoder: Sendable {
 
     /// Bytes fed but not yet returned as frames.
     public var bufferedByteCount: Int { buffer.count - readIndex }
+
+    /// Bytes of buffer the decoder holds now (its capacity): none once every frame fed is out.
+    public var heldCapacity: Int { buffer.capacity }
 
     /// The error that stopped the decoder, if any.
     public var error: FrameError? { failure }
@@ -72,7 +72,10 @@ public struct FrameDecoder: Sendable {
         let payload = Array(buffer[payloadStart..<payloadStart + length])
         readIndex = payloadStart + length
         if readIndex == buffer.count {
-            buffer.removeAll(keepingCapacity: buffer.capacity <= Self.retainedCapacity)
+            // Drained: the buffer goes, so an idle link holds none (issue 10: hundreds of idle cars
+            // each kept the capacity of their largest read, up to 64 KiB). The next read allocates
+            // one buffer of its own size.
+            buffer = []
             readIndex = 0
         }
         let header = FrameHeader(channel: channel, flags: flags, payloadLength: UInt16(length), totalLength: total)

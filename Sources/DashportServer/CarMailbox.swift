@@ -83,9 +83,12 @@ final class CarMailbox: Sendable {
     var isReadingPaused: Bool { state.withLock { $0.readingPaused } }
 
     /// Posts an input. Transport events come from the reactor thread, the rest from anywhere.
-    func yield(_ input: CarInput) {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard !state.finished else { return nil }
+    /// Returns false once the worker is done (the input was dropped): a core push handler is then
+    /// unsubscribed.
+    @discardableResult
+    func yield(_ input: CarInput) -> Bool {
+        let (waiter, accepted) = state.withLock { state -> (CheckedContinuation<Void, Never>?, Bool) in
+            guard !state.finished else { return (nil, false) }
             switch input {
             case .transport(.received(let bytes)):
                 state.received.append(bytes)
@@ -110,9 +113,10 @@ final class CarMailbox: Sendable {
             case .overflow:
                 state.overflowed = true
             }
-            return state.takeWaiterIfReady()
+            return (state.takeWaiterIfReady(), true)
         }
         waiter?.resume()
+        return accepted
     }
 
     /// The next input, deadlines and shutdown first; waits while there is none.

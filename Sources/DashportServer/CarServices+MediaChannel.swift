@@ -19,8 +19,9 @@ extension CarServices {
         return perform(actions)
     }
 
-    /// Its own session subscription (which starts with the current state) and the browse core's
-    /// children-changed notifications.
+    /// Its own session subscription (which starts with the current state; a task, since each
+    /// update's artwork keys are registered with the artwork service on the way) and the browse
+    /// core's children-changed notifications (a handler the core calls, no task).
     private mutating func subscribeMediaChannel() {
         guard !mediaSubscribed else { return }
         mediaSubscribed = true
@@ -37,9 +38,9 @@ extension CarServices {
             }
             return nil
         }
-        bridge.run {
-            bridge.forward(await browse.subscribe()) { .browseNotification($0) }
-            return nil
+        bridge.attach { post in
+            let key = await browse.subscribe { post(.browseNotification($0)) }
+            return { await browse.unsubscribe(key) }
         }
     }
 

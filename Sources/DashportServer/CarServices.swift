@@ -52,6 +52,8 @@ struct CarServices {
     var statusSubscribed = false
     var sessionStarted = false
     var mediaSubscribed = false
+    /// Remote playback as the input service was last told (it hears only changes).
+    var remotePlaybackDeclared = false
 
     init(context: ServerContext, logger: Logger, inputs: CarMailbox) {
         self.core = context.core
@@ -106,6 +108,7 @@ struct CarServices {
         case .input(let keycodes):
             let inputService = AAPInputService(channel: service.channel, car: carName, carKeyCodes: keycodes)
             input = inputService
+            remotePlaybackDeclared = false  // the subscription's replay tells the new service
             subscribeInputToRemotePlayback()
             return perform(inputService.start(), service: service.channel, now: now)
         case .mediaBrowser:
@@ -197,6 +200,8 @@ struct CarServices {
         case .mediaBrowse, .mediaItem, .mediaCommand, .mediaArtwork, .browseNotification:
             out += handleMedia(serviceInput)
         case .remotePlayback(let declared):
+            guard declared != remotePlaybackDeclared else { break }
+            remotePlaybackDeclared = declared
             if var service = input {
                 let actions = service.remotePlaybackChanged(declared: declared)
                 input = service
@@ -246,35 +251,29 @@ struct CarServices {
 
     // MARK: Performing service actions
 
-    /// The input service binds the volume keys only while remote playback is declared.
+    /// The input service binds the volume keys only while remote playback is declared: each
+    /// remote-playback update is posted, and ``handle(_:now:)`` passes on only the changes.
     private func subscribeInputToRemotePlayback() {
         let session = core.session
-        let bridge = self.bridge
-        bridge.run {
-            var declared = false
-            for await update in await session.subscribe() {
-                if Task.isCancelled { break }
-                guard case .remotePlayback(let remote) = update, (remote != nil) != declared else { continue }
-                declared = remote != nil
-                bridge.post(.remotePlayback(declared: declared))
+        bridge.attach { post in
+            let id = await session.subscribe { update in
+                guard case .remotePlayback(let remote) = update else { return true }
+                return post(.remotePlayback(declared: remote != nil))
             }
-            return nil
+            return { await session.unsubscribe(id) }
         }
     }
 
+    /// The session's state, then every update, for the playback status service.
     private mutating func subscribeStatusToSession() {
         guard !statusSubscribed else { return }
         statusSubscribed = true
         let session = core.session
-        let bridge = self.bridge
-        bridge.run {
-            let updates = await session.subscribe()
-            bridge.post(.sessionStarted(await session.snapshot))
-            for await update in updates {
-                if Task.isCancelled { break }
-                bridge.post(.session(update, artworkKeys: [:], for: .playbackStatus))
+        bridge.attach { post in
+            let id = await session.subscribe(started: { _ = post(.sessionStarted($0)) }) { update in
+                post(.session(update, artworkKeys: [:], for: .playbackStatus))
             }
-            return nil
+            return { await session.unsubscribe(id) }
         }
     }
 }

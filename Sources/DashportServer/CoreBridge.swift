@@ -4,19 +4,32 @@ import DashportSession
 /// Runs one car's requests to the core actors and posts each answer back into the car's input
 /// stream. Commands run one at a time in the order the car sent them (two quick presses must not
 /// swap); browse and artwork requests run concurrently. `stop()` cancels whatever is pending.
+///
+/// A connected car holds no task of its own here while it is idle (issue 10: a task keeps its
+/// largest async frame for life, 2–7 KiB each): commands are run by a task that exists only
+/// while commands are queued, and core pushes reach the car through handlers the core calls
+/// (``attach(_:)``), not through a task per subscription waiting on a stream.
 final class CoreBridge: Sendable {
+    /// How a push subscription is ended.
+    typealias Unsubscribe = @Sendable () async -> Void
+
+    private struct State {
+        var next: UInt64 = 0
+        var running: [UInt64: Task<Void, Never>] = [:]
+        var stopped = false
+        /// Commands waiting for the ones before them, oldest first.
+        var commands: [@Sendable () async -> Void] = []
+        /// Whether a task is running ``commands`` now.
+        var draining = false
+        /// Push subscriptions to end at ``stop()``.
+        var unsubscribes: [Unsubscribe] = []
+    }
+
     private let inputs: CarMailbox
-    private let commands: AsyncStream<@Sendable () async -> Void>.Continuation
-    private let commandWorker: Task<Void, Never>
-    private let tasks = Mutex<(next: UInt64, running: [UInt64: Task<Void, Never>], stopped: Bool)>((0, [:], false))
+    private let state = Mutex(State())
 
     init(inputs: CarMailbox) {
         self.inputs = inputs
-        let (stream, continuation) = AsyncStream.makeStream(of: (@Sendable () async -> Void).self)
-        self.commands = continuation
-        self.commandWorker = Task {
-            for await work in stream { await work() }
-        }
     }
 
     /// Performs `command` on the session after every earlier command of this car, then posts
@@ -26,16 +39,55 @@ final class CoreBridge: Sendable {
         answer: @escaping @Sendable (CommandResult) -> ServiceInput
     ) {
         let inputs = self.inputs
-        commands.yield {
-            let result = await session.perform(command, from: source)
-            inputs.yield(.services(answer(result)))
+        let startDraining = state.withLock { state -> Bool in
+            guard !state.stopped else { return false }
+            state.commands.append {
+                let result = await session.perform(command, from: source)
+                inputs.yield(.services(answer(result)))
+            }
+            defer { state.draining = true }
+            return !state.draining
+        }
+        guard startDraining else { return }
+        run { [self] in
+            while !Task.isCancelled, let next = nextCommand() { await next() }
+            return nil
+        }
+    }
+
+    /// The oldest queued command, or nil (and the draining task ends) when there is none.
+    private func nextCommand() -> (@Sendable () async -> Void)? {
+        state.withLock { state in
+            guard !state.stopped, !state.commands.isEmpty else {
+                state.draining = false
+                return nil
+            }
+            return state.commands.removeFirst()
+        }
+    }
+
+    /// Subscribes the car to a core push: `subscribe` runs once, in a short task, with the
+    /// handler that posts into the car's mailbox (and returns false once the car is gone, so the
+    /// core drops it even before it is unsubscribed); it returns how to unsubscribe, which
+    /// ``stop()`` does.
+    func attach(_ subscribe: @escaping @Sendable (_ post: @escaping @Sendable (ServiceInput) -> Bool) async -> Unsubscribe) {
+        let inputs = self.inputs
+        run { [self] in
+            let unsubscribe = await subscribe { inputs.yield(.services($0)) }
+            let late = state.withLock { state -> Bool in
+                if state.stopped { return true }
+                state.unsubscribes.append(unsubscribe)
+                return false
+            }
+            if late { await unsubscribe() }
+            return nil
         }
     }
 
     /// Runs `work` concurrently and posts what it returns (nothing when cancelled).
     func run(_ work: @escaping @Sendable () async -> ServiceInput?) {
         let inputs = self.inputs
-        tasks.withLock { state in
+        state.withLock { state in
             guard !state.stopped else { return }
             state.next += 1
             let id = state.next
@@ -46,37 +98,35 @@ final class CoreBridge: Sendable {
         }
     }
 
-    /// Forwards every element of a core push stream (session updates, browse notifications),
-    /// each turned into a service input by `wrap` (which may ask the core, e.g. for artwork keys).
-    func forward<Element: Sendable>(_ stream: AsyncStream<Element>, as wrap: @escaping @Sendable (Element) async -> ServiceInput) {
-        run {
-            for await element in stream {
-                if Task.isCancelled { break }
-                self.post(await wrap(element))
-            }
-            return nil
-        }
-    }
-
     /// Posts an input to the car's stream now.
     func post(_ input: ServiceInput) {
         inputs.yield(.services(input))
     }
 
     private func finished(_ id: UInt64) {
-        _ = tasks.withLock { $0.running.removeValue(forKey: id) }
+        _ = state.withLock { $0.running.removeValue(forKey: id) }
     }
 
-    var pendingCount: Int { tasks.withLock { $0.running.count } }
+    /// Tasks running now (requests in flight, a command queue being drained, subscriptions being set up).
+    var pendingCount: Int { state.withLock { $0.running.count } }
 
+    /// Cancels what is running, drops queued commands and ends the push subscriptions (in one
+    /// short task, since the core is an actor).
     func stop() {
-        let running = tasks.withLock { state -> [Task<Void, Never>] in
+        let (running, unsubscribes) = state.withLock { state -> ([Task<Void, Never>], [Unsubscribe]) in
             state.stopped = true
-            defer { state.running.removeAll() }
-            return Array(state.running.values)
+            state.commands.removeAll()
+            defer {
+                state.running.removeAll()
+                state.unsubscribes.removeAll()
+            }
+            return (Array(state.running.values), state.unsubscribes)
         }
         running.forEach { $0.cancel() }
-        commands.finish()
-        commandWorker.cancel()
+        if !unsubscribes.isEmpty {
+            Task {
+                for unsubscribe in unsubscribes { await unsubscribe() }
+            }
+        }
     }
 }

@@ -103,7 +103,8 @@ public actor SessionCore {
     /// Remote playback as the handler declared it; nil while audio plays locally. Never persisted.
     public internal(set) var remotePlayback: RemotePlayback?
 
-    var subscribers: [UInt64: AsyncStream<SessionUpdate>.Continuation] = [:]
+    /// Streams from ``subscribe()`` and handlers from ``subscribe(started:_:)``.
+    var subscribers: [UInt64: Subscriber] = [:]
     var nextSubscriberId: UInt64 = 0
     var closed = false
 
@@ -181,15 +182,11 @@ public actor SessionCore {
         if let remotePlayback { continuation.yield(.remotePlayback(remotePlayback)) }
         let id = nextSubscriberId
         nextSubscriberId += 1
-        subscribers[id] = continuation
+        subscribers[id] = .stream(continuation)
         continuation.onTermination = { [weak self] _ in
             Task { await self?.unsubscribe(id) }
         }
         return stream
-    }
-
-    private func unsubscribe(_ id: UInt64) {
-        subscribers[id] = nil
     }
 
     /// Reports an error to every subscriber and the log: how the browse core, the artwork endpoint
@@ -217,12 +214,8 @@ public actor SessionCore {
         sleepTimer = nil
         checkpointTimer?.cancel()
         checkpointTimer = nil
-        for continuation in subscribers.values { continuation.finish() }
+        for case .stream(let continuation) in subscribers.values { continuation.finish() }
         subscribers.removeAll()
-    }
-
-    func emit(_ update: SessionUpdate) {
-        for continuation in subscribers.values { continuation.yield(update) }
     }
 
     // MARK: Broadcasts

@@ -153,6 +153,23 @@ enum MemoryPhase {
             cars: cars.count, connectSeconds: connectSeconds)
     }
 
+    /// The profiling driver (`--hold ADDRESS`): connects the memory phase's cars to a server
+    /// started elsewhere, e.g. under heaptrack or massif, and holds them until `file` exists (or
+    /// for 60 s), so a heap profile can be taken with exactly that many cars linked.
+    static func hold(_ bench: Bench, address: String, until file: String?) async throws {
+        let target = try ListenAddress.parse(address)
+        progress("hold: connecting \(bench.options.memoryCars) cars to \(target)")
+        let cars = try await bench.connectCars(bench.options.memoryCars, to: target)
+        progress("hold: \(cars.count) cars linked; " + (file.map { "waiting for \($0)" } ?? "holding for 60 s"))
+        let deadline = ContinuousClock.now + .seconds(file == nil ? 60 : 3600)
+        while ContinuousClock.now < deadline {
+            if let file, FileManager.default.fileExists(atPath: file) { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        cars.forEach { $0.abort() }
+        progress("hold: cars left")
+    }
+
     static func launch(_ executable: String, _ arguments: [String], log: String) throws -> Process {
         guard FileManager.default.createFile(atPath: log, contents: nil) else { throw BenchFailure("cannot create \(log)") }
         let process = Process()

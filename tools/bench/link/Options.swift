@@ -29,6 +29,10 @@ struct Options {
     /// server's 15-s write-stall limit so the never-reader's close falls inside it.
     var hostileSeconds = 25
     var skipHostile = false
+    /// Profiling driver: connect ``memoryCars`` cars to a server started elsewhere (under a
+    /// heap profiler, say) and hold them until ``holdUntil`` exists, then leave.
+    var hold: String?
+    var holdUntil: String?
 
     static let spec = CommandSpec(
         name: "dashport-bench-link",
@@ -48,6 +52,10 @@ struct Options {
             .flag("only-memory", "run the memory phase alone"),
             .value("hostile-seconds", "N", "the hostile phase's window beside a flooder and a never-reader (default 25)"),
             .flag("skip-hostile", "leave the hostile phase out"),
+            .value(
+                "hold", "ADDRESS",
+                "profiling driver: connect --memory-cars cars to a server already listening there, hold them, run nothing else"),
+            .value("hold-until", "FILE", "with --hold: leave once FILE exists (default: after 60 s)"),
         ],
         epilogue: "Build the server first for the memory phase: swift build -c release --product dashport")
 
@@ -67,6 +75,8 @@ struct Options {
         onlyMemory = parsed.flag("only-memory")
         hostileSeconds = try parsed.integer("hostile-seconds") ?? hostileSeconds
         skipHostile = parsed.flag("skip-hostile")
+        hold = parsed.value("hold")
+        holdUntil = parsed.value("hold-until")
     }
 
     init() {}

@@ -30,6 +30,17 @@ let began = ContinuousClock.now
 
 let bench = try await Bench.make(options)
 defer { bench.cleanUp() }
+if let address = options.hold {
+    do {
+        try await MemoryPhase.hold(bench, address: address, until: options.holdUntil)
+    } catch {
+        FileHandle.standardError.write(Data("dashport-bench-link: \(error)\n".utf8))
+        bench.cleanUp()
+        exit(1)
+    }
+    bench.cleanUp()
+    exit(0)
+}
 do {
     var connect: ConnectReport?
     var throughput: [Pair]?
