@@ -19,29 +19,71 @@ extension CarServices {
         return perform(actions)
     }
 
-    /// Its own session subscription (which starts with the current state; a task, since each
-    /// update's artwork keys are registered with the artwork service on the way) and the browse
-    /// core's children-changed notifications (a handler the core calls, no task).
+    /// Its own session subscription (which starts with the current state) and the browse core's
+    /// children-changed notifications: handlers the cores call, which post into the car's
+    /// mailbox; no task waits on either.
     private mutating func subscribeMediaChannel() {
         guard !mediaSubscribed else { return }
         mediaSubscribed = true
         let session = core.session
         let browse = core.browse
-        let artwork = core.artwork
-        let bridge = self.bridge
-        bridge.run {
-            let updates = await session.subscribe()
-            for await update in updates {
-                if Task.isCancelled { break }
-                let keys = await artworkKeys(for: MediaChannelService.artworkURIs(in: update), artwork)
-                bridge.post(.session(update, artworkKeys: keys, for: .mediaChannel))
-            }
-            return nil
+        bridge.attach { post in
+            let id = await session.subscribe { post(.mediaSession($0)) }
+            return { await session.unsubscribe(id) }
         }
         bridge.attach { post in
             let key = await browse.subscribe { post(.browseNotification($0)) }
             return { await browse.unsubscribe(key) }
         }
+    }
+
+    /// A session update for the media channel: handed in, in order, once its artwork URIs are
+    /// registered. An update that names none goes in at once when nothing waits before it; one
+    /// that does waits for a short task that registers them (``mediaSessionKeysArrived(_:)``).
+    /// Past the session's subscriber buffer the oldest waiting update is dropped, as a lagging
+    /// subscription stream drops it.
+    mutating func mediaSessionUpdated(_ update: SessionUpdate) -> [OutgoingMessage] {
+        guard media != nil else { return [] }
+        mediaUpdates.append(update)
+        let excess = mediaUpdates.count - core.session.configuration.subscriberBufferLimit
+        if excess > 0 {
+            // The first one keeps its place while its keys are being registered: they are its keys.
+            let first = mediaKeysPending ? 1 : 0
+            mediaUpdates.removeSubrange(first..<first + excess)
+        }
+        return mediaHandInReady()
+    }
+
+    /// The keys of the oldest waiting update: it goes in, then those after it that are ready.
+    mutating func mediaSessionKeysArrived(_ keys: [String: String]) -> [OutgoingMessage] {
+        mediaKeysPending = false
+        guard !mediaUpdates.isEmpty else { return [] }
+        return mediaHandIn(mediaUpdates.removeFirst(), keys: keys) + mediaHandInReady()
+    }
+
+    /// Hands in waiting updates until one needs its artwork keys registered (and asks for them).
+    private mutating func mediaHandInReady() -> [OutgoingMessage] {
+        var out: [OutgoingMessage] = []
+        while !mediaKeysPending, let update = mediaUpdates.first {
+            let uris = MediaChannelService.artworkURIs(in: update)
+            if uris.isEmpty {
+                mediaUpdates.removeFirst()
+                out += mediaHandIn(update, keys: [:])
+                continue
+            }
+            mediaKeysPending = true
+            let artwork = core.artwork
+            bridge.run { .mediaSessionKeys(await artworkKeys(for: uris, artwork)) }
+        }
+        if mediaUpdates.isEmpty && mediaUpdates.capacity > 16 { mediaUpdates = [] }
+        return out
+    }
+
+    private mutating func mediaHandIn(_ update: SessionUpdate, keys: [String: String]) -> [OutgoingMessage] {
+        guard var service = media else { return [] }
+        let actions = service.sessionUpdated(update, artworkKeys: keys, now: core.clock.now)
+        media = service
+        return perform(actions)
     }
 
     mutating func handleMedia(_ input: ServiceInput) -> [OutgoingMessage] {

@@ -9,9 +9,12 @@ import DashportSession
 enum ServiceInput: Sendable {
     /// The session's state when the playback status service's subscription began.
     case sessionStarted(SessionSnapshot)
-    /// A session update for the playback status service or the media channel, with the artwork
-    /// keys of the URIs it names.
-    case session(SessionUpdate, artworkKeys: [String: String], for: SessionSubscriber)
+    /// A session update for the playback status service.
+    case session(SessionUpdate)
+    /// A session update for the media channel, before its artwork keys are known.
+    case mediaSession(SessionUpdate)
+    /// The artwork keys of the oldest media-channel session update waiting for them.
+    case mediaSessionKeys([String: String])
     /// Answers and pushes for the Dashport media channel.
     case mediaBrowse(MediaChannelTicket, BrowseAnswer, artworkKeys: [String: String], carReports: [BrowseReport] = [])
     case mediaItem(MediaChannelTicket, BrowseItem?, artworkKeys: [String: String], carReports: [BrowseReport] = [])
@@ -30,12 +33,6 @@ enum ServiceInput: Sendable {
     case classicArtwork(ClassicBrowserService.Ticket, [UInt8]?)
 }
 
-/// Which service a session subscription feeds (each has its own, so each gets the replay of the
-/// current state a new subscription starts with).
-enum SessionSubscriber: Sendable {
-    case playbackStatus, mediaChannel
-}
-
 /// The services of one car connection: created as the link opens their channels, fed the car's
 /// messages, core answers and pushes, and asked for what to send. Core requests go through the
 /// ``CoreBridge`` and come back as ``ServiceInput``.
@@ -52,6 +49,10 @@ struct CarServices {
     var statusSubscribed = false
     var sessionStarted = false
     var mediaSubscribed = false
+    /// The media channel's session updates not handed in yet, oldest first: each waits for its
+    /// artwork keys, which ``mediaKeysPending`` says are being registered for the first.
+    var mediaUpdates: [SessionUpdate] = []
+    var mediaKeysPending = false
     /// Remote playback as the input service was last told (it hears only changes).
     var remotePlaybackDeclared = false
 
@@ -169,13 +170,11 @@ struct CarServices {
                 status = service
                 out += perform(actions, service: service.channel, now: now)
             }
-        case .session(let update, let keys, .mediaChannel):
-            if var service = media {
-                let actions = service.sessionUpdated(update, artworkKeys: keys, now: core.clock.now)
-                media = service
-                out += perform(actions)
-            }
-        case .session(let update, _, .playbackStatus):
+        case .mediaSession(let update):
+            out += mediaSessionUpdated(update)
+        case .mediaSessionKeys(let keys):
+            out += mediaSessionKeysArrived(keys)
+        case .session(let update):
             guard sessionStarted else { break }
             if var service = status {
                 let actions = service.sessionUpdated(update, now: now)
@@ -271,7 +270,7 @@ struct CarServices {
         let session = core.session
         bridge.attach { post in
             let id = await session.subscribe(started: { _ = post(.sessionStarted($0)) }) { update in
-                post(.session(update, artworkKeys: [:], for: .playbackStatus))
+                post(.session(update))
             }
             return { await session.unsubscribe(id) }
         }

@@ -90,7 +90,7 @@ public actor SessionCore {
     let handler: any SessionHandler
     let clock: any DashportClock
     let store: SessionStore?
-    let configuration: SessionConfiguration
+    public nonisolated let configuration: SessionConfiguration
     let logger: Logger
     let validator: StateValidator
 
