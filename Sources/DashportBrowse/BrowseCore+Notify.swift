@@ -47,6 +47,11 @@ extension BrowseCore {
     /// How many subscribers are connected.
     public var subscriberCount: Int { subscribers.count }
 
+    /// How many of them are handlers (a test seam).
+    var handlerSubscriberCount: Int {
+        subscribers.values.count { if case .handler = $0 { true } else { false } }
+    }
+
     /// Ends a subscription (stream or handler); unknown keys are ignored.
     public func unsubscribe(_ key: Int) {
         subscribers[key] = nil

@@ -36,6 +36,11 @@ extension SessionCore {
     /// How many streams and handlers are subscribed (a test seam).
     public var subscriberCount: Int { subscribers.count }
 
+    /// How many of them are handlers (a test seam).
+    var handlerSubscriberCount: Int {
+        subscribers.values.count { if case .handler = $0 { true } else { false } }
+    }
+
     func emit(_ update: SessionUpdate) {
         var gone: [UInt64] = []
         for (id, subscriber) in subscribers {

@@ -3,6 +3,7 @@
 import DashportTestSupport
 import DashportClock
 import Foundation
+import Synchronization
 import Testing
 @testable import DashportBrowse
 
@@ -168,5 +169,27 @@ import Testing
         await core.invalidate("recent")
         var iterator = staying.makeAsyncIterator()
         #expect(await iterator.next() == .childrenChanged(parentId: "recent"))
+    }
+
+    @Test func aHandlerSubscriberIsCalledInOrderAndDroppedWhenItSaysSo() async {
+        let core = makeCore(FakeProvider(tree: Self.before))
+        let heard = Mutex<[BrowseNotification]>([])
+        let staying = await core.subscribe { notification in
+            heard.withLock { $0.append(notification) }
+            return true
+        }
+        let leavingCalls = Mutex(0)
+        _ = await core.subscribe { _ in
+            leavingCalls.withLock { $0 += 1 }
+            return false  // the car is gone
+        }
+        #expect(await core.subscriberCount == 2)
+        await core.invalidate("recent")
+        #expect(await core.subscriberCount == 1)
+        await core.invalidate(nil)
+        #expect(heard.withLock { $0 } == [.childrenChanged(parentId: "recent"), .childrenChanged(parentId: nil)])
+        #expect(leavingCalls.withLock { $0 } == 1)
+        await core.unsubscribe(staying)
+        #expect(await core.subscriberCount == 0)
     }
 }

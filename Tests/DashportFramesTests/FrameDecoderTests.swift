@@ -3,6 +3,29 @@ import Testing
 import DashportRandom
 
 @Suite struct FrameDecoderTests {
+    /// A drained decoder holds no buffer (an idle car costs none), holds one while a frame is
+    /// split across reads, and drains it again once the frame is out (issue 10).
+    @Test func theBufferIsReleasedWhenDrainedAndGrowsAgainForASplitFrame() throws {
+        var decoder = FrameDecoder()
+        #expect(decoder.heldCapacity == 0)
+        let big = Frame(channel: 3, flags: [.bulk, .encrypted], payload: filler(16_000, seed: 7))
+        decoder.feed(big.encoded())
+        #expect(decoder.heldCapacity >= 16_004)
+        #expect(try decoder.next() == big)
+        #expect(try decoder.next() == nil)
+        #expect(decoder.heldCapacity == 0)
+
+        let small = Frame(channel: 0, flags: .bulk, payload: [0x00, 0x0B])
+        let bytes = small.encoded() + big.encoded()
+        decoder.feed(bytes[..<100])
+        #expect(try decoder.next() == small)
+        #expect(try decoder.next() == nil)  // the big one is only partly in
+        #expect(decoder.heldCapacity > 0)
+        decoder.feed(bytes[100...])
+        #expect(try decoder.next() == big)
+        #expect(decoder.heldCapacity == 0)
+    }
+
     /// The largest length field (65535) is refused as soon as the 4-byte header is in.
     @Test func maximumLengthFieldIsAClearError() throws {
         var decoder = FrameDecoder()

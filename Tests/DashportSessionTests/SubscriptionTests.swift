@@ -1,6 +1,7 @@
 import DashportTestSupport
 import DashportClock
 import DashportLog
+import Synchronization
 import Testing
 @testable import DashportSession
 
@@ -71,5 +72,69 @@ import Testing
         #expect(await drain(updates).compactMap(\.error).map(\.code) == [.browseRootRejected, .playbackFailed])
         #expect(sink.contains(.warning, "tab 'Extra' is over the cap of 4"))
         #expect(sink.contains(.error, "decoder died"))
+    }
+
+    @Test func aHandlerSeesExactlyWhatAStreamSeesStartingWithTheSnapshot() async throws {
+        let clock = ManualClock()
+        let core = makeDemoCore(clock: clock)
+        _ = await core.perform(.playFromMediaId("a2"), from: .local)
+        let expectedSnapshot = await core.snapshot
+        let stream = await core.subscribe()
+        let seen = Mutex<(snapshot: SessionSnapshot?, updates: [SessionUpdate])>((nil, []))
+        let id = await core.subscribe(started: { snapshot in seen.withLock { $0.snapshot = snapshot } }) { update in
+            seen.withLock { $0.updates.append(update) }
+            return true
+        }
+        #expect(await core.subscriberCount == 2)
+        _ = await core.perform(.pause, from: .local)
+        await clock.advance(by: .seconds(5))
+        _ = await core.perform(.skipToNext, from: .local)
+        await core.report(SessionError(code: .artworkFailed, severity: .degraded, message: "cover failed"))
+        await core.close()
+        let fromStream = await drain(stream)
+        let fromHandler = seen.withLock { $0 }
+        #expect(fromHandler.snapshot == expectedSnapshot)
+        #expect(fromHandler.updates == fromStream)
+        #expect(fromHandler.updates.count > 5)
+        await core.unsubscribe(id)  // after close: harmless
+    }
+
+    @Test func aHandlerThatReturnsFalseIsDroppedAndUnsubscribeEndsOne() async {
+        let clock = ManualClock()
+        let core = makeDemoCore(clock: clock)
+        let count = Mutex(0)
+        // Wants the three replayed updates and one more, then no more.
+        _ = await core.subscribe { _ in
+            count.withLock { seen in
+                seen += 1
+                return seen < 4
+            }
+        }
+        let kept = Mutex(0)
+        let id = await core.subscribe { _ in
+            kept.withLock { $0 += 1 }
+            return true
+        }
+        #expect(await core.subscriberCount == 2)
+        _ = await core.perform(.playFromMediaId("a1"), from: .local)
+        #expect(await core.subscriberCount == 1)
+        #expect(count.withLock { $0 } == 4)
+        await core.unsubscribe(id)
+        #expect(await core.subscriberCount == 0)
+        let before = kept.withLock { $0 }
+        _ = await core.perform(.pause, from: .local)
+        #expect(kept.withLock { $0 } == before)
+    }
+
+    @Test func aHandlerSubscribedAfterCloseHearsNothing() async {
+        let core = makeDemoCore(clock: ManualClock())
+        await core.close()
+        let heard = Mutex(0)
+        _ = await core.subscribe(started: { _ in heard.withLock { $0 += 1 } }) { _ in
+            heard.withLock { $0 += 1 }
+            return true
+        }
+        #expect(heard.withLock { $0 } == 0)
+        #expect(await core.subscriberCount == 0)
     }
 }
