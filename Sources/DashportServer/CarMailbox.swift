@@ -79,6 +79,9 @@ final class CarMailbox: Sendable {
         return mine + ((stream as? TCPConnection).map { "; tcp " + $0.debugState } ?? "")
     }
 
+    /// Room the inbox holds for core inputs (a test seam: none once they are all taken).
+    var reservedServiceInputs: Int { state.withLock { $0.services.capacity } }
+
     /// Whether the transport is told to stop reading (a test seam).
     var isReadingPaused: Bool { state.withLock { $0.readingPaused } }
 
@@ -169,7 +172,10 @@ final class CarMailbox: Sendable {
                     let input = state.services[state.servicesHead]
                     state.servicesHead += 1
                     if state.servicesHead == state.services.count {
-                        state.services.removeAll(keepingCapacity: state.services.count <= 64)
+                        // Released, not kept: an input is a large enum (an answer, an update), and
+                        // an idle car kept room for its largest burst (issue 10: 2 KiB per car
+                        // after the session's replay at connect).
+                        state.services = []
                         state.servicesHead = 0
                     }
                     return .services(input)

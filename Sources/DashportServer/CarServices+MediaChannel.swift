@@ -75,7 +75,7 @@ extension CarServices {
             let artwork = core.artwork
             bridge.run { .mediaSessionKeys(await artworkKeys(for: uris, artwork)) }
         }
-        if mediaUpdates.isEmpty && mediaUpdates.capacity > 16 { mediaUpdates = [] }
+        if mediaUpdates.isEmpty { mediaUpdates = [] }  // an idle car keeps no room for a burst
         return out
     }
 

@@ -162,4 +162,25 @@ struct CarMailboxTests {
         }
         mailbox.yield(.services(.browseNotification(.childrenChanged(parentId: nil))))  // after: dropped
     }
+
+    /// A burst of core inputs is held while it waits; once the worker has taken it all the inbox
+    /// keeps no room for the next one, and takes a new burst as before (issue 10).
+    @Test func theRoomForCoreInputsIsReleasedWhenTheyAreTakenAndGrowsAgain() async {
+        let mailbox = CarMailbox(stream: FakeStream())
+        #expect(mailbox.reservedServiceInputs == 0)
+        for round in 0..<2 {
+            for index in 0..<20 {
+                mailbox.yield(.services(.browseNotification(.childrenChanged(parentId: "\(round)-\(index)"))))
+            }
+            #expect(mailbox.reservedServiceInputs >= 20)
+            for index in 0..<20 {
+                guard case .services(.browseNotification(.childrenChanged(let parent))) = await mailbox.next() else {
+                    Issue.record("expected notification \(index)")
+                    return
+                }
+                #expect(parent == "\(round)-\(index)")
+            }
+            #expect(mailbox.reservedServiceInputs == 0)
+        }
+    }
 }
