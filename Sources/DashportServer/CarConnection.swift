@@ -73,7 +73,7 @@ struct CarConnection {
         // The link and the services take `now` as time since the server clock's origin, the same
         // time line the session's position anchors are on.
         let clock = context.core.clock
-        var timer = DeadlineTimer(clock: clock, inputs: mailbox)
+        var timer = DeadlineTimer(scheduler: context.deadlines, inputs: mailbox)
         var services = CarServices(context: context, logger: logger, inputs: mailbox)
         stream.start { event in mailbox.yield(.transport(event)) }
 

@@ -82,6 +82,9 @@ final class CarMailbox: Sendable {
     /// Room the inbox holds for core inputs (a test seam: none once they are all taken).
     var reservedServiceInputs: Int { state.withLock { $0.services.capacity } }
 
+    /// Whether a deadline tick waits to be taken (a test seam).
+    var isTickPending: Bool { state.withLock { $0.tick } }
+
     /// Whether the transport is told to stop reading (a test seam).
     var isReadingPaused: Bool { state.withLock { $0.readingPaused } }
 

@@ -75,6 +75,7 @@ public final class DashportServer: Sendable {
             logger: logger.labelled("admission"))
         let context = ServerContext(
             tls: tls, link: link, core: core, logger: logger.labelled("car"), registry: ConnectionRegistry(), admission: admission,
+            deadlines: DeadlineScheduler(clock: core.clock),
             recordDirectory: try SessionFiles.prepare(configuration.recordDirectory),
             reassembly: ReassemblyBudget(limit: configuration.maxUnfinishedMessageBytes),
             writeStallLimit: .milliseconds(Int64(configuration.writeStallTimeoutSeconds * 1000)))

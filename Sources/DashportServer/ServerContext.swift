@@ -12,6 +12,8 @@ struct ServerContext: Sendable {
     let registry: ConnectionRegistry
     /// Pending (still in the handshake) versus linked connections; see ``HandshakeAdmission``.
     let admission: HandshakeAdmission
+    /// Every car's next wake-up, on the core's clock.
+    let deadlines: DeadlineScheduler
     /// `--record-dir`: where each car's session recording goes; `nil` records nothing.
     var recordDirectory: String? = nil
     /// What all cars together may hold in unfinished messages.
