@@ -35,15 +35,24 @@ struct CarConnection {
     let logger: Logger
     /// This connection's place in ``HandshakeAdmission``; nil when it was not admitted through it.
     let ticket: UInt64?
+    /// The peer's address (no port) over TCP: whose close warnings ``RepeatedCloseLog`` counts.
+    let host: String?
 
     /// Inputs handled before the worker yields its thread to other tasks.
     static let inputsPerTurn = 8
 
-    init(stream: any ByteStream, context: ServerContext, ticket: UInt64? = nil) {
+    init(stream: any ByteStream, context: ServerContext, ticket: UInt64? = nil, host: String? = nil) {
         self.stream = stream
         self.context = context
-        self.logger = context.logger.with("peer", stream.peerDescription)
+        var logger = context.logger.with("peer", stream.peerDescription)
+        // An address closed for bad input more often than its share of warnings logs quietly: a
+        // flooder reconnecting hundreds of times a second leaves a count, not a line each.
+        if let host, context.closeLog.isQuiet(host, now: context.core.clock.now.sinceOrigin) {
+            logger.level = max(logger.level, .warning)
+        }
+        self.logger = logger
         self.ticket = ticket
+        self.host = host
     }
 
     func run() async {
@@ -210,7 +219,18 @@ struct CarConnection {
         case .byeBye, .peerByeBye:
             logger.info("link closed: \(reason)")
         default:
-            logger.warning("closing connection: \(reason)", ["phase": "\(phase)"])
+            guard let host else {
+                logger.warning("closing connection: \(reason)", ["phase": "\(phase)"])
+                return
+            }
+            let limit = context.closeLog.limits
+            let decision = context.closeLog.closing(host, now: context.core.clock.now.sinceOrigin)
+            for (other, count) in decision.suppressed {
+                context.logger.notice("\(count) more closes from \(other) suppressed (more than \(limit.perAddress) in \(limit.window))")
+            }
+            guard decision.log else { return }
+            let further = decision.lastInWindow ? "; further closes from \(host) within \(limit.window) are counted, not logged" : ""
+            logger.warning("closing connection: \(reason)\(further)", ["phase": "\(phase)"])
         }
     }
 }

@@ -80,10 +80,9 @@ public final class DashportServer: Sendable {
             writeStallLimit: .milliseconds(Int64(configuration.writeStallTimeoutSeconds * 1000)))
         listener.start { connection in
             // On the reactor thread: a flood of connects is trimmed here, before any task runs.
-            let ticket = admission.admit(
-                host: connection.peerHost ?? connection.peerDescription, peer: connection.peerDescription,
-                abort: { connection.abort() })
-            Task.detached { await CarConnection(stream: connection, context: context, ticket: ticket).run() }
+            let host = connection.peerHost ?? connection.peerDescription
+            let ticket = admission.admit(host: host, peer: connection.peerDescription, abort: { connection.abort() })
+            Task.detached { await CarConnection(stream: connection, context: context, ticket: ticket, host: host).run() }
         }
         func abandon(_ error: ConfigurationError) async -> ConfigurationError {
             listener.shutdown()
