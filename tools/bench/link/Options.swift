@@ -29,6 +29,8 @@ struct Options {
     /// server's 15-s write-stall limit so the never-reader's close falls inside it.
     var hostileSeconds = 25
     var skipHostile = false
+    /// Only the hostile phase (a fresh in-process server; no connects, throughput or memory).
+    var onlyHostile = false
 
     static let spec = CommandSpec(
         name: "dashport-bench-link",
@@ -48,6 +50,7 @@ struct Options {
             .flag("only-memory", "run the memory phase alone"),
             .value("hostile-seconds", "N", "the hostile phase's window beside a flooder and a never-reader (default 25)"),
             .flag("skip-hostile", "leave the hostile phase out"),
+            .flag("only-hostile", "run the hostile phase alone (no connects, throughput or memory)"),
         ],
         epilogue: "Build the server first for the memory phase: swift build -c release --product dashport")
 
@@ -67,6 +70,7 @@ struct Options {
         onlyMemory = parsed.flag("only-memory")
         hostileSeconds = try parsed.integer("hostile-seconds") ?? hostileSeconds
         skipHostile = parsed.flag("skip-hostile")
+        onlyHostile = parsed.flag("only-hostile")
     }
 
     init() {}
