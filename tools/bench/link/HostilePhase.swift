@@ -17,6 +17,8 @@ enum HostilePhase {
         var floodedBytes = 0, flooderClosed = 0
         /// The hostile window's length in seconds (the flooder's connects per second).
         var window = 0.0
+        /// Flooder connections closed during the measured runs beside it.
+        var flooderClosedMeasured = 0
         /// Seconds from the never-reader's first unread answer to its close; nil if still open.
         var neverReaderClosedAfter: Double?
         var rssBefore = 0, rssMax = 0
@@ -103,7 +105,9 @@ enum HostilePhase {
         while ContinuousClock.now < window {
             round += 1
             progress("hostile: run \(round) beside them")
+            let closes = flood.closes.load(ordering: .relaxed)
             try await ThroughputPhase.measure(&report.beside, length: length, carThread: bench.carThread, clientThreads: [flooderThread])
+            report.flooderClosedMeasured += flood.closes.load(ordering: .relaxed) - closes
             if report.neverReaderClosedAfter == nil, neverReader.isClosed {
                 report.neverReaderClosedAfter = milliseconds(ContinuousClock.now - stallStarted) / 1000
             }
@@ -113,6 +117,12 @@ enum HostilePhase {
         await flooder.value
         await starver.value
         await sampler.value
+        // The same number of runs alone again once the hostile peers are gone, so a change in the
+        // machine's load during the phase weighs on both sides of the ratio alike.
+        for round in 0..<options.rounds {
+            progress("hostile: round \(round + 1) of \(options.rounds) alone again")
+            try await ThroughputPhase.measure(&report.alone, length: length, carThread: bench.carThread)
+        }
         let maxima = sampled.value.withLock { $0 }
         (report.maxInbound, report.maxOutbound, report.maxHeld, report.rssMax) = (maxima.inbound, maxima.outbound, maxima.held, maxima.rss)
         report.floodedBytes = flood.sent.load(ordering: .relaxed)
@@ -123,7 +133,7 @@ enum HostilePhase {
     static func print(_ report: Report, _ options: Options) {
         Swift.print(
             "Hostile peers: \(options.cars) good cars, \(options.manyDepth) GET_CHILDREN of the root in flight each, "
-                + "alone (\(options.rounds) runs) and then beside a peer flooding empty MIDDLE frames before it authenticates "
+                + "alone (\(options.rounds) runs before and \(options.rounds) after) and beside a peer flooding empty MIDDLE frames before it authenticates "
                 + "and a linked car that never reads (\(options.hostileSeconds) s); medians of \(options.seconds)-s runs\n")
         Swift.print(
             "| good cars | requests/s | × alone | p50 | p99 | CPU / request off the cars' and the flooder's threads (beside: incl. the hostile peers' tasks) |"
@@ -137,6 +147,13 @@ enum HostilePhase {
                     + "| \(formatMilliseconds(percentile(method.latencies, 0.5))) | \(formatMilliseconds(percentile(method.latencies, 0.99))) "
                     + "| " + String(format: "%.1f µs", method.cpu.server * 1e6 / Double(max(method.answered, 1))) + " |")
         }
+        // What the beside runs cost the server over what their requests cost alone, per flooder
+        // connection (the never-reader's share included, so an upper bound).
+        let alonePerRequest = report.alone.cpu.server / Double(max(report.alone.answered, 1))
+        let hostileCPU = report.beside.cpu.server - alonePerRequest * Double(report.beside.answered)
+        let perFlooderConnection =
+            report.flooderClosedMeasured > 0
+            ? String(format: "%.0f µs", hostileCPU * 1e6 / Double(report.flooderClosedMeasured)) : "—"
         let closed =
             report.neverReaderClosedAfter.map { String(format: "closed after %.1f s of unread answers", $0) }
             ?? "still open at the end of the window"
@@ -149,7 +166,8 @@ enum HostilePhase {
             \(report.maxHeld / 1024) KiB in unfinished messages (bound: 64 KiB per unauthenticated peer, 64 MiB in all). \
             The flooder queued \(report.floodedBytes / 1_048_576) MiB on its connections and was closed \(report.flooderClosed) times \
             (\(formatCount(Double(report.flooderClosed) / max(report.window, 1)))/s: at a frame no setup contains, past 128 KiB or \
-            256 frames of setup input, or at the handshake deadline); the never-reader was \(closed) (write-stall limit 15 s). \
+            256 frames of setup input, or at the handshake deadline); the server's CPU beside the hostile peers over what \
+            the same requests cost alone, per flooder connection: \(perFlooderConnection) (never-reader included). The never-reader was \(closed) (write-stall limit 15 s). \
             This process (server and cars): VmRSS \(report.rssBefore / 1024) MiB before, at most \(report.rssMax / 1024) MiB during.
             """)
     }
