@@ -115,7 +115,7 @@ struct CarConnection {
                     perform(sendAll(outgoing, on: link, now: clock.now.sinceOrigin))
                 case .close(let reason):
                     logClose(reason, phase: link.phase)
-                    stream.close()
+                    if Self.resets(reason) { stream.abort() } else { stream.close() }
                     finished = true
                 }
             }
@@ -226,6 +226,17 @@ struct CarConnection {
             }
         }
         return actions
+    }
+
+    /// Whether a link that closed for `reason` is reset rather than closed in order: a peer closed
+    /// for flooding its setup is owed no answer, and an orderly close would first read and drop up to
+    /// 256 KiB of what it queued (so the kernel does not answer it with a reset anyway), a recv per
+    /// 4 KiB on the reactor thread, for each of the hundreds of connections a second a flooder makes.
+    static func resets(_ reason: LinkCloseReason) -> Bool {
+        switch reason {
+        case .notASetupFrame, .setupFramesExceeded, .setupInputExceeded: true
+        default: false
+        }
     }
 
     private func logClose(_ reason: LinkCloseReason, phase: LinkPhase) {

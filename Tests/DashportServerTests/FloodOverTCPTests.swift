@@ -27,14 +27,16 @@ struct FloodOverTCPTests {
     /// A raw peer that sends `bytes` and records whether the server closed it.
     final class RawPeer: Sendable {
         let connection: TCPConnection
-        private let closedFlag = Mutex(false)
-        var closed: Bool { closedFlag.withLock { $0 } }
+        /// Set once the connection closed: nil inside for an orderly close, else why.
+        private let closedWith = Mutex<TransportError??>(nil)
+        var closed: Bool { closedWith.withLock { $0 != nil } }
+        var closeError: TransportError? { closedWith.withLock { $0 ?? nil } }
 
         private init(connection: TCPConnection) { self.connection = connection }
 
         static func connect(_ server: TestServer, sending bytes: [UInt8]) async throws -> RawPeer {
             let peer = RawPeer(connection: try await TCPClient.connect(to: server.server.address))
-            peer.connection.start { event in if case .closed = event { peer.closedFlag.withLock { $0 = true } } }
+            peer.connection.start { event in if case .closed(let error) = event { peer.closedWith.withLock { $0 = .some(error) } } }
             peer.connection.write(bytes)
             return peer
         }
@@ -72,13 +74,15 @@ struct FloodOverTCPTests {
 
     /// The benchmark's flooder (issue 10): VERSION_REQUEST, a FIRST fragment, then empty MIDDLE
     /// frames. No setup contains an empty MIDDLE frame, so the server closes it at the first one,
-    /// not after parsing a setup's worth of them.
+    /// not after parsing a setup's worth of them, and resets it rather than reading what else it
+    /// queued before closing.
     @Test func aPeerFloodingEmptyMiddleFramesIsClosedAtTheFirstOne() async throws {
         try await TestServer.with { server in
             let peer = try await RawPeer.connect(
                 server, sending: Self.versionRequest + Self.firstFragment + [UInt8](repeating: 0, count: 64 * 1024))
             defer { peer.connection.abort() }
             try await eventually("the server closes the flooding peer") { peer.closed }
+            #expect(peer.closeError == .reset, "reset, not an orderly close")
             try await server.waitForLog("empty MIDDLE frame of 0 bytes on channel 0 before authentication")
             #expect(!server.log.contains(nil, "bytes received before authentication"))
             try await eventually("its message is released") { server.server.heldMessageBytes == 0 }
