@@ -66,7 +66,7 @@ public final class DashportServer: Sendable {
         // the handshake each have their own share of it (HandshakeAdmission).
         let listener = try TCPListener.bind(
             address, maxConnections: configuration.maxConnections + configuration.maxPendingConnections,
-            keepAlive: configuration.keepAlive, logger: logger.labelled("tcp"))
+            keepAlive: configuration.keepAlive, receiveBufferSize: DashportServer.carReceiveBufferSize, logger: logger.labelled("tcp"))
         let admission = HandshakeAdmission(
             limits: .init(
                 maxLinked: configuration.maxConnections, maxPending: configuration.maxPendingConnections,
@@ -166,6 +166,9 @@ public final class DashportServer: Sendable {
     /// The cars connected now, oldest first.
     public var connectedCars: [ConnectedCar] { context.registry.cars }
 
+    /// `SO_RCVBUF` of every car socket, as the kernel reports it (see ``carReceiveBufferSize``).
+    var carSocketReceiveBufferSize: Int? { listener.receiveBufferSize }
+
     /// How many cars are connected now.
     public var connectionCount: Int { context.registry.count }
 
@@ -221,6 +224,12 @@ public final class DashportServer: Sendable {
     public func reloadCatalog(reason: String) async -> CatalogReloader.Outcome? {
         await catalogReloader?.reload(reason: reason)
     }
+
+    /// `SO_RCVBUF` asked for every car socket (Linux doubles it: 128 KiB). A car sends small
+    /// requests, so this costs it nothing, and it bounds what the kernel holds of a car the reactor
+    /// has paused, and what it must free when a flooder is closed (autotuned, a loopback socket's
+    /// buffer grows to megabytes).
+    static let carReceiveBufferSize = 64 * 1024
 
     /// Largest CA file read (a system bundle is about 200 KiB).
     static let maximumCAFileSize = 4 << 20

@@ -109,6 +109,21 @@ public final class TCPConnection: ByteStream {
     /// Bytes queued for the peer and not yet handed to the kernel.
     public var outboundBufferedBytes: Int { state.withLock { $0.outbound.count } }
 
+    /// What the kernel may hold of this peer's bytes that nobody has read (`SO_RCVBUF` as the kernel
+    /// reports it), read on the reactor thread; nil once closed or when it cannot be read.
+    public func kernelReceiveBufferSize() async -> Int? {
+        await withCheckedContinuation { done in
+            loop.execute { [self] in
+                let open = state.withLock { if case .open = $0.phase { true } else { false } }
+                guard open else { return done.resume(returning: nil) }
+                loop.auditSocketCall()
+                var value: Int32 = 0
+                var length = socklen_t(MemoryLayout<Int32>.size)
+                done.resume(returning: getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &value, &length) == 0 ? Int(value) : nil)
+            }
+        }
+    }
+
     /// The reactor that owns this socket: the task serving the connection runs its jobs there.
     public var preferredExecutor: (any TaskExecutor)? { loop }
 
