@@ -6,7 +6,8 @@
 //
 //   C wrappers      CDashportSSL  CDashportZlib  CDashportLinux  CDashportGLib  CDashportVips  CDashportCurl  CAAPProto (protoc-c output)
 //                   CDashportFunctionFS (kernel headers)  CDashportUSB (libusb-1.0)
-//   Support         DashportLog  DashportClock (the one time seam)
+//   Support         DashportThread (the one way to start a thread: pthreads, no Foundation)
+//                   DashportLog  DashportClock (the one time seam)
 //                   DashportFiles (atomic writes, non-blocking state-file reads, 0700 directories)
 //                   DashportDigest (SHA-256 from libcrypto, CRC-32 from zlib, hex renderings)
 //                   DashportCommandLine (the option table behind every command line, --help and config file)
@@ -71,7 +72,8 @@ let package = Package(
         ),
 
         // MARK: Support
-        .target(name: "DashportLog", swiftSettings: strict),
+        .target(name: "DashportThread", dependencies: ["CDashportLinux"], swiftSettings: strict),
+        .target(name: "DashportLog", dependencies: ["DashportThread"], swiftSettings: strict),
         .target(name: "DashportClock", swiftSettings: strict),
         .target(name: "DashportFiles", swiftSettings: strict),
         .target(name: "DashportCommandLine", swiftSettings: strict),
@@ -125,9 +127,10 @@ let package = Package(
         .target(name: "DashportControl", dependencies: ["DashportSession"], swiftSettings: strict),
 
         // MARK: Transport and server
-        .target(name: "DashportTransport", dependencies: ["CDashportLinux", "DashportLog"], swiftSettings: strict),
+        .target(name: "DashportTransport", dependencies: ["CDashportLinux", "DashportThread", "DashportLog"], swiftSettings: strict),
         .target(
-            name: "DashportUSB", dependencies: ["CDashportFunctionFS", "DashportTransport", "DashportClock", "DashportLog"],
+            name: "DashportUSB",
+            dependencies: ["CDashportFunctionFS", "DashportTransport", "DashportThread", "DashportClock", "DashportLog"],
             swiftSettings: strict),
         .target(
             name: "DashportUSBHost", dependencies: ["CDashportUSB", "DashportUSB", "DashportTransport", "DashportClock", "DashportLog"],
@@ -145,7 +148,8 @@ let package = Package(
 
         // MARK: Executables
         .executableTarget(
-            name: "dashport", dependencies: ["DashportServer", "DashportControl", "DashportCommandLine"], swiftSettings: strict),
+            name: "dashport", dependencies: ["DashportServer", "DashportControl", "DashportCommandLine", "DashportFiles"],
+            swiftSettings: strict),
         .target(
             // The head-unit emulator's IO half: HeadUnitClient drives the sans-IO car-role link over a
             // transport; the browse shell, scripts and screens of `dashport-hu` sit on it.
