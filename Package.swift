@@ -4,7 +4,8 @@
 // The target list is the layer diagram (see README "How bytes flow"). A target imports only
 // targets listed above it in its own layer or in the layers below:
 //
-//   C wrappers      CDashportSSL  CDashportZlib  CDashportLinux  CDashportGLib  CDashportVips  CDashportCurl  CAAPProto (protoc-c output)
+//   C wrappers      CDashportSSL  CDashportZlib  CDashportLinux  CDashportVips  CDashportCurl  CAAPProto (protoc-c output)
+//                   CDashportGLib + CDashportVipsCheck (vips' declarations checked against its headers, tests only)
 //                   CDashportFunctionFS (kernel headers)  CDashportUSB (libusb-1.0)
 //   Support         DashportThread (the one way to start a thread: pthreads, no Foundation)
 //                   DashportLog  DashportClock (the one time seam)
@@ -59,13 +60,16 @@ let package = Package(
         // dependencies (issue 10, item 6). Its headers come from libcurl4-openssl-dev (tools/setup).
         .target(name: "CDashportCurl"),
         // libvips through a C target of Dashport's own wrappers, not `.systemLibrary(pkgConfig: "vips")`:
-        // vips' pkg-config flags carry `-pthread`, which SwiftPM rejects with a warning. Only the .c file
-        // sees glib's headers, whose include paths come from pkg-config (gobject-2.0) through
-        // CDashportGLib; the public header has plain C types. libvips is not linked: the wrapper
-        // opens it (dlopen) when the first cover is scaled, so an idle server does not map it and
-        // its ~100 dependencies (issue 10, item 6).
+        // vips' pkg-config flags carry `-pthread`, which SwiftPM rejects with a warning. libvips is not
+        // linked: the wrapper opens it (dlopen) when the first cover is scaled, so an idle server does
+        // not map it and its ~100 dependencies (issue 10, item 6). The functions it calls are
+        // declared by hand (vips_abi.h), not from vips' headers: those need GLib's include paths from
+        // pkg-config, and with them SwiftPM links GLib, GObject, libffi and PCRE2 into the server.
+        // CDashportVipsCheck compiles those declarations against the real headers (through
+        // CDashportGLib) when the tests are built.
         .systemLibrary(name: "CDashportGLib", pkgConfig: "gobject-2.0", providers: [.apt(["libglib2.0-dev"])]),
-        .target(name: "CDashportVips", dependencies: ["CDashportGLib"]),
+        .target(name: "CDashportVips"),
+        .target(name: "CDashportVipsCheck", dependencies: ["CDashportGLib"]),
         .target(
             name: "CAAPProto",
             linkerSettings: [.linkedLibrary("protobuf-c")]
@@ -311,7 +315,8 @@ let package = Package(
             name: "DashportBrowseTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportBrowse", "DashportFiles"],
             swiftSettings: strict),
         .testTarget(
-            name: "DashportArtworkTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportArtwork", "DashportFiles"],
+            name: "DashportArtworkTests",
+            dependencies: ["DashportTestSupport", "DashportClock", "DashportArtwork", "DashportFiles", "CDashportVipsCheck"],
             swiftSettings: strict),
         .testTarget(
             name: "DashportSessionTests",
