@@ -153,7 +153,15 @@ let package = Package(
         // MARK: Executables
         .executableTarget(
             name: "dashport", dependencies: ["DashportServer", "DashportControl", "DashportCommandLine", "DashportFiles"],
-            swiftSettings: strict),
+            swiftSettings: strict,
+            // An idle server's resident pages (issue 10, item 6; the server's DocC, *Memory*): lld
+            // (shipped with the toolchain) packs the ~49,000 relative relocations of the PIE into
+            // DT_RELR (10 KiB instead of a 1.1 MiB table read at every start; needs glibc 2.36,
+            // Debian 12), and the executable exports no symbols (--static-swift-stdlib's link
+            // arguments export all of ours: 12,000 symbols, 1 MiB of tables).
+            linkerSettings: [
+                .unsafeFlags(["-use-ld=lld", "-Xlinker", "--no-export-dynamic", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"])
+            ]),
         .target(
             // The head-unit emulator's IO half: HeadUnitClient drives the sans-IO car-role link over a
             // transport; the browse shell, scripts and screens of `dashport-hu` sit on it.
