@@ -29,6 +29,12 @@ enum CarInput: Sendable {
 /// them as a ``CarInput`` through the connection's ``CarMailbox``, which bounds what a car can make
 /// the server hold (see there). One car's failure (bad bytes, a TLS error, a dead socket) ends only
 /// this task.
+///
+/// The task runs where its stream prefers (``ByteStream/preferredExecutor``): for TCP, on the
+/// reactor that owns the socket, so a request is read, answered and its answer sent in one turn
+/// of that thread. It must therefore never block: what may take long (core calls, provider calls,
+/// artwork) runs in the services' own tasks on the cooperative pool and comes back as an input,
+/// and the one file it writes (a recording) is written off the reactor.
 struct CarConnection {
     let stream: any ByteStream
     let context: ServerContext
@@ -69,7 +75,6 @@ struct CarConnection {
             SessionRecorder(side: .server, description: "recorded by dashport serve --record-dir: car \(stream.peerDescription)")
         }
         if let recorder { link.tap = recorder.tap(car: recorder.addCar()) }
-        defer { if let recorder, let directory = context.recordDirectory { SessionFiles.save(recorder, in: directory, logger: logger) } }
         // The link and the services take `now` as time since the server clock's origin, the same
         // time line the session's position anchors are on.
         let clock = context.core.clock
@@ -111,8 +116,9 @@ struct CarConnection {
         timer.arm(at: link.nextDeadline)
         var handledInARow = 0
         while true {
-            // `next()` returns at once while inputs wait, so a flooding car would keep this pool
-            // thread (one of two on the target) forever: give the other cars a turn now and then.
+            // `next()` returns at once while inputs wait, so a flooding car would keep this thread
+            // (the reactor, or one of two pool threads on the target) forever: give the other cars
+            // and the sockets a turn now and then.
             handledInARow += 1
             if handledInARow >= CarConnection.inputsPerTurn {
                 handledInARow = 0
@@ -185,6 +191,14 @@ struct CarConnection {
         services.stop()
         mailbox.finish()
         if !finished { stream.abort() }
+        if let recorder, let directory = context.recordDirectory {
+            // Off the reactor this worker may run on: writing a file must not hold up the
+            // sockets of every other car. Before the registry forgets the car, so a server that
+            // has stopped has written every recording.
+            await withTaskExecutorPreference(globalConcurrentExecutor) {
+                SessionFiles.save(recorder, in: directory, logger: logger)
+            }
+        }
     }
 
     /// Hands each service message to the link; a message the link refuses (channel closed,

@@ -84,7 +84,10 @@ public final class DashportServer: Sendable {
             let ticket = admission.admit(
                 host: connection.peerHost ?? connection.peerDescription, peer: connection.peerDescription,
                 abort: { connection.abort() })
-            Task.detached { await CarConnection(stream: connection, context: context, ticket: ticket).run() }
+            // The car's worker runs on the reactor that owns its socket (EventLoop+TaskExecutor).
+            Task.detached(executorPreference: connection.preferredExecutor) {
+                await CarConnection(stream: connection, context: context, ticket: ticket).run()
+            }
         }
         func abandon(_ error: ConfigurationError) async -> ConfigurationError {
             listener.shutdown()
@@ -156,7 +159,7 @@ public final class DashportServer: Sendable {
     /// in replays and tests), exactly as an accepted TCP connection runs.
     public func serve(_ stream: any ByteStream) {
         let context = self.context
-        Task.detached { await CarConnection(stream: stream, context: context).run() }
+        Task.detached(executorPreference: stream.preferredExecutor) { await CarConnection(stream: stream, context: context).run() }
     }
 
     /// The control socket `dashport ctl` talks to (`<state-dir>/control.sock`).
