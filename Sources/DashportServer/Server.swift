@@ -1,6 +1,7 @@
 public import DashportClock
 import DashportFiles
-import Foundation
+import FoundationEssentials
+import Glibc
 public import DashportArtwork
 public import DashportBrowse
 import DashportLink

@@ -17,7 +17,9 @@
 // again on the next turn without waiting, so one busy peer cannot starve the others. Other threads
 // hand the loop work (closures, timers, polls) through a mutex-protected inbox and an eventfd.
 import CDashportLinux
-import Foundation
+import DashportThread
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// Something registered with the reactor: a listening socket or a connection.
@@ -126,9 +128,7 @@ public final class EventLoop: Sendable {
         }
         self.epollFD = epollFD
         self.wakeFD = wakeFD
-        let thread = Thread { [self] in self.run() }
-        thread.name = name
-        thread.start()
+        OSThread.start(name: name) { [self] in self.run() }
     }
 
     /// Runs `work` on the reactor thread, after the events being handled now. Never blocks.
