@@ -4,9 +4,11 @@
 // The target list is the layer diagram (see README "How bytes flow"). A target imports only
 // targets listed above it in its own layer or in the layers below:
 //
-//   C wrappers      CDashportSSL  CDashportZlib  CDashportLinux  CDashportGLib  CDashportVips  CDashportCurl  CAAPProto (protoc-c output)
+//   C wrappers      CDashportSSL  CDashportZlib  CDashportLinux  CDashportVips  CDashportCurl  CAAPProto (protoc-c output)
+//                   CDashportGLib + CDashportVipsCheck (vips' declarations checked against its headers, tests only)
 //                   CDashportFunctionFS (kernel headers)  CDashportUSB (libusb-1.0)
-//   Support         DashportLog  DashportClock (the one time seam)
+//   Support         DashportThread (the one way to start a thread: pthreads, no Foundation)
+//                   DashportLog  DashportClock (the one time seam)
 //                   DashportFiles (atomic writes, non-blocking state-file reads, 0700 directories)
 //                   DashportDigest (SHA-256 from libcrypto, CRC-32 from zlib, hex renderings)
 //                   DashportCommandLine (the option table behind every command line, --help and config file)
@@ -58,20 +60,24 @@ let package = Package(
         // dependencies (issue 10, item 6). Its headers come from libcurl4-openssl-dev (tools/setup).
         .target(name: "CDashportCurl"),
         // libvips through a C target of Dashport's own wrappers, not `.systemLibrary(pkgConfig: "vips")`:
-        // vips' pkg-config flags carry `-pthread`, which SwiftPM rejects with a warning. Only the .c file
-        // sees glib's headers, whose include paths come from pkg-config (gobject-2.0) through
-        // CDashportGLib; the public header has plain C types. libvips is not linked: the wrapper
-        // opens it (dlopen) when the first cover is scaled, so an idle server does not map it and
-        // its ~100 dependencies (issue 10, item 6).
+        // vips' pkg-config flags carry `-pthread`, which SwiftPM rejects with a warning. libvips is not
+        // linked: the wrapper opens it (dlopen) when the first cover is scaled, so an idle server does
+        // not map it and its ~100 dependencies (issue 10, item 6). The functions it calls are
+        // declared by hand (vips_abi.h), not from vips' headers: those need GLib's include paths from
+        // pkg-config, and with them SwiftPM links GLib, GObject, libffi and PCRE2 into the server.
+        // CDashportVipsCheck compiles those declarations against the real headers (through
+        // CDashportGLib) when the tests are built.
         .systemLibrary(name: "CDashportGLib", pkgConfig: "gobject-2.0", providers: [.apt(["libglib2.0-dev"])]),
-        .target(name: "CDashportVips", dependencies: ["CDashportGLib"]),
+        .target(name: "CDashportVips"),
+        .target(name: "CDashportVipsCheck", dependencies: ["CDashportGLib"]),
         .target(
             name: "CAAPProto",
             linkerSettings: [.linkedLibrary("protobuf-c")]
         ),
 
         // MARK: Support
-        .target(name: "DashportLog", swiftSettings: strict),
+        .target(name: "DashportThread", dependencies: ["CDashportLinux"], swiftSettings: strict),
+        .target(name: "DashportLog", dependencies: ["DashportThread"], swiftSettings: strict),
         .target(name: "DashportClock", swiftSettings: strict),
         .target(name: "DashportFiles", swiftSettings: strict),
         .target(name: "DashportCommandLine", swiftSettings: strict),
@@ -125,9 +131,10 @@ let package = Package(
         .target(name: "DashportControl", dependencies: ["DashportSession"], swiftSettings: strict),
 
         // MARK: Transport and server
-        .target(name: "DashportTransport", dependencies: ["CDashportLinux", "DashportLog"], swiftSettings: strict),
+        .target(name: "DashportTransport", dependencies: ["CDashportLinux", "DashportThread", "DashportLog"], swiftSettings: strict),
         .target(
-            name: "DashportUSB", dependencies: ["CDashportFunctionFS", "DashportTransport", "DashportClock", "DashportLog"],
+            name: "DashportUSB",
+            dependencies: ["CDashportFunctionFS", "DashportTransport", "DashportThread", "DashportClock", "DashportLog"],
             swiftSettings: strict),
         .target(
             name: "DashportUSBHost", dependencies: ["CDashportUSB", "DashportUSB", "DashportTransport", "DashportClock", "DashportLog"],
@@ -145,7 +152,16 @@ let package = Package(
 
         // MARK: Executables
         .executableTarget(
-            name: "dashport", dependencies: ["DashportServer", "DashportControl", "DashportCommandLine"], swiftSettings: strict),
+            name: "dashport", dependencies: ["DashportServer", "DashportControl", "DashportCommandLine", "DashportFiles"],
+            swiftSettings: strict,
+            // An idle server's resident pages (issue 10, item 6; the server's DocC, *Memory*): lld
+            // (shipped with the toolchain) packs the ~49,000 relative relocations of the PIE into
+            // DT_RELR (10 KiB instead of a 1.1 MiB table read at every start; needs glibc 2.36,
+            // Debian 12), and the executable exports no symbols (--static-swift-stdlib's link
+            // arguments export all of ours: 12,000 symbols, 1 MiB of tables).
+            linkerSettings: [
+                .unsafeFlags(["-use-ld=lld", "-Xlinker", "--no-export-dynamic", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"])
+            ]),
         .target(
             // The head-unit emulator's IO half: HeadUnitClient drives the sans-IO car-role link over a
             // transport; the browse shell, scripts and screens of `dashport-hu` sit on it.
@@ -307,7 +323,8 @@ let package = Package(
             name: "DashportBrowseTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportBrowse", "DashportFiles"],
             swiftSettings: strict),
         .testTarget(
-            name: "DashportArtworkTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportArtwork", "DashportFiles"],
+            name: "DashportArtworkTests",
+            dependencies: ["DashportTestSupport", "DashportClock", "DashportArtwork", "DashportFiles", "CDashportVipsCheck"],
             swiftSettings: strict),
         .testTarget(
             name: "DashportSessionTests",

@@ -1,4 +1,4 @@
-// Linux-only headers that Swift's Glibc module does not carry (epoll, eventfd, signalfd, inotify).
+// Linux-only headers that Swift's Glibc module does not carry (epoll, eventfd, signalfd, inotify, prctl).
 #ifndef CDASHPORT_LINUX_SHIM_H
 #define CDASHPORT_LINUX_SHIM_H
 #include <sys/epoll.h>
@@ -12,6 +12,7 @@
 #include <arpa/inet.h>
 #include <signal.h>
 #include <malloc.h>
+#include <sys/prctl.h>
 
 // accept4 is declared by glibc only under _GNU_SOURCE, which Swift's Glibc module does not set.
 // The symbol is always in libc; declare it so the transport can accept non-blocking, close-on-exec
@@ -35,5 +36,11 @@ static inline int cdashport_set_malloc_arena_max(int count) {
 /// Returns 1 when memory was released.
 static inline int cdashport_release_free_memory(void) {
     return malloc_trim(0);
+}
+
+/// Names the calling thread (prctl PR_SET_NAME: the kernel keeps 15 bytes; `top -H`, `ps -L` and
+/// /proc/PID/task/TID/comm show it). pthread_setname_np is declared only under _GNU_SOURCE.
+static inline void cdashport_set_thread_name(const char *name) {
+    prctl(PR_SET_NAME, (unsigned long)name, 0UL, 0UL, 0UL);
 }
 #endif

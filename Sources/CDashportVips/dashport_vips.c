@@ -3,8 +3,9 @@
 // libvips is not linked: it is opened with dlopen the first time a cover is scaled. Linked, it
 // and the ~100 libraries it needs (pango, cairo, librsvg, poppler's and OpenEXR's dependencies,
 // ...) were loaded, relocated and their constructors run in every `dashport serve`, about
-// 11 MiB of resident pages before any car asked for a cover (issue 10, item 6). The headers are
-// still included, so every entry point below is called through a pointer of its exact type.
+// 11 MiB of resident pages before any car asked for a cover (issue 10, item 6). Its functions are
+// declared in vips_abi.h, checked against libvips' own headers when the tests are built, so every
+// entry point below is called through a pointer of its exact type.
 #include "CDashportVips.h"
 
 #include <dlfcn.h>
@@ -15,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <vips/vips.h>
+#include "vips_abi.h"
 
 // Every libvips and GLib function this file calls, resolved from the libvips handle (dlsym on
 // it also finds GLib's and GObject's symbols, which libvips depends on).
@@ -37,7 +38,7 @@ static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static int init_result = -1;
 static char init_error[256] = "libvips was not started";
 
-static void ignore_log(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
+static void ignore_log(const char *domain, int level, const char *message, void *data) {
     (void)domain; (void)level; (void)message; (void)data;
 }
 
@@ -45,7 +46,7 @@ static void ignore_log(const gchar *domain, GLogLevelFlags level, const gchar *m
 /// every symbol of DASHPORT_VIPS_SYMBOLS. 0 on success; else init_error says why.
 static int open_library(void) {
     char soname[32];
-    snprintf(soname, sizeof soname, "libvips.so.%d", VIPS_LIBRARY_CURRENT - VIPS_LIBRARY_AGE);
+    snprintf(soname, sizeof soname, "libvips.so.%d", DASHPORT_VIPS_ABI_VERSION);
     void *handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
     if (handle == NULL) {
         const char *reason = dlerror();
@@ -68,9 +69,9 @@ static void init_vips(void) {
     if (open_library() != 0) return;
     // What VIPS_INIT checks: the library's ABI is the one these headers describe.
     int abi = lib.vips_version(3) - lib.vips_version(5);
-    if (abi != VIPS_LIBRARY_CURRENT - VIPS_LIBRARY_AGE) {
+    if (abi != DASHPORT_VIPS_ABI_VERSION) {
         snprintf(init_error, sizeof init_error, "libvips has ABI version %d, Dashport was built for %d",
-                 abi, VIPS_LIBRARY_CURRENT - VIPS_LIBRARY_AGE);
+                 abi, DASHPORT_VIPS_ABI_VERSION);
         return;
     }
     if (lib.vips_init("dashport")) {
@@ -82,10 +83,9 @@ static void init_vips(void) {
     lib.vips_cache_set_max(0);
     lib.vips_cache_set_max_files(0);
     // Loaders marked untrusted (ImageMagick, PDF, SVG, ...) are never reached by untrusted data.
-    lib.vips_block_untrusted_set(TRUE);
+    lib.vips_block_untrusted_set(DASHPORT_G_TRUE);
     // Warnings (e.g. "premature end of JPEG file") surface as errors via fail_on; keep stderr clean.
-    lib.g_log_set_handler("VIPS", (GLogLevelFlags)(G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO
-                                                   | G_LOG_LEVEL_DEBUG), ignore_log, NULL);
+    lib.g_log_set_handler("VIPS", DASHPORT_G_LOG_QUIET_LEVELS, ignore_log, NULL);
     init_result = 0;
 }
 
@@ -169,7 +169,7 @@ dashport_vips_status dashport_vips_probe_file(const char *path, dashport_vips_pr
         return DASHPORT_VIPS_UNSUPPORTED;
     }
     // Sequential access: only the header is read here; no pixel is decoded.
-    VipsImage *image = lib.vips_image_new_from_source(source, "", "access", VIPS_ACCESS_SEQUENTIAL, NULL);
+    VipsImage *image = lib.vips_image_new_from_source(source, "", "access", DASHPORT_VIPS_ACCESS_SEQUENTIAL, NULL);
     lib.g_object_unref(source);
     if (image == NULL) {
         take_vips_error(error, error_capacity, "cannot read image header");
@@ -202,7 +202,7 @@ dashport_vips_status dashport_vips_thumbnail_file(const char *path, int box_widt
     VipsImage *thumbnail = NULL;
     int failed = lib.vips_thumbnail_source(source, &thumbnail, box_width,
                                        "height", box_height,
-                                       "size", VIPS_SIZE_DOWN,
+                                       "size", DASHPORT_VIPS_SIZE_DOWN,
                                        // libvips 8.14 does not pass thumbnail's own fail_on on to a
                                        // source loader; the loader's option string does.
                                        "option_string", "fail_on=error",
@@ -217,9 +217,9 @@ dashport_vips_status dashport_vips_thumbnail_file(const char *path, int box_widt
     size_t length = 0;
     // Pixels are decoded here, while saving: truncated data fails now (fail_on above).
     if (has_alpha) {
-        failed = lib.vips_pngsave_buffer(thumbnail, &bytes, &length, "strip", TRUE, "bitdepth", 8, NULL);
+        failed = lib.vips_pngsave_buffer(thumbnail, &bytes, &length, "strip", DASHPORT_G_TRUE, "bitdepth", 8, NULL);
     } else {
-        failed = lib.vips_jpegsave_buffer(thumbnail, &bytes, &length, "Q", jpeg_quality, "strip", TRUE, NULL);
+        failed = lib.vips_jpegsave_buffer(thumbnail, &bytes, &length, "Q", jpeg_quality, "strip", DASHPORT_G_TRUE, NULL);
     }
     int width = lib.vips_image_get_width(thumbnail);
     int height = lib.vips_image_get_height(thumbnail);

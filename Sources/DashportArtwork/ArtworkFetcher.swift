@@ -1,5 +1,5 @@
 import DashportFiles
-public import Foundation
+public import FoundationEssentials
 
 /// The limits one download must keep.
 public struct ArtworkFetchLimits: Sendable, Hashable {

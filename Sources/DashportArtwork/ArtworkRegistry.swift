@@ -1,7 +1,7 @@
 import DashportClock
 import DashportDigest
 import DashportFiles
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
 import Glibc

@@ -1,7 +1,8 @@
 internal import CDashportVips
 import Dispatch
 import Synchronization
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Decodes an original and fits it into a box with libvips (shrink-on-load, never upscaled),
 /// as JPEG, or PNG when the image has alpha.
@@ -63,7 +64,7 @@ struct ArtworkScaler: Sendable {
     /// libvips' error buffer holds one line per message ("VipsJpeg: Premature end…\nvipspng: …"):
     /// joined into one, so an error is one log line and one text a car may be shown.
     static func oneLine(_ raw: String) -> String {
-        raw.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+        raw.split(whereSeparator: \.isNewline).map { $0.trimming(while: \.isWhitespace) }
             .filter { !$0.isEmpty }.joined(separator: "; ")
     }
 

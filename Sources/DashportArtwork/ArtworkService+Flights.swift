@@ -1,6 +1,6 @@
 import DashportClock
 import DashportFiles
-import Foundation
+import FoundationEssentials
 import Synchronization
 import DashportLog
 

@@ -1,6 +1,6 @@
 public import DashportClock
 public import DashportLog
-import Foundation
+import FoundationEssentials
 
 /// The artwork endpoint: serves registered covers, downscaled to the box a car asks for.
 ///

@@ -1,7 +1,7 @@
 import CDashportCurl
 import DashportFiles
 import Dispatch
-public import Foundation
+public import FoundationEssentials
 
 /// Downloads with libcurl, writing each chunk to the destination file as it arrives.
 ///

@@ -1,6 +1,7 @@
 import CDashportCurl
 import DashportFiles
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// One libcurl transfer: the options, the write and progress callbacks, and the mapping of the
@@ -115,7 +116,7 @@ final class CurlTransfer: Sendable {
             if lowered.hasPrefix("http/") {
                 state.announced = nil
             } else if lowered.hasPrefix("content-length:") {
-                state.announced = Int(lowered.dropFirst("content-length:".count).trimmingCharacters(in: .whitespacesAndNewlines))
+                state.announced = Int(lowered.dropFirst("content-length:".count).trimming(while: \.isWhitespace))
             }
         }
     }

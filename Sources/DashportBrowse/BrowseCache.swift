@@ -2,7 +2,8 @@
 
 import DashportFiles
 public import DashportLog
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The browse nodes cars saw last, kept on disk so a car that connects while the provider is slow
 /// or not up yet gets its tabs at once.

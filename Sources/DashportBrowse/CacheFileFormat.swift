@@ -1,7 +1,8 @@
 // Sources/DashportBrowse/CacheFileFormat.swift - the bytes of one cached browse node on disk.
 
 import DashportDigest
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// One cached node: a parent and the children its provider gave.
 struct CachedNode: Sendable, Hashable, Codable {

@@ -1,6 +1,11 @@
 // Sources/DashportBrowse/CatalogLoader.swift - reads a catalog file and refuses it unless all of it is sound.
 
-import Foundation
+import DashportFiles
+import FoundationEssentials
+import Glibc
+// `String._nfd` (the standard library's canonical decomposition, behind this SPI) for `fold`:
+// nothing public decomposes a string, and Foundation's `folding` would bring ICU.
+@_spi(_Unicode) import Swift
 
 /// Loads and validates a catalog: the first problem found is thrown, naming file, item and problem.
 enum CatalogLoader {
@@ -14,37 +19,24 @@ enum CatalogLoader {
     }
 
     /// The file's bytes, or why it cannot be read in words a person acts on (a directory, a missing
-    /// file, no permission), never a Foundation error number.
+    /// file, no permission), never an error number. A symbolic link to the file is followed; a
+    /// FIFO, socket or device is refused rather than read.
     static func read(_ path: String) throws(CatalogError) -> Data {
         func refuse(_ reason: String) -> CatalogError { CatalogError(file: path, item: nil, problem: .unreadable(reason)) }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw refuse("no such file")
-        }
-        if isDirectory.boolValue {
+        guard let status = Files.status(path) else { throw refuse("no such file") }
+        if status.isDirectory {
             let inside = (path.hasSuffix("/") ? path : path + "/") + "catalog.json"
-            let hint = FileManager.default.fileExists(atPath: inside) ? " (did you mean \(inside)?)" : ""
+            let hint = Files.status(inside) != nil ? " (did you mean \(inside)?)" : ""
             throw refuse("it is a directory, not a catalog file\(hint)")
         }
-        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-        let size = (attributes?[.size] as? NSNumber)?.intValue ?? 0
-        guard size <= maxFileBytes else {
-            throw CatalogError(file: path, item: nil, problem: .tooLarge(bytes: size, limit: maxFileBytes))
-        }
         do {
-            return try Data(contentsOf: URL(fileURLWithPath: path))
+            return Data(try Files.read(path, limit: maxFileBytes, followingLinks: true))
         } catch {
-            throw refuse(systemReason(error))
+            if case .tooLarge(let bytes, let limit) = error.cause {
+                throw CatalogError(file: path, item: nil, problem: .tooLarge(bytes: bytes, limit: limit))
+            }
+            throw refuse(error.causeText)
         }
-    }
-
-    /// The POSIX reason inside a Foundation file error ("Permission denied"), else its description.
-    private static func systemReason(_ error: any Error) -> String {
-        let nsError = error as NSError
-        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(underlying.code)))
-        }
-        return nsError.localizedDescription
     }
 
     static func parse(_ data: Data, path: String) throws(CatalogError) -> Catalog {
@@ -89,9 +81,22 @@ enum CatalogLoader {
             title: file.title ?? "Library", items: items, children: children, errors: errors, searchable: searchable)
     }
 
-    /// Case- and diacritic-insensitive form for search.
+    /// Case- and diacritic-insensitive form for search: canonically decomposed (the standard
+    /// library's NFD), without the marks of the Combining Diacritical Marks blocks (é → e, ö → o,
+    /// ắ → a; Hebrew points, Arabic harakat, Indic signs and kana voicing marks are letters' parts
+    /// and stay), then case-folded by upper- then lowercasing (ß → ss, ﬁ → fi, ς → σ). This is
+    /// what Foundation's `folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)`
+    /// gives, up to canonical equivalence (which `String` comparison ignores anyway), without
+    /// mapping Foundation's ICU into the server (issue 10, item 6).
     static func fold(_ text: String) -> String {
-        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+        var kept = String.UnicodeScalarView()
+        for scalar in text._nfd {
+            switch scalar.value {
+            case 0x0300...0x036F, 0x1AB0...0x1AFF, 0x1DC0...0x1DFF, 0x20D0...0x20FF, 0xFE20...0xFE2F: continue
+            default: kept.append(scalar)
+            }
+        }
+        return String(kept).uppercased().lowercased()
     }
 
     /// The item an entry describes, and the error opening it shows (if it carries one).
@@ -189,8 +194,7 @@ enum CatalogLoader {
                 throw ArtworkProblem(reason: "'\(artwork)' leaves the catalog's folder")
             }
         }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory), !isDirectory.boolValue else {
+        guard let status = Files.status(file), !status.isDirectory else {
             throw ArtworkProblem(reason: "'\(artwork)' does not exist (looked for \(file))")
         }
         return URL(fileURLWithPath: file).absoluteString
@@ -254,16 +258,13 @@ enum CatalogLoader {
         if codingPath.isEmpty, let syntax = JSONSyntaxLocator.firstError(in: Array(data)) {
             return CatalogError(file: path, item: nil, problem: .unparseable("not valid JSON at \(syntax)"))
         }
-        let location = codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-            .trimmingCharacters(in: CharacterSet(charactersIn: "."))
+        let location = String(
+            codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimming(while: { $0 == "." }))
         var item: String?
         if codingPath.count >= 2, codingPath[0].stringValue == "items", let index = codingPath[1].intValue {
             item = "items[\(index)]"
             // Name the item by its id when the JSON has one there.
-            if let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-                let list = object["items"] as? [Any], index < list.count,
-                let id = (list[index] as? [String: Any])?["id"] as? String, !id.isEmpty
-            {
+            if let ids = try? JSONDecoder().decode(ItemIDs.self, from: data), index < ids.ids.count, let id = ids.ids[index], !id.isEmpty {
                 item = id
             }
         } else if codingPath.first?.stringValue == "root" {
@@ -271,5 +272,26 @@ enum CatalogLoader {
         }
         let text = location.isEmpty ? reason : "at \(location): \(reason)"
         return CatalogError(file: path, item: item, problem: .unparseable(text))
+    }
+}
+
+/// The `id` of every entry of a catalog's `items`, whatever else the file holds: names the item a
+/// decoding error points into. An entry that is not an object, or whose `id` is not a string, has none.
+private struct ItemIDs: Decodable {
+    var ids: [String?] = []
+
+    private enum Keys: CodingKey { case items, id }
+
+    /// One entry's id; never throws, so the list decodes past entries of any shape.
+    private struct Entry: Decodable {
+        var id: String?
+        init(from decoder: any Decoder) {
+            id = (try? decoder.container(keyedBy: Keys.self)).flatMap { try? $0.decodeIfPresent(String.self, forKey: .id) }
+        }
+    }
+
+    init(from decoder: any Decoder) throws {
+        var list = try decoder.container(keyedBy: Keys.self).nestedUnkeyedContainer(forKey: .items)
+        while !list.isAtEnd { ids.append(try list.decode(Entry.self).id) }
     }
 }

@@ -1,6 +1,7 @@
 // Sources/DashportBrowse/CatalogProvider.swift - the embedded provider: a browse tree from a JSON catalog.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// Serves a JSON catalog (the format is described in Catalog.swift), such as the demo library in
@@ -142,7 +143,7 @@ public final class CatalogProvider: BrowseProvider {
     /// ignoring case and diacritics, in catalog order. A blank query finds nothing.
     public func search(query: String, page: Int, pageSize: Int) async throws -> [BrowseItem] {
         let catalog = try await catalog()
-        let needle = CatalogLoader.fold(query.trimmingCharacters(in: .whitespacesAndNewlines))
+        let needle = CatalogLoader.fold(String(query.trimming(while: \.isWhitespace)))
         guard !needle.isEmpty else { return [] }
         let found = catalog.searchable.lazy
             .filter { entry in entry.haystack.contains { $0.contains(needle) } }

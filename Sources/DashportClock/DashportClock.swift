@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// Dashport's one time seam: every component that waits, times out or stamps time reads it here.
 ///

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// The real clock: Swift's `ContinuousClock` (monotonic, keeps counting while the machine sleeps),
 /// with instants measured from the moment this value was created.

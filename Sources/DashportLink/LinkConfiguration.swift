@@ -15,9 +15,17 @@ public struct LinkConfiguration: Sendable {
     /// Default 64 KiB.
     public var unauthenticatedMaxPendingBytes: Int
     /// Until AUTH_COMPLETE, the peer may send at most this many bytes in all; more closes the link
-    /// (``LinkCloseReason/setupInputExceeded(limit:)``). Setup input is a few KiB, so this bounds
-    /// the work a peer that never authenticates can make the server do. Default 256 KiB.
+    /// (``LinkCloseReason/setupInputExceeded(limit:)``). A real setup is 1.5–2 KiB (1,491 bytes
+    /// with the test identities, `SetupFrameTests`; about 1.6 KiB from aasdk, aap-protocol.md
+    /// §8.11) and the largest message allowed before authentication is
+    /// ``unauthenticatedMaxPendingBytes``, so this bounds the work a peer that never authenticates
+    /// can make the server do while leaving room for one such message. Default 128 KiB.
     public var unauthenticatedMaxInputBytes: Int
+    /// Until AUTH_COMPLETE, the peer may send at most this many frames; more closes the link
+    /// (``LinkCloseReason/setupFramesExceeded(limit:)``). A real setup is 4 frames; 256 leaves room
+    /// for a 64 KiB message cut into 2,000-byte fragments (as aacs does) several times over, and
+    /// bounds what a flood of tiny frames costs to parse. Default 256.
+    public var unauthenticatedMaxFrames: Int
     /// Close the link after this long without a received byte. Off (`nil`) by default: some head
     /// units (openauto) send nothing at all when idle (aap-protocol.md §8.3).
     public var idleDeadline: Duration?
@@ -42,7 +50,8 @@ public struct LinkConfiguration: Sendable {
         deviceName: String = "Dashport on Linux",
         handshakeDeadline: Duration = .seconds(10),
         unauthenticatedMaxPendingBytes: Int = 64 * 1024,
-        unauthenticatedMaxInputBytes: Int = 256 * 1024,
+        unauthenticatedMaxInputBytes: Int = 128 * 1024,
+        unauthenticatedMaxFrames: Int = 256,
         idleDeadline: Duration? = nil,
         pingInterval: Duration = .seconds(1),
         pingIntervalRange: ClosedRange<Duration> = .milliseconds(200) ... .seconds(30),
@@ -57,6 +66,7 @@ public struct LinkConfiguration: Sendable {
         self.handshakeDeadline = handshakeDeadline
         self.unauthenticatedMaxPendingBytes = unauthenticatedMaxPendingBytes
         self.unauthenticatedMaxInputBytes = unauthenticatedMaxInputBytes
+        self.unauthenticatedMaxFrames = unauthenticatedMaxFrames
         self.idleDeadline = idleDeadline
         self.pingInterval = pingInterval
         self.pingIntervalRange = pingIntervalRange

@@ -137,6 +137,15 @@ public enum LinkCloseReason: Error, Sendable, Hashable, CustomStringConvertible 
     /// Before authenticating, the peer sent more than `limit` bytes: a head unit's setup (version,
     /// TLS flights, AUTH_COMPLETE) is a few KiB, so this is a flood, closed before it costs more.
     case setupInputExceeded(limit: Int)
+    /// Before authenticating, the peer sent a frame no head unit's setup contains: on a channel other
+    /// than 0, or empty and not the LAST of a message (aap-protocol.md §2.2, §8.2). Closed at that
+    /// frame, before it is decrypted or reassembled: a flood of such frames holds no memory but
+    /// would cost the server a frame's parsing each.
+    case notASetupFrame(channel: UInt8, type: FrameType, length: Int)
+    /// Before authenticating, the peer sent more than `limit` frames: a head unit's setup is a
+    /// handful (VERSION_REQUEST, two TLS flights, AUTH_COMPLETE), so this is a flood of small
+    /// frames, closed before it costs more parsing.
+    case setupFramesExceeded(limit: Int)
     /// Nothing was received for the configured idle deadline (off by default).
     case idleTimeout(Duration)
     /// A control message we need did not decode.
@@ -168,6 +177,9 @@ public enum LinkCloseReason: Error, Sendable, Hashable, CustomStringConvertible 
             "plaintext \(id.map(Hex.id) ?? "fragment") on channel \(channel) after TLS; only AUTH_COMPLETE and pings may be sent in the clear"
         case .handshakeTimeout(let phase): "handshake deadline passed during \(phase)"
         case .setupInputExceeded(let limit): "more than \(limit) bytes received before authentication (a head unit's setup is a few KiB)"
+        case .notASetupFrame(let channel, let type, let length):
+            "\(length == 0 ? "empty " : "")\(type) frame of \(length) bytes on channel \(channel) before authentication: no head unit's setup sends one"
+        case .setupFramesExceeded(let limit): "more than \(limit) frames received before authentication (a head unit's setup is a handful)"
         case .idleTimeout(let limit): "nothing received for \(limit)"
         case .undecodable(let id, let detail): "control message \(Hex.id(id)) did not decode: \(detail)"
         case .unexpectedMessage(let channel, let id, let phase):

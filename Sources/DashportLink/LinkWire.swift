@@ -34,6 +34,16 @@ package struct LinkWire {
     /// not yet authenticated; nil once it is.
     package var pendingLimitBeforeAuthentication: Int?
 
+    /// While true (the phone role until AUTH_COMPLETE) every frame must be one a head unit's setup
+    /// can contain, else ``nextMessage()`` throws ``LinkCloseReason/notASetupFrame(channel:type:length:)``
+    /// at that frame (see ``isSetupFrame(_:)``).
+    package var setupFramesOnly = false
+    /// While ``setupFramesOnly``, at most this many frames are taken; the next one throws
+    /// ``LinkCloseReason/setupFramesExceeded(limit:)``.
+    package var setupFrameLimit = Int.max
+    /// Frames taken while ``setupFramesOnly``.
+    package private(set) var setupFrameCount = 0
+
     /// Bytes charged to unfinished messages (see ``MessageAssembler/pendingByteCount``).
     package var pendingMessageByteCount: Int { assembler.pendingByteCount }
 
@@ -58,6 +68,13 @@ package struct LinkWire {
                 throw .badFrame(error)
             }
             guard let frame else { return nil }
+            if setupFramesOnly {
+                setupFrameCount += 1
+                guard setupFrameCount <= setupFrameLimit else { throw .setupFramesExceeded(limit: setupFrameLimit) }
+                guard Self.isSetupFrame(frame.header) else {
+                    throw .notASetupFrame(channel: frame.header.channel, type: frame.header.type, length: Int(frame.header.payloadLength))
+                }
+            }
             try checkPlaintextAllowed(frame)
             let plaintext = try decryptIfNeeded(frame)
             let assembled: AssembledMessage?
@@ -79,6 +96,15 @@ package struct LinkWire {
             report(.received, channel: message.channel, messageId: id, encrypted: message.encrypted, body: message.body)
             return message
         }
+    }
+
+    /// Whether a frame can be part of a head unit's setup (VERSION_REQUEST, ENCAPSULATED_SSL flights,
+    /// AUTH_COMPLETE, pings; aap-protocol.md §2.2): on channel 0, and carrying bytes unless it is
+    /// the empty LAST that ends a message of a multiple of 16,384 bytes (§8.2). No head unit sends
+    /// an empty FIRST, MIDDLE or BULK frame, so such a frame before authentication is a flood
+    /// (it costs parsing and holds nothing, so no byte cap would catch it early).
+    package static func isSetupFrame(_ header: FrameHeader) -> Bool {
+        header.channel == 0 && (header.payloadLength > 0 || header.type == .last)
     }
 
     /// Control messages a peer may still send in the clear once TLS is up: AUTH_COMPLETE and pings,

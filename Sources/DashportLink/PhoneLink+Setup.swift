@@ -119,6 +119,7 @@ extension PhoneLink {
             return
         }
         wire.pendingLimitBeforeAuthentication = nil  // authenticated: the frame limits alone apply
+        wire.setupFramesOnly = false
         out.event(.authComplete)
         let request = AAP.ServiceDiscoveryRequest(labelText: configuration.labelText, deviceName: configuration.deviceName)
         sendControl(ControlID.serviceDiscoveryRequest, request.serializedBytes(), encrypted: true, &out)

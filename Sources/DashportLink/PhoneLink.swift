@@ -62,6 +62,8 @@ public final class PhoneLink {
         self.configuration = configuration
         self.wire = LinkWire(tls: tls, limits: configuration.limits)
         self.wire.pendingLimitBeforeAuthentication = configuration.unauthenticatedMaxPendingBytes
+        self.wire.setupFramesOnly = true
+        self.wire.setupFrameLimit = configuration.unauthenticatedMaxFrames
         self.logger = logger.labelled("link")
         self.pings = PingKeeper(interval: configuration.pingInterval)
     }

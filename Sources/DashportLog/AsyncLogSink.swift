@@ -1,4 +1,7 @@
-import Foundation
+import DashportThread
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// Writes log lines to standard error from its own thread, so logging never blocks the caller
@@ -26,9 +29,7 @@ public final class AsyncLogSink: LogSink {
     public init(capacity: Int = 4096, output: @escaping @Sendable (String) -> Void = AsyncLogSink.standardError) {
         self.capacity = max(1, capacity)
         self.output = output
-        let thread = Thread { [self] in self.run() }
-        thread.name = "dashport-log"
-        thread.start()
+        OSThread.start(name: "dashport-log") { [self] in self.run() }
     }
 
     public func write(_ record: LogRecord) {
@@ -83,7 +84,7 @@ public final class AsyncLogSink: LogSink {
     public static let standardError: @Sendable (String) -> Void = { line in
         var bytes = Array(line.utf8)
         bytes.withUnsafeMutableBytes { buffer in
-            _ = Foundation.write(2, buffer.baseAddress, buffer.count)
+            _ = Glibc.write(2, buffer.baseAddress, buffer.count)
         }
     }
 }

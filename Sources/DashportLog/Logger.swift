@@ -1,4 +1,5 @@
-public import Foundation
+public import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// How much a ``Logger`` says. Ordered: a logger at `.info` prints info, notice, warning and error.
@@ -60,8 +61,9 @@ public struct LogRecord: Sendable, Equatable {
     /// backslashes escaped, so a car's search query or model name can neither start a forged line,
     /// drive the terminal, nor add a `key=value` of its own.
     public func formatted(timestamp: Date) -> String {
-        var line =
-            "\(LogRecord.timestampFormat.format(timestamp)) \(level.description.padding(toLength: 7, withPad: " ", startingAt: 0)) \(label): \(LogRecord.escaped(message))"
+        let levelName = level.description.prefix(7)
+        let padding = String(repeating: " ", count: 7 - levelName.count)
+        var line = "\(LogRecord.timestampFormat.format(timestamp)) \(levelName)\(padding) \(label): \(LogRecord.escaped(message))"
         for (key, value) in metadata {
             line += " \(LogRecord.escaped(key))=\(LogRecord.quoted(value))"
         }
@@ -96,7 +98,12 @@ public struct LogRecord: Sendable, Equatable {
                 scalar == " " || scalar == "\"" || scalar == "=" || scalar == "\\" || needsEscape(scalar)
             }
         if plain { return value }
-        let inner = value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        var inner = ""
+        inner.reserveCapacity(value.utf8.count + 4)
+        for scalar in value.unicodeScalars {
+            if scalar == "\\" || scalar == "\"" { inner.unicodeScalars.append("\\") }
+            inner.unicodeScalars.append(scalar)
+        }
         return "\"" + escaped(inner) + "\""
     }
 
@@ -124,7 +131,7 @@ public struct StandardErrorSink: LogSink {
         let line = record.formatted(timestamp: Date()) + "\n"
         var bytes = Array(line.utf8)
         bytes.withUnsafeMutableBytes { buffer in
-            _ = Foundation.write(2, buffer.baseAddress, buffer.count)
+            _ = Glibc.write(2, buffer.baseAddress, buffer.count)
         }
     }
 }

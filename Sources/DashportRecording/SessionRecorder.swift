@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 public import DashportClock
 public import DashportLink
 import DashportMessages

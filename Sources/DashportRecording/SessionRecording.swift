@@ -179,7 +179,7 @@ public struct RecordingError: Error, Sendable, Hashable, CustomStringConvertible
     public var description: String { "line \(line): \(problem)" }
 }
 
-import Foundation
+import FoundationEssentials
 
 extension SessionRecording {
     /// Reads a recording file.

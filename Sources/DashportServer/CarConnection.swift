@@ -29,21 +29,36 @@ enum CarInput: Sendable {
 /// them as a ``CarInput`` through the connection's ``CarMailbox``, which bounds what a car can make
 /// the server hold (see there). One car's failure (bad bytes, a TLS error, a dead socket) ends only
 /// this task.
+///
+/// The task runs where its stream prefers (``ByteStream/preferredExecutor``): for TCP, on the
+/// reactor that owns the socket, so a request is read, answered and its answer sent in one turn
+/// of that thread. It must therefore never block: what may take long (core calls, provider calls,
+/// artwork) runs in the services' own tasks on the cooperative pool and comes back as an input,
+/// and the one file it writes (a recording) is written off the reactor.
 struct CarConnection {
     let stream: any ByteStream
     let context: ServerContext
     let logger: Logger
     /// This connection's place in ``HandshakeAdmission``; nil when it was not admitted through it.
     let ticket: UInt64?
+    /// The peer's address (no port) over TCP: whose close warnings ``RepeatedCloseLog`` counts.
+    let host: String?
 
     /// Inputs handled before the worker yields its thread to other tasks.
     static let inputsPerTurn = 8
 
-    init(stream: any ByteStream, context: ServerContext, ticket: UInt64? = nil) {
+    init(stream: any ByteStream, context: ServerContext, ticket: UInt64? = nil, host: String? = nil) {
         self.stream = stream
         self.context = context
-        self.logger = context.logger.with("peer", stream.peerDescription)
+        var logger = context.logger.with("peer", stream.peerDescription)
+        // An address closed for bad input more often than its share of warnings logs quietly: a
+        // flooder reconnecting hundreds of times a second leaves a count, not a line each.
+        if let host, context.closeLog.isQuiet(host, now: context.core.clock.now.sinceOrigin) {
+            logger.level = max(logger.level, .warning)
+        }
+        self.logger = logger
         self.ticket = ticket
+        self.host = host
     }
 
     func run() async {
@@ -69,7 +84,6 @@ struct CarConnection {
             SessionRecorder(side: .server, description: "recorded by dashport serve --record-dir: car \(stream.peerDescription)")
         }
         if let recorder { link.tap = recorder.tap(car: recorder.addCar()) }
-        defer { if let recorder, let directory = context.recordDirectory { SessionFiles.save(recorder, in: directory, logger: logger) } }
         // The link and the services take `now` as time since the server clock's origin, the same
         // time line the session's position anchors are on.
         let clock = context.core.clock
@@ -101,7 +115,7 @@ struct CarConnection {
                     perform(sendAll(outgoing, on: link, now: clock.now.sinceOrigin))
                 case .close(let reason):
                     logClose(reason, phase: link.phase)
-                    stream.close()
+                    if Self.resets(reason) { stream.abort() } else { stream.close() }
                     finished = true
                 }
             }
@@ -111,8 +125,9 @@ struct CarConnection {
         timer.arm(at: link.nextDeadline)
         var handledInARow = 0
         while true {
-            // `next()` returns at once while inputs wait, so a flooding car would keep this pool
-            // thread (one of two on the target) forever: give the other cars a turn now and then.
+            // `next()` returns at once while inputs wait, so a flooding car would keep this thread
+            // (the reactor, or one of two pool threads on the target) forever: give the other cars
+            // and the sockets a turn now and then.
             handledInARow += 1
             if handledInARow >= CarConnection.inputsPerTurn {
                 handledInARow = 0
@@ -185,6 +200,14 @@ struct CarConnection {
         services.stop()
         mailbox.finish()
         if !finished { stream.abort() }
+        if let recorder, let directory = context.recordDirectory {
+            // Off the reactor this worker may run on: writing a file must not hold up the
+            // sockets of every other car. Before the registry forgets the car, so a server that
+            // has stopped has written every recording.
+            await withTaskExecutorPreference(globalConcurrentExecutor) {
+                SessionFiles.save(recorder, in: directory, logger: logger)
+            }
+        }
     }
 
     /// Hands each service message to the link; a message the link refuses (channel closed,
@@ -205,12 +228,34 @@ struct CarConnection {
         return actions
     }
 
+    /// Whether a link that closed for `reason` is reset rather than closed in order: a peer closed
+    /// for flooding its setup is owed no answer, and an orderly close would first read and drop up to
+    /// 256 KiB of what it queued (so the kernel does not answer it with a reset anyway), a recv per
+    /// 4 KiB on the reactor thread, for each of the hundreds of connections a second a flooder makes.
+    static func resets(_ reason: LinkCloseReason) -> Bool {
+        switch reason {
+        case .notASetupFrame, .setupFramesExceeded, .setupInputExceeded: true
+        default: false
+        }
+    }
+
     private func logClose(_ reason: LinkCloseReason, phase: LinkPhase) {
         switch reason {
         case .byeBye, .peerByeBye:
             logger.info("link closed: \(reason)")
         default:
-            logger.warning("closing connection: \(reason)", ["phase": "\(phase)"])
+            guard let host else {
+                logger.warning("closing connection: \(reason)", ["phase": "\(phase)"])
+                return
+            }
+            let limit = context.closeLog.limits
+            let decision = context.closeLog.closing(host, now: context.core.clock.now.sinceOrigin)
+            for (other, count) in decision.suppressed {
+                context.logger.notice("\(count) more closes from \(other) suppressed (more than \(limit.perAddress) in \(limit.window))")
+            }
+            guard decision.log else { return }
+            let further = decision.lastInWindow ? "; further closes from \(host) within \(limit.window) are counted, not logged" : ""
+            logger.warning("closing connection: \(reason)\(further)", ["phase": "\(phase)"])
         }
     }
 }

@@ -1,6 +1,6 @@
 import CDashportLinux
 import Dispatch
-import Foundation
+import FoundationEssentials
 import Glibc
 import DashportClock
 import DashportLog

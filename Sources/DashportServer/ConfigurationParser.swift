@@ -1,6 +1,7 @@
 public import DashportCommandLine
 import DashportLog
-public import Foundation
+public import FoundationEssentials
+import Glibc
 
 /// The command lines of `dashport serve` and `dashport fingerprint` as ``CommandSpec`` tables, and
 /// how each option lands in a ``ServerConfiguration``. The config file (`--config FILE`) uses the
@@ -61,7 +62,7 @@ public enum ConfigurationParser {
             if let path = commandLine.value("config") {
                 let text: String
                 do { text = try readFile(path) } catch {
-                    throw ConfigurationError("--config \(path): cannot read it (\(error.localizedDescription))")
+                    throw ConfigurationError("--config \(path): cannot read it (\(ConfigurationError.reason(error)))")
                 }
                 for assignment in try ParsedCommand.parse([], as: serve).merging(configFile: text, path: path).assignments {
                     guard assignment.name != "config" else {

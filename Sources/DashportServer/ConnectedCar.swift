@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 import DashportLink
 
 /// One connected car as `dashport ctl cars` lists it: the design's "who is connected".

@@ -1,6 +1,7 @@
 import CDashportLinux
 import DashportClock
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// The cars connected right now, so the server can count them and tell each to say BYEBYE on

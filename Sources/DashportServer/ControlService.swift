@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import DashportBrowse
 import DashportControl
 import DashportSession

@@ -1,7 +1,8 @@
 import DashportFiles
 public import DashportLog
 public import DashportTLS
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The server keeps its TLS identity in the state directory; the TLS layer only ever sees the bytes.
 extension TLSIdentity {

@@ -1,6 +1,7 @@
 public import DashportClock
 import DashportFiles
-import Foundation
+import FoundationEssentials
+import Glibc
 public import DashportArtwork
 public import DashportBrowse
 import DashportLink
@@ -66,7 +67,7 @@ public final class DashportServer: Sendable {
         // the handshake each have their own share of it (HandshakeAdmission).
         let listener = try TCPListener.bind(
             address, maxConnections: configuration.maxConnections + configuration.maxPendingConnections,
-            keepAlive: configuration.keepAlive, logger: logger.labelled("tcp"))
+            keepAlive: configuration.keepAlive, receiveBufferSize: DashportServer.carReceiveBufferSize, logger: logger.labelled("tcp"))
         let admission = HandshakeAdmission(
             limits: .init(
                 maxLinked: configuration.maxConnections, maxPending: configuration.maxPendingConnections,
@@ -81,10 +82,12 @@ public final class DashportServer: Sendable {
             writeStallLimit: .milliseconds(Int64(configuration.writeStallTimeoutSeconds * 1000)))
         listener.start { connection in
             // On the reactor thread: a flood of connects is trimmed here, before any task runs.
-            let ticket = admission.admit(
-                host: connection.peerHost ?? connection.peerDescription, peer: connection.peerDescription,
-                abort: { connection.abort() })
-            Task.detached { await CarConnection(stream: connection, context: context, ticket: ticket).run() }
+            let host = connection.peerHost ?? connection.peerDescription
+            let ticket = admission.admit(host: host, peer: connection.peerDescription, abort: { connection.abort() })
+            // The car's worker runs on the reactor that owns its socket (EventLoop+TaskExecutor).
+            Task.detached(executorPreference: connection.preferredExecutor) {
+                await CarConnection(stream: connection, context: context, ticket: ticket, host: host).run()
+            }
         }
         func abandon(_ error: ConfigurationError) async -> ConfigurationError {
             listener.shutdown()
@@ -156,7 +159,7 @@ public final class DashportServer: Sendable {
     /// in replays and tests), exactly as an accepted TCP connection runs.
     public func serve(_ stream: any ByteStream) {
         let context = self.context
-        Task.detached { await CarConnection(stream: stream, context: context).run() }
+        Task.detached(executorPreference: stream.preferredExecutor) { await CarConnection(stream: stream, context: context).run() }
     }
 
     /// The control socket `dashport ctl` talks to (`<state-dir>/control.sock`).
@@ -164,6 +167,9 @@ public final class DashportServer: Sendable {
 
     /// The cars connected now, oldest first.
     public var connectedCars: [ConnectedCar] { context.registry.cars }
+
+    /// `SO_RCVBUF` of every car socket, as the kernel reports it (see ``carReceiveBufferSize``).
+    var carSocketReceiveBufferSize: Int? { listener.receiveBufferSize }
 
     /// How many cars are connected now.
     public var connectionCount: Int { context.registry.count }
@@ -220,6 +226,12 @@ public final class DashportServer: Sendable {
     public func reloadCatalog(reason: String) async -> CatalogReloader.Outcome? {
         await catalogReloader?.reload(reason: reason)
     }
+
+    /// `SO_RCVBUF` asked for every car socket (Linux doubles it: 128 KiB). A car sends small
+    /// requests, so this costs it nothing, and it bounds what the kernel holds of a car the reactor
+    /// has paused, and what it must free when a flooder is closed (autotuned, a loopback socket's
+    /// buffer grows to megabytes).
+    static let carReceiveBufferSize = 64 * 1024
 
     /// Largest CA file read (a system bundle is about 200 KiB).
     static let maximumCAFileSize = 4 << 20

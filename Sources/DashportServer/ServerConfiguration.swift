@@ -1,6 +1,7 @@
 public import DashportLog
 public import DashportTransport
-public import Foundation
+public import FoundationEssentials
+import Glibc
 
 /// Everything `dashport serve` can be told, from its defaults, a config file and the command line
 /// (in that order; later wins).
@@ -71,7 +72,7 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// `$XDG_STATE_HOME/dashport`, else `~/.local/state/dashport`.
     public static func defaultStateDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         if let xdg = environment["XDG_STATE_HOME"], !xdg.isEmpty { return xdg + "/dashport" }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
         return home + "/.local/state/dashport"
     }
 
@@ -131,4 +132,16 @@ public struct ServerConfiguration: Sendable, Equatable {
 public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String
     public init(_ description: String) { self.description = description }
+
+    /// A file operation's failure in words: the system's reason ("No such file or directory",
+    /// "Permission denied") when the error carries one, else the error itself. `FoundationEssentials`
+    /// has no `localizedDescription`; Foundation's ("The operation could not be completed. The
+    /// file doesn’t exist.") said less anyway.
+    static func reason(_ error: any Error) -> String {
+        if let error = error as? CocoaError, let posix = error.underlying as? POSIXError {
+            return String(cString: strerror(posix.code.rawValue))
+        }
+        if let posix = error as? POSIXError { return String(cString: strerror(posix.code.rawValue)) }
+        return "\(error)"
+    }
 }

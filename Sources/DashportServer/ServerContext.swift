@@ -20,4 +20,6 @@ struct ServerContext: Sendable {
     var reassembly = ReassemblyBudget()
     /// How long a car may leave more than the outbound high-water mark unread before it is closed.
     var writeStallLimit: Duration = .seconds(15)
+    /// How many close warnings one address gets logged (see ``RepeatedCloseLog``).
+    var closeLog = RepeatedCloseLog()
 }

@@ -1,5 +1,6 @@
 public import DashportClock
-public import Foundation
+public import FoundationEssentials
+import Glibc
 public import DashportArtwork
 public import DashportBrowse
 public import DashportLog
@@ -197,7 +198,7 @@ public enum DemoLibrary {
                 try data.write(to: target, options: .atomic)
             } catch {
                 throw ConfigurationError(
-                    "cannot unpack the demo library into \(directory): \(error.localizedDescription); give --catalog FILE")
+                    "cannot unpack the demo library into \(directory): \(ConfigurationError.reason(error)); give --catalog FILE")
             }
         }
         return directory + "/catalog.json"

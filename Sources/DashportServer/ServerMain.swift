@@ -1,6 +1,8 @@
 internal import CDashportLinux
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
+import DashportFiles
 import DashportLog
 import DashportTLS
 
@@ -17,7 +19,8 @@ public enum ServerMain {
         let signals = TerminationSignals()
         let server = try await DashportServer.start(configuration: configuration, logger: logger)
         // The one line on standard output: scripts and tests read the port from it.
-        FileHandle.standardOutput.write(Data("dashport: listening on \(server.address)\n".utf8))
+        let line = Array("dashport: listening on \(server.address)\n".utf8)
+        line.withUnsafeBytes { try? Files.writeAll($0, to: 1, path: "standard output") }
         let hangUps = signals.hangUps
         let reloads = Task {
             for await _ in hangUps { await server.reloadCatalog(reason: "SIGHUP") }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import DashportLog
 import DashportRecording
 import Synchronization
@@ -17,7 +17,7 @@ enum SessionFiles {
                 atPath: directory, withIntermediateDirectories: true,
                 attributes: [.posixPermissions: 0o700])
         } catch {
-            throw ConfigurationError("--record-dir \(directory): \(error.localizedDescription)")
+            throw ConfigurationError("--record-dir \(directory): \(ConfigurationError.reason(error))")
         }
         return directory
     }
@@ -26,7 +26,7 @@ enum SessionFiles {
         let recording = recorder.recording
         guard !recording.entries.isEmpty else { return }
         let number = counter.wrappingAdd(1, ordering: .relaxed).newValue
-        let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "")
+        let stamp = Date.ISO8601FormatStyle().format(Date()).replacing(":", with: "")
         let path = "\(directory)/\(stamp)-\(number).jsonl"
         do {
             try SessionRecording.write(recording, to: path)

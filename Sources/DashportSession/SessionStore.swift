@@ -1,5 +1,5 @@
 import DashportFiles
-public import Foundation
+public import FoundationEssentials
 
 /// The session as written to disk: the three channels with the position projected to the write
 /// time (`playbackState.position.valueMs`; its instant means nothing after a restart).

@@ -76,4 +76,14 @@ public protocol ByteStream: AnyObject, Sendable {
     /// Calls `callback` once when at most `threshold` bytes are queued for the peer (at once if
     /// that holds now), or when the stream closes. For producers pausing at a high-water mark.
     func whenOutboundAtMost(_ threshold: Int, _ callback: @escaping @Sendable () -> Void)
+
+    /// Where the task that serves this stream should run: the reactor that owns the stream's
+    /// socket, so the stream's events are handled and its answers written on the thread that
+    /// reads and writes it, without a wake of another thread each way. nil: anywhere (the
+    /// cooperative pool).
+    var preferredExecutor: (any TaskExecutor)? { get }
+}
+
+extension ByteStream {
+    public var preferredExecutor: (any TaskExecutor)? { nil }
 }

@@ -17,7 +17,9 @@
 // again on the next turn without waiting, so one busy peer cannot starve the others. Other threads
 // hand the loop work (closures, timers, polls) through a mutex-protected inbox and an eventfd.
 import CDashportLinux
-import Foundation
+import DashportThread
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// Something registered with the reactor: a listening socket or a connection.
@@ -71,21 +73,29 @@ public final class EventLoop: Sendable {
     private let inbox = Mutex(Inbox())
     /// `pthread_self()` of the reactor thread, 0 until it runs.
     private let threadID = Atomic<UInt>(0)
+    /// True while the loop runs jobs of tasks that prefer it: their writes are flushed together
+    /// after the batch rather than one `send` each.
+    let runningJobs = Atomic<Bool>(false)
     /// Socket calls made by a connection off its reactor thread (see ``socketCallsOffReactor``).
     private static let offReactorCalls = Atomic<Int>(0)
 
     private struct Inbox {
         var work: [@Sendable () -> Void] = []
         var polls: [(id: UInt64, events: UInt32)] = []
+        /// Jobs of tasks that prefer this loop as their executor (``enqueue(_:)``).
+        var jobs: [UnownedJob] = []
         /// Sorted by deadline, then by id (scheduling order).
         var timers: [PendingTimer] = []
         var nextTimerID: UInt64 = 1
         /// The eventfd was written and the loop has not drained it yet.
         var wakePending = false
 
+        var isEmpty: Bool { work.isEmpty && polls.isEmpty && jobs.isEmpty }
+
         /// True when the caller must write the eventfd (nobody has since the loop last drained it).
-        mutating func takeWakeup() -> Bool {
-            if wakePending { return false }
+        /// Never on the loop's own thread: it drains the inbox before it sleeps.
+        mutating func takeWakeup(onLoop: Bool) -> Bool {
+            if onLoop || wakePending { return false }
             wakePending = true
             return true
         }
@@ -118,16 +128,15 @@ public final class EventLoop: Sendable {
         }
         self.epollFD = epollFD
         self.wakeFD = wakeFD
-        let thread = Thread { [self] in self.run() }
-        thread.name = name
-        thread.start()
+        OSThread.start(name: name) { [self] in self.run() }
     }
 
     /// Runs `work` on the reactor thread, after the events being handled now. Never blocks.
     public func execute(_ work: @escaping @Sendable () -> Void) {
+        let onLoop = isCurrentThread
         let wake = inbox.withLock { inbox in
             inbox.work.append(work)
-            return inbox.takeWakeup()
+            return inbox.takeWakeup(onLoop: onLoop)
         }
         if wake { signal() }
     }
@@ -142,7 +151,7 @@ public final class EventLoop: Sendable {
             let index = inbox.timers.firstIndex { $0.deadline > deadline } ?? inbox.timers.endIndex
             inbox.timers.insert(PendingTimer(deadline: deadline, id: id, work: work), at: index)
             // Only a new earliest deadline changes how long the loop may sleep.
-            return (id, index == 0 ? inbox.takeWakeup() : false)
+            return (id, index == 0 ? inbox.takeWakeup(onLoop: false) : false)
         }
         if wake { signal() }
         return TimerHandle(loop: self, id: id)
@@ -214,9 +223,20 @@ public final class EventLoop: Sendable {
     /// Makes the loop call the source soon, as if epoll had reported `events` (edge-triggered epoll
     /// does not repeat an edge that arrived before the source could handle it).
     func poll(id: UInt64, events: UInt32) {
+        let onLoop = isCurrentThread
         let wake = inbox.withLock { inbox in
             inbox.polls.append((id, events))
-            return inbox.takeWakeup()
+            return inbox.takeWakeup(onLoop: onLoop)
+        }
+        if wake { signal() }
+    }
+
+    /// Queues a job of a task that prefers this loop (see `EventLoop+TaskExecutor.swift`).
+    func submit(_ job: UnownedJob) {
+        let onLoop = isCurrentThread
+        let wake = inbox.withLock { inbox in
+            inbox.jobs.append(job)
+            return inbox.takeWakeup(onLoop: onLoop)
         }
         if wake { signal() }
     }
@@ -237,7 +257,10 @@ extension EventLoop {
         var events = [epoll_event](repeating: epoll_event(), count: 256)
         var again: [UInt64] = []
         while true {
-            let timeout = again.isEmpty ? millisecondsUntilNextTimer() : 0
+            // Work queued from this thread (a job's writes, a yielded task) wrote no eventfd: it is
+            // taken before the loop may sleep.
+            let idle = again.isEmpty && inbox.withLock { $0.isEmpty }
+            let timeout = idle ? millisecondsUntilNextTimer() : 0
             let count = events.withUnsafeMutableBufferPointer {
                 epoll_wait(epollFD, $0.baseAddress, Int32($0.count), timeout)
             }
@@ -259,7 +282,7 @@ extension EventLoop {
                 }
             }
             for id in retry { dispatch(id, EventLoop.input, scratch, &again) }
-            if woken { drainInbox(scratch, &again) }
+            drainInbox(woken: woken, scratch, &again)
             fireDueTimers()
         }
     }
@@ -269,11 +292,27 @@ extension EventLoop {
         if source.handleEvents(events, scratch: scratch) { again.append(id) }
     }
 
-    private func drainInbox(_ scratch: UnsafeMutableRawBufferPointer, _ again: inout [UInt64]) {
-        var counter: UInt64 = 0
-        _ = systemCall { Glibc.read(wakeFD, &counter, 8) }
+    /// Runs the jobs, then the polls (the jobs' flushes among them) and closures queued so far.
+    /// What they queue in turn waits for the next turn, after the sockets had theirs.
+    private func drainInbox(woken: Bool, _ scratch: UnsafeMutableRawBufferPointer, _ again: inout [UInt64]) {
+        if woken {
+            var counter: UInt64 = 0
+            _ = systemCall { Glibc.read(wakeFD, &counter, 8) }
+        }
+        let jobs = inbox.withLock { inbox in
+            // Only after reading the eventfd: a writer that saw the flag set relies on that read
+            // being still to come, or on this drain taking its work.
+            if woken { inbox.wakePending = false }
+            defer { inbox.jobs.removeAll(keepingCapacity: true) }
+            return inbox.jobs
+        }
+        if !jobs.isEmpty {
+            runningJobs.store(true, ordering: .relaxed)
+            let executor = asUnownedTaskExecutor()
+            for job in jobs { job.runSynchronously(on: executor) }
+            runningJobs.store(false, ordering: .relaxed)
+        }
         let (work, polls) = inbox.withLock { inbox in
-            inbox.wakePending = false
             defer {
                 inbox.work.removeAll()
                 inbox.polls.removeAll()

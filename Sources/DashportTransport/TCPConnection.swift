@@ -109,6 +109,24 @@ public final class TCPConnection: ByteStream {
     /// Bytes queued for the peer and not yet handed to the kernel.
     public var outboundBufferedBytes: Int { state.withLock { $0.outbound.count } }
 
+    /// What the kernel may hold of this peer's bytes that nobody has read (`SO_RCVBUF` as the kernel
+    /// reports it), read on the reactor thread; nil once closed or when it cannot be read.
+    public func kernelReceiveBufferSize() async -> Int? {
+        await withCheckedContinuation { done in
+            loop.execute { [self] in
+                let open = state.withLock { if case .open = $0.phase { true } else { false } }
+                guard open else { return done.resume(returning: nil) }
+                loop.auditSocketCall()
+                var value: Int32 = 0
+                var length = socklen_t(MemoryLayout<Int32>.size)
+                done.resume(returning: getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &value, &length) == 0 ? Int(value) : nil)
+            }
+        }
+    }
+
+    /// The reactor that owns this socket: the task serving the connection runs its jobs there.
+    public var preferredExecutor: (any TaskExecutor)? { loop }
+
     /// The connection's state in one line, for a test that timed out waiting on it.
     public var debugState: String {
         state.withLock { state in
@@ -155,7 +173,9 @@ public final class TCPConnection: ByteStream {
                 if onLoop { return .finished(closeLocked(&state, .outboundBufferFull(outboundBufferLimit), how: .reset)) }
                 return .closeOverCap
             }
-            if onLoop { return flushLocked(&state).map(Next.finished) ?? .nothing }
+            // A worker running on the loop (see `EventLoop+TaskExecutor.swift`) may write many
+            // answers in one turn: they are flushed together once its jobs are done.
+            if onLoop && !loop.runningJobs.load(ordering: .relaxed) { return flushLocked(&state).map(Next.finished) ?? .nothing }
             // Only the reactor touches the socket: ask it to flush, once per batch of writes.
             if state.flushScheduled { return .nothing }
             state.flushScheduled = true

@@ -20,6 +20,10 @@ public final class TCPListener: Sendable {
     public let keepAlive: TCPKeepAlive?
     /// The process-wide cap all accepted connections' queued bytes count against.
     public let outboundBudget: OutboundBudget
+    /// The kernel receive buffer every accepted socket inherits (`SO_RCVBUF` as the kernel reports
+    /// it, which on Linux is twice what was asked), when one was asked for; nil leaves the
+    /// kernel's autotuning (on loopback it grows to megabytes).
+    public let receiveBufferSize: Int?
 
     private let fd: Int32
     private let id: UInt64
@@ -39,11 +43,17 @@ public final class TCPListener: Sendable {
 
     /// Binds and listens. `SO_REUSEADDR` is set so a restarted server can rebind at once; a port that
     /// another socket listens on still fails with ``TransportError/bind(_:_:)``.
+    ///
+    /// `receiveBufferSize` sets `SO_RCVBUF` on the listening socket before `listen`, so every
+    /// accepted socket inherits it from its first segment (tcp(7)): it bounds what the kernel
+    /// holds of a peer's bytes while the reactor does not read them (a paused car), and what it
+    /// frees when such a peer is closed.
     public static func bind(
         _ address: ListenAddress, backlog: Int32 = 512, maxConnections: Int = 1024,
         outboundBufferLimit: Int = TCPConnection.defaultOutboundBufferLimit,
         keepAlive: TCPKeepAlive? = .default,
         outboundBudget: OutboundBudget = OutboundBudget(),
+        receiveBufferSize: Int? = nil,
         logger: Logger, loop: EventLoop = .shared
     ) throws(TransportError) -> TCPListener {
         guard let socketAddress = SocketAddress(address) else { throw .bind(address, "not a numeric address") }
@@ -55,6 +65,14 @@ public final class TCPListener: Sendable {
             return .bind(address, call.isEmpty ? text : "\(call): \(text)")
         }
         setSocketOption(fd, SOL_SOCKET, SO_REUSEADDR, 1)
+        var applied: Int?
+        if let receiveBufferSize {
+            guard setSocketOption(fd, SOL_SOCKET, SO_RCVBUF, Int32(clamping: receiveBufferSize)) == nil else { throw fail("SO_RCVBUF") }
+            var value: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            guard getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &value, &length) == 0 else { throw fail("SO_RCVBUF") }
+            applied = Int(value)
+        }
         guard socketAddress.withSockAddr({ Glibc.bind(fd, $0, $1) }) == 0 else { throw fail("") }
         guard listen(fd, backlog) == 0 else { throw fail("listen") }
         let (result, bound) = SocketAddress.filling { getsockname(fd, $0, $1) }
@@ -62,13 +80,14 @@ public final class TCPListener: Sendable {
         return TCPListener(
             fd: fd, bound: bound.listenAddress, maxConnections: maxConnections,
             outboundBufferLimit: outboundBufferLimit, keepAlive: keepAlive,
-            outboundBudget: outboundBudget, logger: logger, loop: loop)
+            outboundBudget: outboundBudget, receiveBufferSize: applied, logger: logger, loop: loop)
     }
 
     private init(
         fd: Int32, bound: ListenAddress, maxConnections: Int, outboundBufferLimit: Int,
-        keepAlive: TCPKeepAlive?, outboundBudget: OutboundBudget, logger: Logger, loop: EventLoop
+        keepAlive: TCPKeepAlive?, outboundBudget: OutboundBudget, receiveBufferSize: Int?, logger: Logger, loop: EventLoop
     ) {
+        self.receiveBufferSize = receiveBufferSize
         self.fd = fd
         self.id = loop.makeID()
         self.boundAddress = bound

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Where a gadget's endpoint files come from: a FunctionFS mount, or a test's simulated endpoints.
 /// Each call returns a file descriptor the gadget then owns (and closes).

@@ -1,4 +1,7 @@
-import Foundation
+import DashportThread
+import Dispatch
+import FoundationEssentials
+import Glibc
 import DashportTransport
 import DashportLog
 import Synchronization
@@ -44,7 +47,7 @@ extension FunctionFSGadget {
             let got = FileIO.read(fd, into: &buffer, count: buffer.count)
             if got == 0 {
                 zeroReads += 1
-                if zeroReads > 64 { Thread.sleep(forTimeInterval: 0.01) }  // a simulated pipe at end of file
+                if zeroReads > 64 { OSThread.sleep(for: .milliseconds(10)) }  // a simulated pipe at end of file
                 continue
             }
             zeroReads = 0
@@ -58,7 +61,7 @@ extension FunctionFSGadget {
                         logger.warning("bulk OUT read failed: \(FileIO.describe(got))")
                         reportedError = got
                     }
-                    Thread.sleep(forTimeInterval: 0.1)
+                    OSThread.sleep(for: .milliseconds(100))
                 }
                 continue
             }

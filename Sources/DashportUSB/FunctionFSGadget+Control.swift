@@ -1,5 +1,7 @@
 import Dispatch
-import Foundation
+import DashportThread
+import FoundationEssentials
+import Glibc
 import DashportTransport
 import DashportLog
 import Synchronization
@@ -141,9 +143,9 @@ extension FunctionFSGadget {
             return
         }
         shared.withLock { $0.accessoryIdentity = true }
-        Thread.detachNewThread { [self] in
+        OSThread.start(name: "usb-accessory") { [self] in
             // Let the status stage of request 53 complete before the car sees us go.
-            Thread.sleep(forTimeInterval: 0.05)
+            OSThread.sleep(for: .milliseconds(50))
             do {
                 try identity.reenumerate(as: AccessoryProtocol.accessoryProduct)
                 logger.notice("re-enumerated as the accessory 18d1:2d00 on \(identity.controller)")
@@ -174,7 +176,7 @@ extension FunctionFSGadget {
         guard reenumerate, let identity else { return }
         let product = options.mode == .switch ? AccessoryProtocol.phoneProduct : AccessoryProtocol.accessoryProduct
         logger.info("session ended by the server; re-enumerating so the car sees the phone leave")
-        Thread.detachNewThread { [self] in
+        OSThread.start(name: "usb-reenumerate") { [self] in
             do {
                 try identity.reenumerate(as: product)
             } catch {

@@ -1,5 +1,7 @@
 import Dispatch
-import Foundation
+import DashportThread
+import FoundationEssentials
+import Glibc
 public import DashportClock
 public import DashportLog
 import DashportTransport
@@ -137,11 +139,9 @@ public final class FunctionFSGadget: Sendable {
 
     private func spawn(_ name: String, _ body: @escaping @Sendable () -> Void) {
         threadsDone.enter()
-        let thread = Thread { [threadsDone] in
+        OSThread.start(name: name) { [threadsDone] in
             body()
             threadsDone.leave()
         }
-        thread.name = name
-        thread.start()
     }
 }

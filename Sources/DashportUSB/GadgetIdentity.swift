@@ -1,4 +1,6 @@
-import Foundation
+import DashportThread
+import FoundationEssentials
+import Glibc
 
 /// The configfs side of the gadget (`/sys/kernel/config/usb_gadget/<name>`): the product id the
 /// car sees and the binding to a USB device controller. Changing identity = unbind, write
@@ -47,13 +49,13 @@ public struct GadgetIdentity: Sendable {
     /// The product id configfs holds now.
     public func product() -> UInt16? {
         guard let text = try? String(contentsOfFile: directory + "/idProduct", encoding: .utf8) else { return nil }
-        return UInt16(text.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "0x", with: ""), radix: 16)
+        return UInt16(String(text.trimming(while: \.isWhitespace)).replacing("0x", with: ""), radix: 16)
     }
 
     /// Whether the gadget is bound to a UDC now.
     public var isBound: Bool {
         let text = (try? String(contentsOfFile: directory + "/UDC", encoding: .utf8)) ?? ""
-        return !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+        return !text.allSatisfy(\.isWhitespace)
     }
 
     /// Binds the gadget to the controller: the car sees a device plugged in.
@@ -71,7 +73,7 @@ public struct GadgetIdentity: Sendable {
     public func reenumerate(as product: UInt16, pause: Duration = .milliseconds(100)) throws(USBGadgetError) {
         try unbind()
         try setProduct(product)
-        Thread.sleep(forTimeInterval: Double(pause.components.attoseconds) / 1e18 + Double(pause.components.seconds))
+        OSThread.sleep(for: pause)
         try bind()
     }
 

@@ -1,7 +1,8 @@
 import DashportCommandLine
 import DashportControl
 import DashportServer
-import Foundation
+import FoundationEssentials
+import Glibc
 
 // `dashport ctl`: its options come before the request; everything from the first word that is not
 // an option on is the request itself (so `invalidate --all` reaches the server as written).
@@ -24,7 +25,7 @@ let ctlSpec = CommandSpec(
 /// Runs `dashport ctl` with the arguments after `ctl`; returns the exit status.
 func runCtl(_ arguments: [String]) async -> Int32 {
     func usageError(_ text: String) -> Int32 {
-        FileHandle.standardError.write(Data("dashport ctl: \(text)\n".utf8))
+        writeError("dashport ctl: \(text)\n")
         return 2
     }
     // Leading options (and their values) are the command's; the rest is the request.
@@ -74,11 +75,11 @@ func runCtl(_ arguments: [String]) async -> Int32 {
             }
             return 0
         case .error(let text):
-            FileHandle.standardError.write(Data("dashport ctl: \(text)\n".utf8))
+            writeError("dashport ctl: \(text)\n")
             return 1
         }
     } catch {
-        FileHandle.standardError.write(Data("dashport ctl: \(error)\n".utf8))
+        writeError("dashport ctl: \(error)\n")
         return 2
     }
 }

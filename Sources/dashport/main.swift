@@ -1,6 +1,8 @@
 import DashportCommandLine
+import DashportFiles
 import DashportServer
-import Foundation
+import FoundationEssentials
+import Glibc
 
 // `dashport`: the command line. Each command answers --help (generated from its option table in
 // ConfigurationParser); errors go to standard error with exit status 2.
@@ -15,8 +17,14 @@ let program = CommandSet(
         ("help", "[COMMAND]", "show this text, or a command's options"),
     ])
 
+/// Writes `text` to standard error at once (no buffering), as every error message of the command.
+func writeError(_ text: String) {
+    let bytes = Array(text.utf8)
+    bytes.withUnsafeBytes { try? Files.writeAll($0, to: 2, path: "standard error") }
+}
+
 func fail(_ message: String) -> Never {
-    FileHandle.standardError.write(Data("dashport: \(message)\n".utf8))
+    writeError("dashport: \(message)\n")
     exit(2)
 }
 

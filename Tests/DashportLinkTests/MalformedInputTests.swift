@@ -52,8 +52,8 @@ import DashportRandom
     @Test func middleWithoutFirst() throws {
         let phone = PhoneLink(tls: try TestTLS.phoneSession())
         _ = phone.receive(versionRequest, now: .zero)
-        let actions = phone.receive([13, 0x00, 0x00, 0x03, 1, 2, 3], now: .zero)
-        #expect(closeReason(actions) == .badFrame(.continuationWithoutFirst(channel: 13, type: .middle)))
+        let actions = phone.receive([0, 0x00, 0x00, 0x03, 1, 2, 3], now: .zero)
+        #expect(closeReason(actions) == .badFrame(.continuationWithoutFirst(channel: 0, type: .middle)))
     }
 
     /// A FIRST frame announcing more than the 1 MiB message cap is refused before buffering.
@@ -64,7 +64,8 @@ import DashportRandom
         #expect(link.phoneClose == .badFrame(.messageTooLarge(channel: 13, length: 2 << 20, limit: 1 << 20)))
     }
 
-    /// A frame on a channel the head unit never listed, once running and during setup.
+    /// A frame on a channel the head unit never listed, once running; during setup any channel but
+    /// 0 is refused at the frame (`SetupFrameTests`).
     @Test func frameOnUnlistedChannel() throws {
         let link = try runningLink()
         link.perform(link.headUnit.sendUnchecked(channel: 77, messageId: 0x8001, body: [1], encrypted: true))
@@ -74,7 +75,7 @@ import DashportRandom
         let phone = PhoneLink(tls: try TestTLS.phoneSession())
         _ = phone.receive(versionRequest, now: .zero)
         let actions = phone.receive(WireInspector.plainFrame(channel: 5, id: 0x8001, body: []), now: .zero)
-        #expect(closeReason(actions) == .unlistedChannel(5))
+        #expect(closeReason(actions) == .notASetupFrame(channel: 5, type: .bulk, length: 2))
     }
 
     /// A service message on a listed channel we never opened (a sensor channel here).

@@ -39,17 +39,16 @@ import Testing
         #expect(link.closeReason == .badFrame(.pendingBytesExceeded(channel: 0, pending: 1001, limit: 1000)))
     }
 
-    /// A peer that keeps sending without authenticating (here: empty MIDDLE frames, which hold no
-    /// memory) is closed once it has sent more than a setup ever needs, not at the deadline.
+    /// A peer that keeps sending without authenticating (here: 1,000-byte MIDDLE frames of a
+    /// message it never finishes, each within the frame and pending caps) is closed once it has
+    /// sent more than a setup ever needs, not at the deadline.
     @Test func moreSetupInputThanAHeadUnitSendsClosesTheLink() throws {
         let link = PhoneLink(configuration: LinkConfiguration(unauthenticatedMaxInputBytes: 10_000), tls: try TestTLS.phoneSession())
-        _ = link.receive(Self.versionRequest + Self.first(declaring: 100), now: .zero)
-        let middles = [UInt8](repeating: 0, count: 4096)  // 1,024 empty MIDDLE frames
-        _ = link.receive(middles, now: .zero)
-        _ = link.receive(middles, now: .zero)
-        #expect(link.closeReason == nil, "8,212 bytes: still under the limit")
-        _ = link.receive(middles, now: .zero)
-        #expect(link.closeReason == .setupInputExceeded(limit: 10_000))
+        _ = link.receive(Self.versionRequest + Self.first(declaring: 60_000), now: .zero)
+        let middle = [0, 0x00, 0x03, 0xE8] + [UInt8](repeating: 0x5A, count: 1000)
+        for _ in 0..<9 { _ = link.receive(middle, now: .zero) }
+        #expect(link.closeReason == nil, "9,056 bytes: still under the limit")
+        #expect(link.receive(middle, now: .zero) == [.close(.setupInputExceeded(limit: 10_000))])
     }
 
     /// A whole real setup fits in 16 KiB of input, and once the car is authenticated neither setup

@@ -55,12 +55,12 @@ final class EchoServer: Sendable {
 
     init(
         _ address: String = "127.0.0.1:0", echo: Bool = true, maxConnections: Int = 1024,
-        outboundBufferLimit: Int = TCPConnection.defaultOutboundBufferLimit, logger: Logger = .silent
+        outboundBufferLimit: Int = TCPConnection.defaultOutboundBufferLimit, receiveBufferSize: Int? = nil, logger: Logger = .silent
     ) throws {
         let address = try #require(ListenAddress(parsing: address))
         listener = try TCPListener.bind(
             address, maxConnections: maxConnections,
-            outboundBufferLimit: outboundBufferLimit, logger: logger)
+            outboundBufferLimit: outboundBufferLimit, receiveBufferSize: receiveBufferSize, logger: logger)
         listener.start { [accepted] connection in
             let probe = Probe()
             let record = probe.handler

@@ -51,6 +51,8 @@ extension LinkCloseReason {
         case .plaintextAfterTLS: "plaintextAfterTLS"
         case .handshakeTimeout: "handshakeTimeout"
         case .setupInputExceeded: "setupInputExceeded"
+        case .notASetupFrame: "notASetupFrame"
+        case .setupFramesExceeded: "setupFramesExceeded"
         case .idleTimeout: "idleTimeout"
         case .undecodable: "undecodable"
         case .unexpectedMessage: "unexpectedMessage"

@@ -199,15 +199,16 @@ final class BenchCar: Sendable {
             waiter.resume(
                 returning: items.map { .success(Listing(items: $0, bodyBytes: bodyBytes)) }
                     ?? .failure(BenchFailure("answer \(result.requestId) was not a list")))
-        } else if var load = state.load, let sentAt = load.sentAt.removeValue(forKey: result.requestId) {
+        } else if let sentAt = state.load?.sentAt.removeValue(forKey: result.requestId) {
+            // Mutated in place: a copy of the load (`if var load = state.load`) copied its whole
+            // latency array per answer, which made the car, not the server, the bottleneck.
             let now = ContinuousClock.now
-            load.latencies.append(milliseconds(now - sentAt))
-            load.lastAnswer = now
-            if items == nil { load.rejected += 1 }
-            state.load = load
-            if now < load.deadline {
+            state.load?.latencies.append(milliseconds(now - sentAt))
+            state.load?.lastAnswer = now
+            if items == nil { state.load?.rejected += 1 }
+            if let deadline = state.load?.deadline, now < deadline {
                 sendLoadRequest(&state)
-            } else if load.sentAt.isEmpty {
+            } else if let load = state.load, load.sentAt.isEmpty {
                 finish(load)
                 state.load = nil
             }

@@ -32,11 +32,14 @@ struct CPUSplit {
     var cars = 0.0
     var server = 0.0
 
-    /// Runs `body` and adds the CPU each side spent meanwhile.
-    mutating func measure<T>(carThread: Int32, _ body: () async throws -> T) async rethrows -> T {
-        let (process0, cars0) = (CPUTime.process(), CPUTime.thread(carThread))
+    /// Runs `body` and adds the CPU each side spent meanwhile. `clientThreads` are further
+    /// threads of the client side (the hostile phase's flooder loop), counted with the cars.
+    mutating func measure<T>(carThread: Int32, clientThreads: [Int32] = [], _ body: () async throws -> T) async rethrows -> T {
+        let threads = [carThread] + clientThreads
+        func clientSide() -> Double { threads.map(CPUTime.thread).reduce(0, +) }
+        let (process0, cars0) = (CPUTime.process(), clientSide())
         let result = try await body()
-        let (process1, cars1) = (CPUTime.process(), CPUTime.thread(carThread))
+        let (process1, cars1) = (CPUTime.process(), clientSide())
         cars += cars1 - cars0
         server += (process1 - process0) - (cars1 - cars0)
         return result

@@ -15,6 +15,10 @@ enum HostilePhase {
         var beside: Method
         var maxInbound = 0, maxOutbound = 0, maxHeld = 0
         var floodedBytes = 0, flooderClosed = 0
+        /// The hostile window's length in seconds (the flooder's connects per second).
+        var window = 0.0
+        /// Flooder connections closed during the measured runs beside it.
+        var flooderClosedMeasured = 0
         /// Seconds from the never-reader's first unread answer to its close; nil if still open.
         var neverReaderClosedAfter: Double?
         var rssBefore = 0, rssMax = 0
@@ -65,8 +69,16 @@ enum HostilePhase {
                 try? await Task.sleep(for: .milliseconds(50))
             }
         }
+        // The flooder has a reactor thread of its own, as it would have a machine of its own: its
+        // client-side sends must not queue the good cars' I/O behind them on the cars' thread.
+        // That thread's CPU is counted with the cars', not the server's.
+        let flooderLoop = try EventLoop(name: "bench-flooder")
+        let flooderThread = await withCheckedContinuation { done in
+            flooderLoop.execute { done.resume(returning: CPUTime.currentThreadId()) }
+        }
         let flood = Flooder()
-        let flooder = Task { await flood.run(address: server.address, loop: bench.carLoop, stop: stop) }
+        let windowStarted = ContinuousClock.now
+        let flooder = Task { await flood.run(address: server.address, loop: flooderLoop, stop: stop) }
         progress("hostile: a flooder and a never-reader join")
         let neverReader = try await bench.connectCar(to: server).0
         defer { neverReader.abort() }
@@ -93,15 +105,24 @@ enum HostilePhase {
         while ContinuousClock.now < window {
             round += 1
             progress("hostile: run \(round) beside them")
-            try await ThroughputPhase.measure(&report.beside, length: length, carThread: bench.carThread)
+            let closes = flood.closes.load(ordering: .relaxed)
+            try await ThroughputPhase.measure(&report.beside, length: length, carThread: bench.carThread, clientThreads: [flooderThread])
+            report.flooderClosedMeasured += flood.closes.load(ordering: .relaxed) - closes
             if report.neverReaderClosedAfter == nil, neverReader.isClosed {
                 report.neverReaderClosedAfter = milliseconds(ContinuousClock.now - stallStarted) / 1000
             }
         }
         stop.set()
+        report.window = milliseconds(ContinuousClock.now - windowStarted) / 1000
         await flooder.value
         await starver.value
         await sampler.value
+        // The same number of runs alone again once the hostile peers are gone, so a change in the
+        // machine's load during the phase weighs on both sides of the ratio alike.
+        for round in 0..<options.rounds {
+            progress("hostile: round \(round + 1) of \(options.rounds) alone again")
+            try await ThroughputPhase.measure(&report.alone, length: length, carThread: bench.carThread)
+        }
         let maxima = sampled.value.withLock { $0 }
         (report.maxInbound, report.maxOutbound, report.maxHeld, report.rssMax) = (maxima.inbound, maxima.outbound, maxima.held, maxima.rss)
         report.floodedBytes = flood.sent.load(ordering: .relaxed)
@@ -112,10 +133,10 @@ enum HostilePhase {
     static func print(_ report: Report, _ options: Options) {
         Swift.print(
             "Hostile peers: \(options.cars) good cars, \(options.manyDepth) GET_CHILDREN of the root in flight each, "
-                + "alone (\(options.rounds) runs) and then beside a peer flooding empty MIDDLE frames before it authenticates "
+                + "alone (\(options.rounds) runs before and \(options.rounds) after) and beside a peer flooding empty MIDDLE frames before it authenticates "
                 + "and a linked car that never reads (\(options.hostileSeconds) s); medians of \(options.seconds)-s runs\n")
         Swift.print(
-            "| good cars | requests/s | × alone | p50 | p99 | CPU / request off the cars' thread (beside: incl. the hostile peers' tasks) |"
+            "| good cars | requests/s | × alone | p50 | p99 | CPU / request off the cars' and the flooder's threads (beside: incl. the hostile peers' tasks) |"
         )
         Swift.print("|---|---:|---:|---:|---:|---:|")
         let alone = median(report.alone.rates)
@@ -126,6 +147,13 @@ enum HostilePhase {
                     + "| \(formatMilliseconds(percentile(method.latencies, 0.5))) | \(formatMilliseconds(percentile(method.latencies, 0.99))) "
                     + "| " + String(format: "%.1f µs", method.cpu.server * 1e6 / Double(max(method.answered, 1))) + " |")
         }
+        // What the beside runs cost the server over what their requests cost alone, per flooder
+        // connection (the never-reader's share included, so an upper bound).
+        let alonePerRequest = report.alone.cpu.server / Double(max(report.alone.answered, 1))
+        let hostileCPU = report.beside.cpu.server - alonePerRequest * Double(report.beside.answered)
+        let perFlooderConnection =
+            report.flooderClosedMeasured > 0
+            ? String(format: "%.0f µs", hostileCPU * 1e6 / Double(report.flooderClosedMeasured)) : "—"
         let closed =
             report.neverReaderClosedAfter.map { String(format: "closed after %.1f s of unread answers", $0) }
             ?? "still open at the end of the window"
@@ -137,7 +165,9 @@ enum HostilePhase {
             \(report.maxOutbound / 1024) KiB of queued output (bound: 1.25 MiB per car, 32 MiB in all), \
             \(report.maxHeld / 1024) KiB in unfinished messages (bound: 64 KiB per unauthenticated peer, 64 MiB in all). \
             The flooder queued \(report.floodedBytes / 1_048_576) MiB on its connections and was closed \(report.flooderClosed) times \
-            (past 256 KiB of setup input, or at the handshake deadline); the never-reader was \(closed) (write-stall limit 15 s). \
+            (\(formatCount(Double(report.flooderClosed) / max(report.window, 1)))/s: at a frame no setup contains, past 128 KiB or \
+            256 frames of setup input, or at the handshake deadline); the server's CPU beside the hostile peers over what \
+            the same requests cost alone, per flooder connection: \(perFlooderConnection) (never-reader included). The never-reader was \(closed) (write-stall limit 15 s). \
             This process (server and cars): VmRSS \(report.rssBefore / 1024) MiB before, at most \(report.rssMax / 1024) MiB during.
             """)
     }

@@ -33,6 +33,8 @@ struct Options {
     /// heap profiler, say) and hold them until ``holdUntil`` exists, then leave.
     var hold: String?
     var holdUntil: String?
+    /// Only the hostile phase (a fresh in-process server; no connects, throughput or memory).
+    var onlyHostile = false
 
     static let spec = CommandSpec(
         name: "dashport-bench-link",
@@ -56,6 +58,7 @@ struct Options {
                 "hold", "ADDRESS",
                 "profiling driver: connect --memory-cars cars to a server already listening there, hold them, run nothing else"),
             .value("hold-until", "FILE", "with --hold: leave once FILE exists (default: after 60 s)"),
+            .flag("only-hostile", "run the hostile phase alone (no connects, throughput or memory)"),
         ],
         epilogue: "Build the server first for the memory phase: swift build -c release --product dashport")
 
@@ -77,6 +80,7 @@ struct Options {
         skipHostile = parsed.flag("skip-hostile")
         hold = parsed.value("hold")
         holdUntil = parsed.value("hold-until")
+        onlyHostile = parsed.flag("only-hostile")
     }
 
     init() {}

@@ -121,9 +121,9 @@ enum ThroughputPhase {
     }
 
     /// Runs `method` once for `length` and records its results and the CPU it took.
-    static func measure(_ method: inout Method, length: Duration, carThread: Int32) async throws {
+    static func measure(_ method: inout Method, length: Duration, carThread: Int32, clientThreads: [Int32] = []) async throws {
         let run = method.run
-        let results = try await method.cpu.measure(carThread: carThread) { try await run(.now + length) }
+        let results = try await method.cpu.measure(carThread: carThread, clientThreads: clientThreads) { try await run(.now + length) }
         try method.record(results)
     }
 

@@ -45,7 +45,11 @@ do {
     var connect: ConnectReport?
     var throughput: [Pair]?
     var hostile: HostilePhase.Report?
-    if !options.onlyMemory {
+    if options.onlyHostile {
+        let server = try await bench.startServer(stateDirectory: bench.workDirectory + "/state")
+        hostile = try await HostilePhase.run(bench, server: server)
+        await server.stop(grace: .seconds(1))
+    } else if !options.onlyMemory {
         let (connected, server) = try await ConnectPhase.run(bench)
         connect = connected
         throughput = try await ThroughputPhase.run(bench, server: server)
@@ -53,7 +57,7 @@ do {
         await server.stop(grace: .seconds(1))
     }
     var memory: MemoryReport?
-    if options.skipMemory {
+    if options.skipMemory || options.onlyHostile {
         progress("memory: skipped (--skip-memory)")
     } else if FileManager.default.isExecutableFile(atPath: dashport) {
         memory = try await MemoryPhase.run(bench, executable: dashport, referenceExecutable: ownExecutable)
