@@ -123,17 +123,21 @@ struct CarConnection {
 
         perform(link.tick(now: clock.now.sinceOrigin))
         timer.arm(at: link.nextDeadline)
+        /// Inputs taken one after the other without waiting for any.
         var handledInARow = 0
         while true {
             // `next()` returns at once while inputs wait, so a flooding car would keep this thread
             // (the reactor, or one of two pool threads on the target) forever: give the other cars
-            // and the sockets a turn now and then.
-            handledInARow += 1
+            // and the sockets a turn after a run of inputs. Only after a run: a car whose input
+            // came after a wait has not kept anyone from their turn, and yielding then would hold
+            // its answer back a turn of the loop for nothing.
             if handledInARow >= CarConnection.inputsPerTurn {
                 handledInARow = 0
                 await Task.yield()
             }
-            let input = await mailbox.next()
+            var waited = false
+            let input = await mailbox.next(waited: &waited)
+            handledInARow = waited ? 1 : handledInARow + 1
             let now = clock.now.sinceOrigin
             switch input {
             case .transport(.received(let bytes)):

@@ -127,8 +127,16 @@ final class CarMailbox: Sendable {
 
     /// The next input, deadlines and shutdown first; waits while there is none.
     func next() async -> CarInput {
+        var waited = false
+        return await next(waited: &waited)
+    }
+
+    /// ``next()``, telling whether it had to wait for the input (the worker had nothing to do).
+    func next(waited: inout Bool) async -> CarInput {
+        waited = false
         while true {
             if let input = take() { return input }
+            waited = true
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let ready = state.withLock { state -> Bool in
                     if state.hasWork { return true }

@@ -155,13 +155,18 @@ enum ThroughputPhase {
                         + "| \(perRequest(method.cpu.server)) | \(perRequest(method.cpu.cars)) |")
             }
         }
+        // The raw TCP reference's spread too: part of it is the loopback pipeline's (one reactor
+        // each side, connections served in the order their bytes came), not Dashport's.
         for pair in pairs where !pair.aap.connectionRates.isEmpty {
-            let rates = pair.aap.connectionRates
-            let p99s = pair.aap.connectionP99s
-            Swift.print(
-                "\nFairness, \(pair.title), Dashport: per-connection requests/s from \(formatCount(rates.min() ?? .nan)) "
-                    + "to \(formatCount(rates.max() ?? .nan)) (median \(formatCount(median(rates)))); per-connection p99 latency "
-                    + "median \(formatMilliseconds(median(p99s))), worst \(formatMilliseconds(p99s.max() ?? .nan)).")
+            for (label, method) in [("Dashport", pair.aap), ("raw TCP", pair.echo)] where !method.connectionRates.isEmpty {
+                let rates = method.connectionRates
+                let p99s = method.connectionP99s
+                Swift.print(
+                    "\nFairness, \(pair.title), \(label): per-connection requests/s from \(formatCount(rates.min() ?? .nan)) "
+                        + "to \(formatCount(rates.max() ?? .nan)) (median \(formatCount(median(rates))), lowest "
+                        + "\(String(format: "%.0f", 100 * (1 - (rates.min() ?? .nan) / (rates.max() ?? .nan))))% under the highest); "
+                        + "per-connection p99 latency median \(formatMilliseconds(median(p99s))), worst \(formatMilliseconds(p99s.max() ?? .nan)).")
+            }
         }
     }
 }
