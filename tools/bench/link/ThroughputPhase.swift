@@ -165,7 +165,8 @@ enum ThroughputPhase {
                     "\nFairness, \(pair.title), \(label): per-connection requests/s from \(formatCount(rates.min() ?? .nan)) "
                         + "to \(formatCount(rates.max() ?? .nan)) (median \(formatCount(median(rates))), lowest "
                         + "\(String(format: "%.0f", 100 * (1 - (rates.min() ?? .nan) / (rates.max() ?? .nan))))% under the highest); "
-                        + "per-connection p99 latency median \(formatMilliseconds(median(p99s))), worst \(formatMilliseconds(p99s.max() ?? .nan)).")
+                        + "per-connection p99 latency median \(formatMilliseconds(median(p99s))), worst \(formatMilliseconds(p99s.max() ?? .nan))."
+                )
             }
         }
     }
