@@ -51,7 +51,8 @@ struct CoreBridgeTests {
         bridge.stop()
     }
 
-    @Test func aPushSubscriptionPostsWithoutATaskAndEndsAtStop() async throws {
+    /// A car's bridge whose push subscription to a fresh session posts into the car's mailbox.
+    static func bridgeSubscribedToASession() -> (SessionCore, CarMailbox, CoreBridge) {
         let session = SessionCore(handler: SeekRecorder(), clock: ManualClock())
         let mailbox = CarMailbox(stream: FakeStream())
         let bridge = CoreBridge(inputs: mailbox)
@@ -59,6 +60,11 @@ struct CoreBridgeTests {
             let id = await session.subscribe { post(.session($0)) }
             return { await session.unsubscribe(id) }
         }
+        return (session, mailbox, bridge)
+    }
+
+    @Test func aPushSubscriptionPostsWithoutATaskAndEndsAtStop() async throws {
+        let (session, mailbox, bridge) = Self.bridgeSubscribedToASession()
         var replay: [SessionUpdate] = []
         while replay.count < 3 {
             guard case .services(.session(let update)) = await mailbox.next() else {
@@ -77,17 +83,12 @@ struct CoreBridgeTests {
     }
 
     @Test func aHandlerOfAFinishedCarIsDroppedByTheCoreItself() async throws {
-        let session = SessionCore(handler: SeekRecorder(), clock: ManualClock())
-        let mailbox = CarMailbox(stream: FakeStream())
-        let bridge = CoreBridge(inputs: mailbox)
-        bridge.attach { post in
-            let id = await session.subscribe { post(.session($0)) }
-            return { await session.unsubscribe(id) }
-        }
+        let (session, mailbox, bridge) = Self.bridgeSubscribedToASession()
         try await eventually("subscribed") { await session.subscriberCount == 1 }
         mailbox.finish()
         // The next push finds the car gone and drops its handler, with no stop() needed.
         await session.report(SessionError(code: .artworkFailed, severity: .degraded, message: "a cover failed"))
         #expect(await session.subscriberCount == 0)
+        bridge.stop()  // the bridge lives (and is stopped) only after the core dropped the handler
     }
 }
