@@ -38,44 +38,27 @@ extension CarServices {
     }
 
     /// A session update for the media channel: handed in, in order, once its artwork URIs are
-    /// registered. An update that names none goes in at once when nothing waits before it; one
-    /// that does waits for a short task that registers them (``mediaSessionKeysArrived(_:)``).
-    /// Past the session's subscriber buffer the oldest waiting update is dropped, as a lagging
-    /// subscription stream drops it.
+    /// registered (``MediaUpdateQueue``, which also bounds what waits).
     mutating func mediaSessionUpdated(_ update: SessionUpdate) -> [OutgoingMessage] {
         guard media != nil else { return [] }
-        mediaUpdates.append(update)
-        let excess = mediaUpdates.count - core.session.configuration.subscriberBufferLimit
-        if excess > 0 {
-            // The first one keeps its place while its keys are being registered: they are its keys.
-            let first = mediaKeysPending ? 1 : 0
-            mediaUpdates.removeSubrange(first..<first + excess)
-        }
-        return mediaHandInReady()
+        return mediaHandIn(mediaUpdates.append(update))
     }
 
     /// The keys of the oldest waiting update: it goes in, then those after it that are ready.
     mutating func mediaSessionKeysArrived(_ keys: [String: String]) -> [OutgoingMessage] {
-        mediaKeysPending = false
-        guard !mediaUpdates.isEmpty else { return [] }
-        return mediaHandIn(mediaUpdates.removeFirst(), keys: keys) + mediaHandInReady()
+        let (update, next) = mediaUpdates.keysArrived()
+        guard let update else { return [] }
+        return mediaHandIn(update, keys: keys) + mediaHandIn(next)
     }
 
-    /// Hands in waiting updates until one needs its artwork keys registered (and asks for them).
-    private mutating func mediaHandInReady() -> [OutgoingMessage] {
+    /// Hands in what the queue says is ready, and starts the registration it asks for.
+    private mutating func mediaHandIn(_ step: MediaUpdateQueue.Step) -> [OutgoingMessage] {
         var out: [OutgoingMessage] = []
-        while !mediaKeysPending, let update = mediaUpdates.first {
-            let uris = MediaChannelService.artworkURIs(in: update)
-            if uris.isEmpty {
-                mediaUpdates.removeFirst()
-                out += mediaHandIn(update, keys: [:])
-                continue
-            }
-            mediaKeysPending = true
+        for update in step.ready { out += mediaHandIn(update, keys: [:]) }
+        if let uris = step.register {
             let artwork = core.artwork
             bridge.run { .mediaSessionKeys(await artworkKeys(for: uris, artwork)) }
         }
-        if mediaUpdates.isEmpty { mediaUpdates = [] }  // an idle car keeps no room for a burst
         return out
     }
 

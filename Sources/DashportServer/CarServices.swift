@@ -49,10 +49,8 @@ struct CarServices {
     var statusSubscribed = false
     var sessionStarted = false
     var mediaSubscribed = false
-    /// The media channel's session updates not handed in yet, oldest first: each waits for its
-    /// artwork keys, which ``mediaKeysPending`` says are being registered for the first.
-    var mediaUpdates: [SessionUpdate] = []
-    var mediaKeysPending = false
+    /// The media channel's session updates not handed in yet (each waits for its artwork keys).
+    var mediaUpdates: MediaUpdateQueue
     /// Remote playback as the input service was last told (it hears only changes).
     var remotePlaybackDeclared = false
 
@@ -61,6 +59,7 @@ struct CarServices {
         self.logger = logger
         self.bridge = CoreBridge(inputs: inputs)
         self.answers = context.core.answers
+        self.mediaUpdates = MediaUpdateQueue(limit: context.core.session.configuration.subscriberBufferLimit)
     }
 
     // MARK: Link events
