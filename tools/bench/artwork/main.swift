@@ -21,17 +21,8 @@ let spec = CommandSpec(
     options: [.value("runs", "N", "requests per method; medians are reported (default 11)")],
     epilogue: "Needs libvips-tools and imagemagick: tools/setup --bench")
 
-let runs: Int
-do {
-    let parsed = try ParsedCommand.parse(Array(CommandLine.arguments.dropFirst()), as: spec)
-    if parsed.wantsHelp {
-        print(spec.help)
-        exit(0)
-    }
-    runs = try parsed.integer("runs") ?? 11
-} catch {
-    FileHandle.standardError.write(Data("dashport-bench-artwork: \(error)\n\n\(spec.help)".utf8))
-    exit(2)
+let runs = ParsedCommand.parseOrExit(program: "dashport-bench-artwork", as: spec) { parsed throws(CommandLineError) in
+    try parsed.integer("runs") ?? 11
 }
 let workDirectory = NSTemporaryDirectory() + "dashport-bench-artwork-\(getpid())"
 try FileManager.default.createDirectory(atPath: workDirectory, withIntermediateDirectories: true)

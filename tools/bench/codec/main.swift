@@ -26,19 +26,8 @@ let spec = CommandSpec(
         .value("iterations", "N", "messages per method per round (default 20000)"),
     ])
 
-let rounds: Int
-let iterations: Int
-do {
-    let parsed = try ParsedCommand.parse(Array(CommandLine.arguments.dropFirst()), as: spec)
-    if parsed.wantsHelp {
-        print(spec.help)
-        exit(0)
-    }
-    rounds = try parsed.integer("rounds") ?? 15
-    iterations = try parsed.integer("iterations") ?? 20_000
-} catch {
-    FileHandle.standardError.write(Data("dashport-bench-codec: \(error)\n\n\(spec.help)".utf8))
-    exit(2)
+let (rounds, iterations) = ParsedCommand.parseOrExit(program: "dashport-bench-codec", as: spec) { parsed throws(CommandLineError) in
+    (try parsed.integer("rounds") ?? 15, try parsed.integer("iterations") ?? 20_000)
 }
 
 /// One message of the browse path, as a Swift value, its bytes and its protoc-c descriptor.

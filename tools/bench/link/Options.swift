@@ -87,21 +87,9 @@ struct Options {
 
     /// Parses the command line; prints the usage and exits on `--help` or a bad option.
     static func parse(_ arguments: [String]) -> Options {
-        do {
-            let parsed = try ParsedCommand.parse(arguments, as: spec)
-            if parsed.wantsHelp {
-                print(spec.help)
-                exit(0)
-            }
-            return try Options(parsed)
-        } catch {
-            fail(error.description)
+        ParsedCommand.parseOrExit(program: "dashport-bench-link", as: spec, arguments: arguments) { parsed throws(CommandLineError) in
+            try Options(parsed)
         }
-    }
-
-    private static func fail(_ message: String) -> Never {
-        FileHandle.standardError.write(Data("dashport-bench-link: \(message)\n\n\(spec.help)".utf8))
-        exit(2)
     }
 }
 
