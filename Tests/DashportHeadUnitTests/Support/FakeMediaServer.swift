@@ -44,23 +44,11 @@ struct FakeMediaServer: Sendable {
         case DashportMedia.MessageId.getItem.rawValue:
             guard let request = try? DashportMedia.GetItem(serializedBytes: body) else { return [] }
             let found = (Self.tabs + Self.albums).filter { $0.id == request.id }
-            return [
-                Self.message(
-                    .browseResult,
-                    DashportMedia.BrowseResult(
-                        requestId: request.requestId,
-                        outcome: .items(DashportMedia.ItemPage(items: found, page: 0, total: UInt32(found.count)))))
-            ]
+            return [Self.found(found, for: request.requestId)]
         case DashportMedia.MessageId.search.rawValue:
             guard let request = try? DashportMedia.Search(serializedBytes: body) else { return [] }
             let found = Self.albums.filter { ($0.subtitle ?? "").lowercased().contains(request.query.lowercased()) }
-            return [
-                Self.message(
-                    .browseResult,
-                    DashportMedia.BrowseResult(
-                        requestId: request.requestId,
-                        outcome: .items(DashportMedia.ItemPage(items: found, page: 0, total: UInt32(found.count)))))
-            ]
+            return [Self.found(found, for: request.requestId)]
         case DashportMedia.MessageId.playFromMediaId.rawValue:
             guard let request = try? DashportMedia.PlayFromMediaId(serializedBytes: body) else { return [] }
             guard request.mediaId == "t1" else {
@@ -123,5 +111,13 @@ struct FakeMediaServer: Sendable {
 
     static func message(_ id: DashportMedia.MessageId, _ body: some WireMessage) -> (UInt16, [UInt8]) {
         (UInt16(id.rawValue), body.serializedBytes())
+    }
+
+    /// A BROWSE_RESULT listing `items` (GET_ITEM and SEARCH answer alike: one page of all found).
+    static func found(_ items: [DashportMedia.BrowseItem], for requestId: UInt32) -> (UInt16, [UInt8]) {
+        message(
+            .browseResult,
+            DashportMedia.BrowseResult(
+                requestId: requestId, outcome: .items(DashportMedia.ItemPage(items: items, page: 0, total: UInt32(items.count)))))
     }
 }
