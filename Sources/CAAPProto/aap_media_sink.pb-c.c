@@ -145,6 +145,276 @@ void   dashport__aap__media_sink_service__free_unpacked
   assert(message->base.descriptor == &dashport__aap__media_sink_service__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   dashport__aap__media_setup__init
+                     (Dashport__Aap__MediaSetup         *message)
+{
+  static const Dashport__Aap__MediaSetup init_value = DASHPORT__AAP__MEDIA_SETUP__INIT;
+  *message = init_value;
+}
+size_t dashport__aap__media_setup__get_packed_size
+                     (const Dashport__Aap__MediaSetup *message)
+{
+  assert(message->base.descriptor == &dashport__aap__media_setup__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t dashport__aap__media_setup__pack
+                     (const Dashport__Aap__MediaSetup *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &dashport__aap__media_setup__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t dashport__aap__media_setup__pack_to_buffer
+                     (const Dashport__Aap__MediaSetup *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &dashport__aap__media_setup__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Dashport__Aap__MediaSetup *
+       dashport__aap__media_setup__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Dashport__Aap__MediaSetup *)
+     protobuf_c_message_unpack (&dashport__aap__media_setup__descriptor,
+                                allocator, len, data);
+}
+void   dashport__aap__media_setup__free_unpacked
+                     (Dashport__Aap__MediaSetup *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &dashport__aap__media_setup__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   dashport__aap__media_start__init
+                     (Dashport__Aap__MediaStart         *message)
+{
+  static const Dashport__Aap__MediaStart init_value = DASHPORT__AAP__MEDIA_START__INIT;
+  *message = init_value;
+}
+size_t dashport__aap__media_start__get_packed_size
+                     (const Dashport__Aap__MediaStart *message)
+{
+  assert(message->base.descriptor == &dashport__aap__media_start__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t dashport__aap__media_start__pack
+                     (const Dashport__Aap__MediaStart *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &dashport__aap__media_start__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t dashport__aap__media_start__pack_to_buffer
+                     (const Dashport__Aap__MediaStart *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &dashport__aap__media_start__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Dashport__Aap__MediaStart *
+       dashport__aap__media_start__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Dashport__Aap__MediaStart *)
+     protobuf_c_message_unpack (&dashport__aap__media_start__descriptor,
+                                allocator, len, data);
+}
+void   dashport__aap__media_start__free_unpacked
+                     (Dashport__Aap__MediaStart *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &dashport__aap__media_start__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   dashport__aap__media_stop__init
+                     (Dashport__Aap__MediaStop         *message)
+{
+  static const Dashport__Aap__MediaStop init_value = DASHPORT__AAP__MEDIA_STOP__INIT;
+  *message = init_value;
+}
+size_t dashport__aap__media_stop__get_packed_size
+                     (const Dashport__Aap__MediaStop *message)
+{
+  assert(message->base.descriptor == &dashport__aap__media_stop__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t dashport__aap__media_stop__pack
+                     (const Dashport__Aap__MediaStop *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &dashport__aap__media_stop__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t dashport__aap__media_stop__pack_to_buffer
+                     (const Dashport__Aap__MediaStop *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &dashport__aap__media_stop__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Dashport__Aap__MediaStop *
+       dashport__aap__media_stop__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Dashport__Aap__MediaStop *)
+     protobuf_c_message_unpack (&dashport__aap__media_stop__descriptor,
+                                allocator, len, data);
+}
+void   dashport__aap__media_stop__free_unpacked
+                     (Dashport__Aap__MediaStop *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &dashport__aap__media_stop__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   dashport__aap__media_config__init
+                     (Dashport__Aap__MediaConfig         *message)
+{
+  static const Dashport__Aap__MediaConfig init_value = DASHPORT__AAP__MEDIA_CONFIG__INIT;
+  *message = init_value;
+}
+size_t dashport__aap__media_config__get_packed_size
+                     (const Dashport__Aap__MediaConfig *message)
+{
+  assert(message->base.descriptor == &dashport__aap__media_config__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t dashport__aap__media_config__pack
+                     (const Dashport__Aap__MediaConfig *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &dashport__aap__media_config__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t dashport__aap__media_config__pack_to_buffer
+                     (const Dashport__Aap__MediaConfig *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &dashport__aap__media_config__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Dashport__Aap__MediaConfig *
+       dashport__aap__media_config__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Dashport__Aap__MediaConfig *)
+     protobuf_c_message_unpack (&dashport__aap__media_config__descriptor,
+                                allocator, len, data);
+}
+void   dashport__aap__media_config__free_unpacked
+                     (Dashport__Aap__MediaConfig *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &dashport__aap__media_config__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   dashport__aap__media_ack__init
+                     (Dashport__Aap__MediaAck         *message)
+{
+  static const Dashport__Aap__MediaAck init_value = DASHPORT__AAP__MEDIA_ACK__INIT;
+  *message = init_value;
+}
+size_t dashport__aap__media_ack__get_packed_size
+                     (const Dashport__Aap__MediaAck *message)
+{
+  assert(message->base.descriptor == &dashport__aap__media_ack__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t dashport__aap__media_ack__pack
+                     (const Dashport__Aap__MediaAck *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &dashport__aap__media_ack__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t dashport__aap__media_ack__pack_to_buffer
+                     (const Dashport__Aap__MediaAck *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &dashport__aap__media_ack__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Dashport__Aap__MediaAck *
+       dashport__aap__media_ack__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Dashport__Aap__MediaAck *)
+     protobuf_c_message_unpack (&dashport__aap__media_ack__descriptor,
+                                allocator, len, data);
+}
+void   dashport__aap__media_ack__free_unpacked
+                     (Dashport__Aap__MediaAck *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &dashport__aap__media_ack__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   dashport__aap__audio_underflow_notification__init
+                     (Dashport__Aap__AudioUnderflowNotification         *message)
+{
+  static const Dashport__Aap__AudioUnderflowNotification init_value = DASHPORT__AAP__AUDIO_UNDERFLOW_NOTIFICATION__INIT;
+  *message = init_value;
+}
+size_t dashport__aap__audio_underflow_notification__get_packed_size
+                     (const Dashport__Aap__AudioUnderflowNotification *message)
+{
+  assert(message->base.descriptor == &dashport__aap__audio_underflow_notification__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t dashport__aap__audio_underflow_notification__pack
+                     (const Dashport__Aap__AudioUnderflowNotification *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &dashport__aap__audio_underflow_notification__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t dashport__aap__audio_underflow_notification__pack_to_buffer
+                     (const Dashport__Aap__AudioUnderflowNotification *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &dashport__aap__audio_underflow_notification__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Dashport__Aap__AudioUnderflowNotification *
+       dashport__aap__audio_underflow_notification__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Dashport__Aap__AudioUnderflowNotification *)
+     protobuf_c_message_unpack (&dashport__aap__audio_underflow_notification__descriptor,
+                                allocator, len, data);
+}
+void   dashport__aap__audio_underflow_notification__free_unpacked
+                     (Dashport__Aap__AudioUnderflowNotification *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &dashport__aap__audio_underflow_notification__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 static const ProtobufCFieldDescriptor dashport__aap__audio_configuration__field_descriptors[3] =
 {
   {
@@ -355,6 +625,307 @@ const ProtobufCMessageDescriptor dashport__aap__media_sink_service__descriptor =
   dashport__aap__media_sink_service__field_indices_by_name,
   1,  dashport__aap__media_sink_service__number_ranges,
   (ProtobufCMessageInit) dashport__aap__media_sink_service__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor dashport__aap__media_setup__field_descriptors[1] =
+{
+  {
+    "type",
+    1,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_ENUM,
+    offsetof(Dashport__Aap__MediaSetup, has_type),
+    offsetof(Dashport__Aap__MediaSetup, type),
+    &dashport__aap__media_codec_type__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned dashport__aap__media_setup__field_indices_by_name[] = {
+  0,   /* field[0] = type */
+};
+static const ProtobufCIntRange dashport__aap__media_setup__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor dashport__aap__media_setup__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "dashport.aap.MediaSetup",
+  "MediaSetup",
+  "Dashport__Aap__MediaSetup",
+  "dashport.aap",
+  sizeof(Dashport__Aap__MediaSetup),
+  1,
+  dashport__aap__media_setup__field_descriptors,
+  dashport__aap__media_setup__field_indices_by_name,
+  1,  dashport__aap__media_setup__number_ranges,
+  (ProtobufCMessageInit) dashport__aap__media_setup__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor dashport__aap__media_start__field_descriptors[2] =
+{
+  {
+    "session_id",
+    1,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_INT32,
+    offsetof(Dashport__Aap__MediaStart, has_session_id),
+    offsetof(Dashport__Aap__MediaStart, session_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "configuration_index",
+    2,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_UINT32,
+    offsetof(Dashport__Aap__MediaStart, has_configuration_index),
+    offsetof(Dashport__Aap__MediaStart, configuration_index),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned dashport__aap__media_start__field_indices_by_name[] = {
+  1,   /* field[1] = configuration_index */
+  0,   /* field[0] = session_id */
+};
+static const ProtobufCIntRange dashport__aap__media_start__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor dashport__aap__media_start__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "dashport.aap.MediaStart",
+  "MediaStart",
+  "Dashport__Aap__MediaStart",
+  "dashport.aap",
+  sizeof(Dashport__Aap__MediaStart),
+  2,
+  dashport__aap__media_start__field_descriptors,
+  dashport__aap__media_start__field_indices_by_name,
+  1,  dashport__aap__media_start__number_ranges,
+  (ProtobufCMessageInit) dashport__aap__media_start__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+#define dashport__aap__media_stop__field_descriptors NULL
+#define dashport__aap__media_stop__field_indices_by_name NULL
+#define dashport__aap__media_stop__number_ranges NULL
+const ProtobufCMessageDescriptor dashport__aap__media_stop__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "dashport.aap.MediaStop",
+  "MediaStop",
+  "Dashport__Aap__MediaStop",
+  "dashport.aap",
+  sizeof(Dashport__Aap__MediaStop),
+  0,
+  dashport__aap__media_stop__field_descriptors,
+  dashport__aap__media_stop__field_indices_by_name,
+  0,  dashport__aap__media_stop__number_ranges,
+  (ProtobufCMessageInit) dashport__aap__media_stop__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCEnumValue dashport__aap__media_config__status__enum_values_by_number[2] =
+{
+  { "STATUS_WAIT", "DASHPORT__AAP__MEDIA_CONFIG__STATUS__STATUS_WAIT", 1 },
+  { "STATUS_READY", "DASHPORT__AAP__MEDIA_CONFIG__STATUS__STATUS_READY", 2 },
+};
+static const ProtobufCIntRange dashport__aap__media_config__status__value_ranges[] = {
+{1, 0},{0, 2}
+};
+static const ProtobufCEnumValueIndex dashport__aap__media_config__status__enum_values_by_name[2] =
+{
+  { "STATUS_READY", 1 },
+  { "STATUS_WAIT", 0 },
+};
+const ProtobufCEnumDescriptor dashport__aap__media_config__status__descriptor =
+{
+  PROTOBUF_C__ENUM_DESCRIPTOR_MAGIC,
+  "dashport.aap.MediaConfig.Status",
+  "Status",
+  "Dashport__Aap__MediaConfig__Status",
+  "dashport.aap",
+  2,
+  dashport__aap__media_config__status__enum_values_by_number,
+  2,
+  dashport__aap__media_config__status__enum_values_by_name,
+  1,
+  dashport__aap__media_config__status__value_ranges,
+  NULL,NULL,NULL,NULL   /* reserved[1234] */
+};
+static const ProtobufCFieldDescriptor dashport__aap__media_config__field_descriptors[3] =
+{
+  {
+    "status",
+    1,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_ENUM,
+    offsetof(Dashport__Aap__MediaConfig, has_status),
+    offsetof(Dashport__Aap__MediaConfig, status),
+    &dashport__aap__media_config__status__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "max_unacked",
+    2,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_UINT32,
+    offsetof(Dashport__Aap__MediaConfig, has_max_unacked),
+    offsetof(Dashport__Aap__MediaConfig, max_unacked),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "configuration_indices",
+    3,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_UINT32,
+    offsetof(Dashport__Aap__MediaConfig, n_configuration_indices),
+    offsetof(Dashport__Aap__MediaConfig, configuration_indices),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned dashport__aap__media_config__field_indices_by_name[] = {
+  2,   /* field[2] = configuration_indices */
+  1,   /* field[1] = max_unacked */
+  0,   /* field[0] = status */
+};
+static const ProtobufCIntRange dashport__aap__media_config__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor dashport__aap__media_config__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "dashport.aap.MediaConfig",
+  "MediaConfig",
+  "Dashport__Aap__MediaConfig",
+  "dashport.aap",
+  sizeof(Dashport__Aap__MediaConfig),
+  3,
+  dashport__aap__media_config__field_descriptors,
+  dashport__aap__media_config__field_indices_by_name,
+  1,  dashport__aap__media_config__number_ranges,
+  (ProtobufCMessageInit) dashport__aap__media_config__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor dashport__aap__media_ack__field_descriptors[3] =
+{
+  {
+    "session_id",
+    1,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_INT32,
+    offsetof(Dashport__Aap__MediaAck, has_session_id),
+    offsetof(Dashport__Aap__MediaAck, session_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "ack",
+    2,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_UINT32,
+    offsetof(Dashport__Aap__MediaAck, has_ack),
+    offsetof(Dashport__Aap__MediaAck, ack),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "receive_timestamp_ns",
+    3,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_UINT64,
+    offsetof(Dashport__Aap__MediaAck, n_receive_timestamp_ns),
+    offsetof(Dashport__Aap__MediaAck, receive_timestamp_ns),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned dashport__aap__media_ack__field_indices_by_name[] = {
+  1,   /* field[1] = ack */
+  2,   /* field[2] = receive_timestamp_ns */
+  0,   /* field[0] = session_id */
+};
+static const ProtobufCIntRange dashport__aap__media_ack__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor dashport__aap__media_ack__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "dashport.aap.MediaAck",
+  "MediaAck",
+  "Dashport__Aap__MediaAck",
+  "dashport.aap",
+  sizeof(Dashport__Aap__MediaAck),
+  3,
+  dashport__aap__media_ack__field_descriptors,
+  dashport__aap__media_ack__field_indices_by_name,
+  1,  dashport__aap__media_ack__number_ranges,
+  (ProtobufCMessageInit) dashport__aap__media_ack__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor dashport__aap__audio_underflow_notification__field_descriptors[1] =
+{
+  {
+    "session_id",
+    1,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_INT32,
+    offsetof(Dashport__Aap__AudioUnderflowNotification, has_session_id),
+    offsetof(Dashport__Aap__AudioUnderflowNotification, session_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned dashport__aap__audio_underflow_notification__field_indices_by_name[] = {
+  0,   /* field[0] = session_id */
+};
+static const ProtobufCIntRange dashport__aap__audio_underflow_notification__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor dashport__aap__audio_underflow_notification__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "dashport.aap.AudioUnderflowNotification",
+  "AudioUnderflowNotification",
+  "Dashport__Aap__AudioUnderflowNotification",
+  "dashport.aap",
+  sizeof(Dashport__Aap__AudioUnderflowNotification),
+  1,
+  dashport__aap__audio_underflow_notification__field_descriptors,
+  dashport__aap__audio_underflow_notification__field_indices_by_name,
+  1,  dashport__aap__audio_underflow_notification__number_ranges,
+  (ProtobufCMessageInit) dashport__aap__audio_underflow_notification__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCEnumValue dashport__aap__media_message_id__enum_values_by_number[14] =

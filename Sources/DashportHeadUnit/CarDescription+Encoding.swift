@@ -45,8 +45,8 @@ extension AAP.Service {
             mediaBrowserService = AAP.MediaBrowserService()
         case .vendorExtension(let name, let data):
             vendorExtensionService = AAP.VendorExtensionService(name: name, data: data.isEmpty ? nil : data)
-        case .mediaSink(let audioType, let codec):
-            mediaSinkService = AAP.MediaSinkService(availableType: codec, audioType: audioType)
+        case .mediaSink(let audioType, let codec, let configs):
+            mediaSinkService = AAP.MediaSinkService(availableType: codec, audioType: audioType, audioConfigs: configs)
         case .sensor(let types):
             sensorSourceService = AAP.SensorSourceService(sensors: types.map { AAP.Sensor(sensorType: $0) })
         case .other(let field):

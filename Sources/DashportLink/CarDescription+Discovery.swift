@@ -38,7 +38,7 @@ extension CarService.Kind {
         if let sensors = service.sensorSourceService {
             self = .sensor(types: sensors.sensors.map(\.sensorType))
         } else if let sink = service.mediaSinkService {
-            self = .mediaSink(audioType: sink.audioType, codec: sink.availableType)
+            self = .mediaSink(audioType: sink.audioType, codec: sink.availableType, audioConfigs: sink.audioConfigs)
         } else if let input = service.inputSourceService {
             self = .input(keycodes: input.keycodesSupported)
         } else if service.mediaPlaybackService != nil {

@@ -23,8 +23,9 @@ public struct CarService: Sendable, Hashable, CustomStringConvertible {
         /// Field 12: a vendor extension, e.g. the Dashport media channel `dashport.media`;
         /// `data` is the extension's opaque configuration (the car profile for ours).
         case vendorExtension(name: String, data: [UInt8])
-        /// Field 3: an audio or video sink.
-        case mediaSink(audioType: AAP.AudioStreamType?, codec: AAP.MediaCodecType?)
+        /// Field 3: an audio or video sink, with the PCM formats an audio sink accepts (the
+        /// indices of `audioConfigs` are what START's `configuration_index` names).
+        case mediaSink(audioType: AAP.AudioStreamType?, codec: AAP.MediaCodecType?, audioConfigs: [AAP.AudioConfiguration] = [])
         /// Field 2: the sensor types the head unit can report.
         case sensor(types: [AAP.SensorType])
         /// Any other service, by its `Service` field number (5 microphone, 6 Bluetooth, 7 radio,
@@ -38,8 +39,8 @@ public struct CarService: Sendable, Hashable, CustomStringConvertible {
             case .input(let keycodes): "input(\(keycodes.count) keycodes)"
             case .mediaBrowser: "mediaBrowser"
             case .vendorExtension(let name, let data): "vendorExtension(\(name), \(data.count) bytes)"
-            case .mediaSink(let audioType, let codec):
-                "mediaSink(audio \(audioType.map { "\($0.rawValue)" } ?? "none"), codec \(codec.map { "\($0.rawValue)" } ?? "none"))"
+            case .mediaSink(let audioType, let codec, let configs):
+                "mediaSink(audio \(audioType.map { "\($0.rawValue)" } ?? "none"), codec \(codec.map { "\($0.rawValue)" } ?? "none"), \(configs.count) configs)"
             case .sensor(let types): "sensor(\(types.map(\.rawValue)))"
             case .other(let field): "other(field \(field))"
             }
@@ -126,4 +127,23 @@ public struct CarDescription: Sendable, Hashable {
     public func service(onChannel channel: UInt8) -> CarService? {
         services.first { $0.channel == channel }
     }
+}
+
+extension CarService {
+    /// An audio sink of any stream type (field 3 with an `audio_type`).
+    public var isAudioSink: Bool {
+        if case .mediaSink(let audioType, _, _) = kind { audioType != nil } else { false }
+    }
+
+    /// A MEDIA audio sink that takes PCM (an absent `available_type` is PCM, its default).
+    public var isPCMMediaSink: Bool {
+        guard case .mediaSink(let audioType, let codec, _) = kind, audioType == .media else { return false }
+        return codec == nil || codec == .audioPcm
+    }
+}
+
+extension CarDescription {
+    /// The sink Dashport streams media audio to: the first MEDIA sink that takes PCM (a car such as
+    /// VW's MIB3 lists an AAC and a PCM media sink; aap-audio.md §A.4). Nil when it lists none.
+    public var mediaAudioSink: CarService? { services.first(where: \.isPCMMediaSink) }
 }

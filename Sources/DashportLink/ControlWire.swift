@@ -17,6 +17,8 @@ package enum ControlID {
     package static let pingResponse = wire(.pingResponse)
     package static let byeByeRequest = wire(.byebyeRequest)
     package static let byeByeResponse = wire(.byebyeResponse)
+    package static let audioFocusRequest = wire(.audioFocusRequest)
+    package static let audioFocusNotification = wire(.audioFocusNotification)
 
     /// Notifications either side may send unsolicited once TLS is up (nav/audio focus, voice
     /// session, battery, call availability, connected devices, user switch, discovery update).

@@ -80,17 +80,25 @@ public struct LinkConfiguration: Sendable {
     /// The vendor-extension service name of the Dashport media channel.
     public static let dashportMediaServiceName = "dashport.media"
 
-    /// The default service choice: media playback status, input, the classic media browser and the
-    /// Dashport media channel (vendor extension `dashport.media`). Audio sinks, sensors and other
-    /// vendor extensions are left closed.
+    /// The default service choice: media playback status, input, the classic media browser, the
+    /// Dashport media channel (vendor extension `dashport.media`) and the PCM media audio sink
+    /// (of several, the link opens only ``CarDescription/mediaAudioSink``). Other sinks, sensors
+    /// and other vendor extensions are left closed.
     public static let drivesDashportServices: @Sendable (CarService) -> Bool = { service in
         switch service.kind {
         case .mediaPlaybackStatus, .input, .mediaBrowser:
             true
         case .vendorExtension(let name, _):
             name == LinkConfiguration.dashportMediaServiceName
-        case .mediaSink, .sensor, .other:
+        case .mediaSink:
+            service.isPCMMediaSink
+        case .sensor, .other:
             false
         }
+    }
+
+    /// ``drivesDashportServices`` without the media audio sink (`dashport serve --no-audio`).
+    public static let drivesDashportServicesWithoutAudio: @Sendable (CarService) -> Bool = { service in
+        !service.isAudioSink && drivesDashportServices(service)
     }
 }

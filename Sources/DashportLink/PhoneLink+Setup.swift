@@ -46,6 +46,9 @@ extension PhoneLink {
             handlePeerByeBye(message, &out)
         case ControlID.byeByeResponse:
             logger.debug("unsolicited BYEBYE_RESPONSE ignored")
+        case ControlID.audioFocusNotification where phase == .running:
+            // The media audio sink service keeps the car's focus state (aap-audio.md §A.0 steps 4, 9).
+            out.event(.message(channel: 0, messageId: message.messageId, body: Array(message.body)))
         case ControlID.versionRequest...ControlID.channelOpenResponse:
             // A setup message out of order (a second VERSION_REQUEST, AUTH_COMPLETE before TLS
             // finished, a discovery response we did not ask for, a channel open on channel 0).
@@ -142,7 +145,8 @@ extension PhoneLink {
         var table = ChannelTable(car: car)
         phase = .running
         out.event(.discovered(car))
-        for service in car.services where configuration.wantsService(service) {
+        let sink = car.mediaAudioSink
+        for service in car.services where configuration.wantsService(service) && (!service.isAudioSink || service == sink) {
             let request = AAP.ChannelOpenRequest(priority: 0, serviceId: Int32(service.channel))
             sendMessage(
                 channel: service.channel, ControlID.channelOpenRequest, request.serializedBytes(),

@@ -147,11 +147,13 @@ public final class PhoneLink {
     /// The services whose channels are open now.
     public var openServices: [CarService] { channels?.openServices ?? [] }
 
-    /// Sends a service message (id + body) on an open channel, encrypted and fragmented.
+    /// Sends a service message (id + body) on an open channel, encrypted and fragmented; on the
+    /// control channel only the messages a service owns (AUDIO_FOCUS_REQUEST).
     /// Throws, sending nothing, when the link is not running or the channel is not open.
     public func send(channel: UInt8, messageId: UInt16, body: [UInt8]) throws(LinkSendError) -> [LinkAction] {
         guard phase == .running else { throw .notRunning(phase) }
-        guard channels?.isOpen(channel) == true else { throw .channelNotOpen(channel) }
+        let serviceControl = channel == 0 && messageId == ControlID.audioFocusRequest
+        guard serviceControl || channels?.isOpen(channel) == true else { throw .channelNotOpen(channel) }
         guard wire.fits(bodyCount: body.count) else {
             throw .messageTooLarge(size: body.count + 2, limit: configuration.limits.maxMessageSize)
         }

@@ -83,6 +83,10 @@ public protocol SessionHandler: BrowseProvider {
     /// Remote playback (absolute or relative): mute or unmute the device.
     func onSetDeviceMuted(_ muted: Bool, session: SessionBroadcaster) async throws
 
+    /// The sound of what the session plays, for the cars' media audio sinks. Default nil: the
+    /// handler makes no sound, and cars are sent status, metadata and keys only, as before.
+    var audioSource: (any SessionAudioSource)? { get }
+
     /// The parent of `id`, when the handler knows it cheaply. Default nil: the core then walks the
     /// tree from the root (bounded by ``SessionConfiguration/browseVisitLimit``).
     func parentId(of id: String) async throws -> String?
@@ -125,6 +129,7 @@ extension SessionHandler {
         throw SessionHandlerError.notSupported("setShuffle")
     }
     public var initialRemotePlayback: RemotePlayback? { nil }
+    public var audioSource: (any SessionAudioSource)? { nil }
     public func onSetDeviceVolume(_ volume: Double, session: SessionBroadcaster) async throws {
         throw SessionHandlerError.notSupported("setDeviceVolume")
     }

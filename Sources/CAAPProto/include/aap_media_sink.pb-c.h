@@ -21,10 +21,21 @@ PROTOBUF_C__BEGIN_DECLS
 typedef struct Dashport__Aap__AudioConfiguration Dashport__Aap__AudioConfiguration;
 typedef struct Dashport__Aap__VideoConfiguration Dashport__Aap__VideoConfiguration;
 typedef struct Dashport__Aap__MediaSinkService Dashport__Aap__MediaSinkService;
+typedef struct Dashport__Aap__MediaSetup Dashport__Aap__MediaSetup;
+typedef struct Dashport__Aap__MediaStart Dashport__Aap__MediaStart;
+typedef struct Dashport__Aap__MediaStop Dashport__Aap__MediaStop;
+typedef struct Dashport__Aap__MediaConfig Dashport__Aap__MediaConfig;
+typedef struct Dashport__Aap__MediaAck Dashport__Aap__MediaAck;
+typedef struct Dashport__Aap__AudioUnderflowNotification Dashport__Aap__AudioUnderflowNotification;
 
 
 /* --- enums --- */
 
+typedef enum _Dashport__Aap__MediaConfig__Status {
+  DASHPORT__AAP__MEDIA_CONFIG__STATUS__STATUS_WAIT = 1,
+  DASHPORT__AAP__MEDIA_CONFIG__STATUS__STATUS_READY = 2
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(DASHPORT__AAP__MEDIA_CONFIG__STATUS)
+} Dashport__Aap__MediaConfig__Status;
 /*
  * Message ids on a media sink channel (§3.6). [high] DATA carries an 8-byte big-endian timestamp
  * then codec bytes, CODEC_CONFIG the bytes alone: neither body is protobuf.
@@ -143,6 +154,102 @@ struct  Dashport__Aap__MediaSinkService
     , 0, DASHPORT__AAP__MEDIA_CODEC_TYPE__MEDIA_CODEC_TYPE_AUDIO_PCM, 0, DASHPORT__AAP__AUDIO_STREAM_TYPE__AUDIO_STREAM_TYPE_GUIDANCE, 0,NULL, 0,NULL, 0, 0, 0, 0, 0, DASHPORT__AAP__DISPLAY_TYPE__DISPLAY_TYPE_MAIN, 0, 0 }
 
 
+/*
+ * MD→HU, id 0x8000 SETUP: the codec the phone will send; PCM for media audio (aap-audio.md §A.0 step 3). [high]
+ */
+struct  Dashport__Aap__MediaSetup
+{
+  ProtobufCMessage base;
+  protobuf_c_boolean has_type;
+  Dashport__Aap__MediaCodecType type;
+};
+#define DASHPORT__AAP__MEDIA_SETUP__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&dashport__aap__media_setup__descriptor) \
+    , 0, DASHPORT__AAP__MEDIA_CODEC_TYPE__MEDIA_CODEC_TYPE_AUDIO_PCM }
+
+
+/*
+ * MD→HU, id 0x8001 START: a stream begins. `session_id` counts per channel from 0, +1 for each later
+ * START; `configuration_index` indexes the sink's `audio_configs` (aap-audio.md §A.1#6). Both are
+ * required: aasdk-new refuses a START without either (§A.3#4). [high]
+ */
+struct  Dashport__Aap__MediaStart
+{
+  ProtobufCMessage base;
+  protobuf_c_boolean has_session_id;
+  int32_t session_id;
+  protobuf_c_boolean has_configuration_index;
+  uint32_t configuration_index;
+};
+#define DASHPORT__AAP__MEDIA_START__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&dashport__aap__media_start__descriptor) \
+    , 0, 0, 0, 0 }
+
+
+/*
+ * MD→HU, id 0x8002 STOP: the stream ends (pause); its body is empty. [high]
+ */
+struct  Dashport__Aap__MediaStop
+{
+  ProtobufCMessage base;
+};
+#define DASHPORT__AAP__MEDIA_STOP__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&dashport__aap__media_stop__descriptor) \
+     }
+
+
+/*
+ * HU→MD, id 0x8003 CONFIG: the answer to SETUP. `max_unacked` is the phone's window in DATA
+ * messages; 0 or absent means 1 (aap-audio.md §A.0 step 7). [high]
+ */
+struct  Dashport__Aap__MediaConfig
+{
+  ProtobufCMessage base;
+  protobuf_c_boolean has_status;
+  Dashport__Aap__MediaConfig__Status status;
+  protobuf_c_boolean has_max_unacked;
+  uint32_t max_unacked;
+  size_t n_configuration_indices;
+  uint32_t *configuration_indices;
+};
+#define DASHPORT__AAP__MEDIA_CONFIG__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&dashport__aap__media_config__descriptor) \
+    , 0, DASHPORT__AAP__MEDIA_CONFIG__STATUS__STATUS_WAIT, 0, 0, 0,NULL }
+
+
+/*
+ * HU→MD, id 0x8004 ACK: `ack` DATA messages were received (normally 1 each; a cumulative value is
+ * credited only up to what is outstanding, aap-audio.md §A.1#9). Timestamps are ns since the epoch. [high]
+ */
+struct  Dashport__Aap__MediaAck
+{
+  ProtobufCMessage base;
+  protobuf_c_boolean has_session_id;
+  int32_t session_id;
+  protobuf_c_boolean has_ack;
+  uint32_t ack;
+  size_t n_receive_timestamp_ns;
+  uint64_t *receive_timestamp_ns;
+};
+#define DASHPORT__AAP__MEDIA_ACK__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&dashport__aap__media_ack__descriptor) \
+    , 0, 0, 0, 0, 0,NULL }
+
+
+/*
+ * HU→MD, id 0x800B AUDIO_UNDERFLOW_NOTIFICATION: the car ran out of audio in this session (§A.3#10). [med]
+ */
+struct  Dashport__Aap__AudioUnderflowNotification
+{
+  ProtobufCMessage base;
+  protobuf_c_boolean has_session_id;
+  int32_t session_id;
+};
+#define DASHPORT__AAP__AUDIO_UNDERFLOW_NOTIFICATION__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&dashport__aap__audio_underflow_notification__descriptor) \
+    , 0, 0 }
+
+
 /* Dashport__Aap__AudioConfiguration methods */
 void   dashport__aap__audio_configuration__init
                      (Dashport__Aap__AudioConfiguration         *message);
@@ -200,6 +307,120 @@ Dashport__Aap__MediaSinkService *
 void   dashport__aap__media_sink_service__free_unpacked
                      (Dashport__Aap__MediaSinkService *message,
                       ProtobufCAllocator *allocator);
+/* Dashport__Aap__MediaSetup methods */
+void   dashport__aap__media_setup__init
+                     (Dashport__Aap__MediaSetup         *message);
+size_t dashport__aap__media_setup__get_packed_size
+                     (const Dashport__Aap__MediaSetup   *message);
+size_t dashport__aap__media_setup__pack
+                     (const Dashport__Aap__MediaSetup   *message,
+                      uint8_t             *out);
+size_t dashport__aap__media_setup__pack_to_buffer
+                     (const Dashport__Aap__MediaSetup   *message,
+                      ProtobufCBuffer     *buffer);
+Dashport__Aap__MediaSetup *
+       dashport__aap__media_setup__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   dashport__aap__media_setup__free_unpacked
+                     (Dashport__Aap__MediaSetup *message,
+                      ProtobufCAllocator *allocator);
+/* Dashport__Aap__MediaStart methods */
+void   dashport__aap__media_start__init
+                     (Dashport__Aap__MediaStart         *message);
+size_t dashport__aap__media_start__get_packed_size
+                     (const Dashport__Aap__MediaStart   *message);
+size_t dashport__aap__media_start__pack
+                     (const Dashport__Aap__MediaStart   *message,
+                      uint8_t             *out);
+size_t dashport__aap__media_start__pack_to_buffer
+                     (const Dashport__Aap__MediaStart   *message,
+                      ProtobufCBuffer     *buffer);
+Dashport__Aap__MediaStart *
+       dashport__aap__media_start__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   dashport__aap__media_start__free_unpacked
+                     (Dashport__Aap__MediaStart *message,
+                      ProtobufCAllocator *allocator);
+/* Dashport__Aap__MediaStop methods */
+void   dashport__aap__media_stop__init
+                     (Dashport__Aap__MediaStop         *message);
+size_t dashport__aap__media_stop__get_packed_size
+                     (const Dashport__Aap__MediaStop   *message);
+size_t dashport__aap__media_stop__pack
+                     (const Dashport__Aap__MediaStop   *message,
+                      uint8_t             *out);
+size_t dashport__aap__media_stop__pack_to_buffer
+                     (const Dashport__Aap__MediaStop   *message,
+                      ProtobufCBuffer     *buffer);
+Dashport__Aap__MediaStop *
+       dashport__aap__media_stop__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   dashport__aap__media_stop__free_unpacked
+                     (Dashport__Aap__MediaStop *message,
+                      ProtobufCAllocator *allocator);
+/* Dashport__Aap__MediaConfig methods */
+void   dashport__aap__media_config__init
+                     (Dashport__Aap__MediaConfig         *message);
+size_t dashport__aap__media_config__get_packed_size
+                     (const Dashport__Aap__MediaConfig   *message);
+size_t dashport__aap__media_config__pack
+                     (const Dashport__Aap__MediaConfig   *message,
+                      uint8_t             *out);
+size_t dashport__aap__media_config__pack_to_buffer
+                     (const Dashport__Aap__MediaConfig   *message,
+                      ProtobufCBuffer     *buffer);
+Dashport__Aap__MediaConfig *
+       dashport__aap__media_config__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   dashport__aap__media_config__free_unpacked
+                     (Dashport__Aap__MediaConfig *message,
+                      ProtobufCAllocator *allocator);
+/* Dashport__Aap__MediaAck methods */
+void   dashport__aap__media_ack__init
+                     (Dashport__Aap__MediaAck         *message);
+size_t dashport__aap__media_ack__get_packed_size
+                     (const Dashport__Aap__MediaAck   *message);
+size_t dashport__aap__media_ack__pack
+                     (const Dashport__Aap__MediaAck   *message,
+                      uint8_t             *out);
+size_t dashport__aap__media_ack__pack_to_buffer
+                     (const Dashport__Aap__MediaAck   *message,
+                      ProtobufCBuffer     *buffer);
+Dashport__Aap__MediaAck *
+       dashport__aap__media_ack__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   dashport__aap__media_ack__free_unpacked
+                     (Dashport__Aap__MediaAck *message,
+                      ProtobufCAllocator *allocator);
+/* Dashport__Aap__AudioUnderflowNotification methods */
+void   dashport__aap__audio_underflow_notification__init
+                     (Dashport__Aap__AudioUnderflowNotification         *message);
+size_t dashport__aap__audio_underflow_notification__get_packed_size
+                     (const Dashport__Aap__AudioUnderflowNotification   *message);
+size_t dashport__aap__audio_underflow_notification__pack
+                     (const Dashport__Aap__AudioUnderflowNotification   *message,
+                      uint8_t             *out);
+size_t dashport__aap__audio_underflow_notification__pack_to_buffer
+                     (const Dashport__Aap__AudioUnderflowNotification   *message,
+                      ProtobufCBuffer     *buffer);
+Dashport__Aap__AudioUnderflowNotification *
+       dashport__aap__audio_underflow_notification__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   dashport__aap__audio_underflow_notification__free_unpacked
+                     (Dashport__Aap__AudioUnderflowNotification *message,
+                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
 typedef void (*Dashport__Aap__AudioConfiguration_Closure)
@@ -210,6 +431,24 @@ typedef void (*Dashport__Aap__VideoConfiguration_Closure)
                   void *closure_data);
 typedef void (*Dashport__Aap__MediaSinkService_Closure)
                  (const Dashport__Aap__MediaSinkService *message,
+                  void *closure_data);
+typedef void (*Dashport__Aap__MediaSetup_Closure)
+                 (const Dashport__Aap__MediaSetup *message,
+                  void *closure_data);
+typedef void (*Dashport__Aap__MediaStart_Closure)
+                 (const Dashport__Aap__MediaStart *message,
+                  void *closure_data);
+typedef void (*Dashport__Aap__MediaStop_Closure)
+                 (const Dashport__Aap__MediaStop *message,
+                  void *closure_data);
+typedef void (*Dashport__Aap__MediaConfig_Closure)
+                 (const Dashport__Aap__MediaConfig *message,
+                  void *closure_data);
+typedef void (*Dashport__Aap__MediaAck_Closure)
+                 (const Dashport__Aap__MediaAck *message,
+                  void *closure_data);
+typedef void (*Dashport__Aap__AudioUnderflowNotification_Closure)
+                 (const Dashport__Aap__AudioUnderflowNotification *message,
                   void *closure_data);
 
 /* --- services --- */
@@ -224,6 +463,13 @@ extern const ProtobufCEnumDescriptor    dashport__aap__display_type__descriptor;
 extern const ProtobufCMessageDescriptor dashport__aap__audio_configuration__descriptor;
 extern const ProtobufCMessageDescriptor dashport__aap__video_configuration__descriptor;
 extern const ProtobufCMessageDescriptor dashport__aap__media_sink_service__descriptor;
+extern const ProtobufCMessageDescriptor dashport__aap__media_setup__descriptor;
+extern const ProtobufCMessageDescriptor dashport__aap__media_start__descriptor;
+extern const ProtobufCMessageDescriptor dashport__aap__media_stop__descriptor;
+extern const ProtobufCMessageDescriptor dashport__aap__media_config__descriptor;
+extern const ProtobufCEnumDescriptor    dashport__aap__media_config__status__descriptor;
+extern const ProtobufCMessageDescriptor dashport__aap__media_ack__descriptor;
+extern const ProtobufCMessageDescriptor dashport__aap__audio_underflow_notification__descriptor;
 
 PROTOBUF_C__END_DECLS
 

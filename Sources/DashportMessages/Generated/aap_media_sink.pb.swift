@@ -276,6 +276,194 @@ extension AAP {
             WireCodec.encode(self)
         }
     }
+
+    /// MD→HU, id 0x8000 SETUP: the codec the phone will send; PCM for media audio (aap-audio.md §A.0 step 3). [high]
+    public struct MediaSetup: WireMessage, Sendable, Hashable {
+        /// Required: always written; reads as `AAP.MediaCodecType(rawValue: 0)` when a sender omits it.
+        public var type: AAP.MediaCodecType = AAP.MediaCodecType(rawValue: 0)
+
+        /// An empty message: optional fields absent, repeated fields empty, required fields zero.
+        public init() {}
+
+        public init(
+            type: AAP.MediaCodecType = AAP.MediaCodecType(rawValue: 0)
+        ) {
+            self.type = type
+        }
+
+        /// Decodes the protobuf wire format. Absent required fields read as zero (tolerant reader).
+        public init(serializedBytes bytes: some Collection<UInt8>) throws(WireDecodingError) {
+            self = try WireCodec.decode(bytes, as: Self.self)
+        }
+
+        /// Encodes the protobuf wire format, required fields always included (strict writer).
+        public func serializedBytes() -> [UInt8] {
+            WireCodec.encode(self)
+        }
+    }
+
+    /// MD→HU, id 0x8001 START: a stream begins. `session_id` counts per channel from 0, +1 for each later
+    /// START; `configuration_index` indexes the sink's `audio_configs` (aap-audio.md §A.1#6). Both are
+    /// required: aasdk-new refuses a START without either (§A.3#4). [high]
+    public struct MediaStart: WireMessage, Sendable, Hashable {
+        /// Required: always written; reads as `0` when a sender omits it.
+        public var sessionId: Int32 = 0
+        /// Required: always written; reads as `0` when a sender omits it.
+        public var configurationIndex: UInt32 = 0
+
+        /// An empty message: optional fields absent, repeated fields empty, required fields zero.
+        public init() {}
+
+        public init(
+            sessionId: Int32 = 0,
+            configurationIndex: UInt32 = 0
+        ) {
+            self.sessionId = sessionId
+            self.configurationIndex = configurationIndex
+        }
+
+        /// Decodes the protobuf wire format. Absent required fields read as zero (tolerant reader).
+        public init(serializedBytes bytes: some Collection<UInt8>) throws(WireDecodingError) {
+            self = try WireCodec.decode(bytes, as: Self.self)
+        }
+
+        /// Encodes the protobuf wire format, required fields always included (strict writer).
+        public func serializedBytes() -> [UInt8] {
+            WireCodec.encode(self)
+        }
+    }
+
+    /// MD→HU, id 0x8002 STOP: the stream ends (pause); its body is empty. [high]
+    public struct MediaStop: WireMessage, Sendable, Hashable {
+        /// An empty message: optional fields absent, repeated fields empty, required fields zero.
+        public init() {}
+
+        /// Decodes the protobuf wire format. Absent required fields read as zero (tolerant reader).
+        public init(serializedBytes bytes: some Collection<UInt8>) throws(WireDecodingError) {
+            self = try WireCodec.decode(bytes, as: Self.self)
+        }
+
+        /// Encodes the protobuf wire format, required fields always included (strict writer).
+        public func serializedBytes() -> [UInt8] {
+            WireCodec.encode(self)
+        }
+    }
+
+    /// HU→MD, id 0x8003 CONFIG: the answer to SETUP. `max_unacked` is the phone's window in DATA
+    /// messages; 0 or absent means 1 (aap-audio.md §A.0 step 7). [high]
+    public struct MediaConfig: WireMessage, Sendable, Hashable {
+        /// The proto enum `dashport.aap.MediaConfig.Status`.
+        ///
+        /// A value the schema does not name is kept as it is (see ``rawValue``), never dropped.
+        public struct Status: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+            public var rawValue: Int32
+
+            public init(rawValue: Int32) {
+                self.rawValue = rawValue
+            }
+
+            public static let wait = Status(rawValue: 1)
+            public static let ready = Status(rawValue: 2)
+
+            /// Every value the schema names, in declaration order.
+            public static let knownValues: [Status] = [
+                .wait,
+                .ready,
+            ]
+
+            public var description: String {
+                switch rawValue {
+                case 1: "wait"
+                case 2: "ready"
+                default: "Status(\(rawValue))"
+                }
+            }
+        }
+
+        /// Required: always written; reads as `AAP.MediaConfig.Status(rawValue: 0)` when a sender omits it.
+        public var status: AAP.MediaConfig.Status = AAP.MediaConfig.Status(rawValue: 0)
+        public var maxUnacked: UInt32? = nil
+        public var configurationIndices: [UInt32] = []
+
+        /// An empty message: optional fields absent, repeated fields empty, required fields zero.
+        public init() {}
+
+        public init(
+            status: AAP.MediaConfig.Status = AAP.MediaConfig.Status(rawValue: 0),
+            maxUnacked: UInt32? = nil,
+            configurationIndices: [UInt32] = []
+        ) {
+            self.status = status
+            self.maxUnacked = maxUnacked
+            self.configurationIndices = configurationIndices
+        }
+
+        /// Decodes the protobuf wire format. Absent required fields read as zero (tolerant reader).
+        public init(serializedBytes bytes: some Collection<UInt8>) throws(WireDecodingError) {
+            self = try WireCodec.decode(bytes, as: Self.self)
+        }
+
+        /// Encodes the protobuf wire format, required fields always included (strict writer).
+        public func serializedBytes() -> [UInt8] {
+            WireCodec.encode(self)
+        }
+    }
+
+    /// HU→MD, id 0x8004 ACK: `ack` DATA messages were received (normally 1 each; a cumulative value is
+    /// credited only up to what is outstanding, aap-audio.md §A.1#9). Timestamps are ns since the epoch. [high]
+    public struct MediaAck: WireMessage, Sendable, Hashable {
+        /// Required: always written; reads as `0` when a sender omits it.
+        public var sessionId: Int32 = 0
+        public var ack: UInt32? = nil
+        public var receiveTimestampNs: [UInt64] = []
+
+        /// An empty message: optional fields absent, repeated fields empty, required fields zero.
+        public init() {}
+
+        public init(
+            sessionId: Int32 = 0,
+            ack: UInt32? = nil,
+            receiveTimestampNs: [UInt64] = []
+        ) {
+            self.sessionId = sessionId
+            self.ack = ack
+            self.receiveTimestampNs = receiveTimestampNs
+        }
+
+        /// Decodes the protobuf wire format. Absent required fields read as zero (tolerant reader).
+        public init(serializedBytes bytes: some Collection<UInt8>) throws(WireDecodingError) {
+            self = try WireCodec.decode(bytes, as: Self.self)
+        }
+
+        /// Encodes the protobuf wire format, required fields always included (strict writer).
+        public func serializedBytes() -> [UInt8] {
+            WireCodec.encode(self)
+        }
+    }
+
+    /// HU→MD, id 0x800B AUDIO_UNDERFLOW_NOTIFICATION: the car ran out of audio in this session (§A.3#10). [med]
+    public struct AudioUnderflowNotification: WireMessage, Sendable, Hashable {
+        public var sessionId: Int32? = nil
+
+        /// An empty message: optional fields absent, repeated fields empty, required fields zero.
+        public init() {}
+
+        public init(
+            sessionId: Int32? = nil
+        ) {
+            self.sessionId = sessionId
+        }
+
+        /// Decodes the protobuf wire format. Absent required fields read as zero (tolerant reader).
+        public init(serializedBytes bytes: some Collection<UInt8>) throws(WireDecodingError) {
+            self = try WireCodec.decode(bytes, as: Self.self)
+        }
+
+        /// Encodes the protobuf wire format, required fields always included (strict writer).
+        public func serializedBytes() -> [UInt8] {
+            WireCodec.encode(self)
+        }
+    }
 }
 
 extension AAP.AudioConfiguration: CMessageMirror {
@@ -391,6 +579,159 @@ extension AAP.MediaSinkService: CMessageMirror {
     }
 }
 
+extension AAP.MediaSetup: CMessageMirror {
+    static var protoName: String { "dashport.aap.MediaSetup" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__media_setup__descriptor_address() }
+
+    static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__MediaSetup>) {
+        dashport__aap__media_setup__init(c)
+    }
+
+    init(cMessage c: UnsafePointer<Dashport__Aap__MediaSetup>) {
+        self.init()
+        if c.pointee.has_type != 0 {
+            self.type = AAP.MediaCodecType(rawValue: Int32(truncatingIfNeeded: c.pointee.type.rawValue))
+        }
+    }
+
+    func fill(_ c: UnsafeMutablePointer<Dashport__Aap__MediaSetup>, arena: WireArena) {
+        c.pointee.has_type = 1
+        c.pointee.type = Dashport__Aap__MediaCodecType(rawValue: .init(truncatingIfNeeded: self.type.rawValue))
+    }
+}
+
+extension AAP.MediaStart: CMessageMirror {
+    static var protoName: String { "dashport.aap.MediaStart" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__media_start__descriptor_address() }
+
+    static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__MediaStart>) {
+        dashport__aap__media_start__init(c)
+    }
+
+    init(cMessage c: UnsafePointer<Dashport__Aap__MediaStart>) {
+        self.init()
+        if c.pointee.has_session_id != 0 {
+            self.sessionId = c.pointee.session_id
+        }
+        if c.pointee.has_configuration_index != 0 {
+            self.configurationIndex = c.pointee.configuration_index
+        }
+    }
+
+    func fill(_ c: UnsafeMutablePointer<Dashport__Aap__MediaStart>, arena: WireArena) {
+        c.pointee.has_session_id = 1
+        c.pointee.session_id = self.sessionId
+        c.pointee.has_configuration_index = 1
+        c.pointee.configuration_index = self.configurationIndex
+    }
+}
+
+extension AAP.MediaStop: CMessageMirror {
+    static var protoName: String { "dashport.aap.MediaStop" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__media_stop__descriptor_address() }
+
+    static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__MediaStop>) {
+        dashport__aap__media_stop__init(c)
+    }
+
+    init(cMessage c: UnsafePointer<Dashport__Aap__MediaStop>) {
+        self.init()
+    }
+
+    func fill(_ c: UnsafeMutablePointer<Dashport__Aap__MediaStop>, arena: WireArena) {}
+}
+
+extension AAP.MediaConfig: CMessageMirror {
+    static var protoName: String { "dashport.aap.MediaConfig" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__media_config__descriptor_address() }
+
+    static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__MediaConfig>) {
+        dashport__aap__media_config__init(c)
+    }
+
+    init(cMessage c: UnsafePointer<Dashport__Aap__MediaConfig>) {
+        self.init()
+        if c.pointee.has_status != 0 {
+            self.status = AAP.MediaConfig.Status(rawValue: Int32(truncatingIfNeeded: c.pointee.status.rawValue))
+        }
+        if c.pointee.has_max_unacked != 0 {
+            self.maxUnacked = c.pointee.max_unacked
+        }
+        self.configurationIndices = WireCodec.scalars(c.pointee.configuration_indices, count: c.pointee.n_configuration_indices)
+    }
+
+    func fill(_ c: UnsafeMutablePointer<Dashport__Aap__MediaConfig>, arena: WireArena) {
+        c.pointee.has_status = 1
+        c.pointee.status = Dashport__Aap__MediaConfig__Status(rawValue: .init(truncatingIfNeeded: self.status.rawValue))
+        if let value = self.maxUnacked {
+            c.pointee.has_max_unacked = 1
+            c.pointee.max_unacked = value
+        }
+        c.pointee.n_configuration_indices = self.configurationIndices.count
+        c.pointee.configuration_indices = arena.array(self.configurationIndices)
+    }
+}
+
+extension AAP.MediaAck: CMessageMirror {
+    static var protoName: String { "dashport.aap.MediaAck" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__media_ack__descriptor_address() }
+
+    static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__MediaAck>) {
+        dashport__aap__media_ack__init(c)
+    }
+
+    init(cMessage c: UnsafePointer<Dashport__Aap__MediaAck>) {
+        self.init()
+        if c.pointee.has_session_id != 0 {
+            self.sessionId = c.pointee.session_id
+        }
+        if c.pointee.has_ack != 0 {
+            self.ack = c.pointee.ack
+        }
+        self.receiveTimestampNs = WireCodec.scalars(c.pointee.receive_timestamp_ns, count: c.pointee.n_receive_timestamp_ns)
+    }
+
+    func fill(_ c: UnsafeMutablePointer<Dashport__Aap__MediaAck>, arena: WireArena) {
+        c.pointee.has_session_id = 1
+        c.pointee.session_id = self.sessionId
+        if let value = self.ack {
+            c.pointee.has_ack = 1
+            c.pointee.ack = value
+        }
+        c.pointee.n_receive_timestamp_ns = self.receiveTimestampNs.count
+        c.pointee.receive_timestamp_ns = arena.array(self.receiveTimestampNs)
+    }
+}
+
+extension AAP.AudioUnderflowNotification: CMessageMirror {
+    static var protoName: String { "dashport.aap.AudioUnderflowNotification" }
+
+    static var cDescriptor: UnsafePointer<ProtobufCMessageDescriptor> { dashport__aap__audio_underflow_notification__descriptor_address() }
+
+    static func cInitialize(_ c: UnsafeMutablePointer<Dashport__Aap__AudioUnderflowNotification>) {
+        dashport__aap__audio_underflow_notification__init(c)
+    }
+
+    init(cMessage c: UnsafePointer<Dashport__Aap__AudioUnderflowNotification>) {
+        self.init()
+        if c.pointee.has_session_id != 0 {
+            self.sessionId = c.pointee.session_id
+        }
+    }
+
+    func fill(_ c: UnsafeMutablePointer<Dashport__Aap__AudioUnderflowNotification>, arena: WireArena) {
+        if let value = self.sessionId {
+            c.pointee.has_session_id = 1
+            c.pointee.session_id = value
+        }
+    }
+}
+
 extension AAP.MediaMessageId: JSONEnum {}
 
 extension AAP.MediaCodecType: JSONEnum {}
@@ -398,6 +739,8 @@ extension AAP.MediaCodecType: JSONEnum {}
 extension AAP.AudioStreamType: JSONEnum {}
 
 extension AAP.DisplayType: JSONEnum {}
+
+extension AAP.MediaConfig.Status: JSONEnum {}
 
 extension AAP.AudioConfiguration: JSONMessage {
     public var jsonValue: JSONValue {
@@ -490,6 +833,127 @@ extension AAP.MediaSinkService: JSONMessage {
         }
         if let value = members["initialContentKeycode"] {
             self.initialContentKeycode = try JSONFields.decode(value, path: path + ".initialContentKeycode", as: Int32.self)
+        }
+    }
+}
+
+extension AAP.MediaSetup: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("type", self.type.jsonValue))
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["type"])
+        if let value = members["type"] {
+            self.type = try JSONFields.decode(value, path: path + ".type", as: AAP.MediaCodecType.self)
+        }
+    }
+}
+
+extension AAP.MediaStart: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("sessionId", self.sessionId.jsonValue))
+        members.append(JSONMember("configurationIndex", self.configurationIndex.jsonValue))
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["sessionId", "configurationIndex"])
+        if let value = members["sessionId"] {
+            self.sessionId = try JSONFields.decode(value, path: path + ".sessionId", as: Int32.self)
+        }
+        if let value = members["configurationIndex"] {
+            self.configurationIndex = try JSONFields.decode(value, path: path + ".configurationIndex", as: UInt32.self)
+        }
+    }
+}
+
+extension AAP.MediaStop: JSONMessage {
+    public var jsonValue: JSONValue {
+        .object([])
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        _ = try JSONFields.members(json, path: path, known: [])
+    }
+}
+
+extension AAP.MediaConfig: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("status", self.status.jsonValue))
+        if let value = self.maxUnacked {
+            members.append(JSONMember("maxUnacked", value.jsonValue))
+        }
+        if !self.configurationIndices.isEmpty {
+            members.append(JSONMember("configurationIndices", .array(self.configurationIndices.map { $0.jsonValue })))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["status", "maxUnacked", "configurationIndices"])
+        if let value = members["status"] {
+            self.status = try JSONFields.decode(value, path: path + ".status", as: AAP.MediaConfig.Status.self)
+        }
+        if let value = members["maxUnacked"] {
+            self.maxUnacked = try JSONFields.decode(value, path: path + ".maxUnacked", as: UInt32.self)
+        }
+        if let value = members["configurationIndices"] {
+            self.configurationIndices = try JSONFields.decodeArray(value, path: path + ".configurationIndices", as: UInt32.self)
+        }
+    }
+}
+
+extension AAP.MediaAck: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        members.append(JSONMember("sessionId", self.sessionId.jsonValue))
+        if let value = self.ack {
+            members.append(JSONMember("ack", value.jsonValue))
+        }
+        if !self.receiveTimestampNs.isEmpty {
+            members.append(JSONMember("receiveTimestampNs", .array(self.receiveTimestampNs.map { $0.jsonValue })))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["sessionId", "ack", "receiveTimestampNs"])
+        if let value = members["sessionId"] {
+            self.sessionId = try JSONFields.decode(value, path: path + ".sessionId", as: Int32.self)
+        }
+        if let value = members["ack"] {
+            self.ack = try JSONFields.decode(value, path: path + ".ack", as: UInt32.self)
+        }
+        if let value = members["receiveTimestampNs"] {
+            self.receiveTimestampNs = try JSONFields.decodeArray(value, path: path + ".receiveTimestampNs", as: UInt64.self)
+        }
+    }
+}
+
+extension AAP.AudioUnderflowNotification: JSONMessage {
+    public var jsonValue: JSONValue {
+        var members: [JSONMember] = []
+        if let value = self.sessionId {
+            members.append(JSONMember("sessionId", value.jsonValue))
+        }
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String) throws(JSONDecodingError) {
+        self.init()
+        let members = try JSONFields.members(json, path: path, known: ["sessionId"])
+        if let value = members["sessionId"] {
+            self.sessionId = try JSONFields.decode(value, path: path + ".sessionId", as: Int32.self)
         }
     }
 }

@@ -7,10 +7,10 @@ import DashportMessages
 
 enum WireSamples {
     /// Every message with every field set, and its reference encoding.
-    static let full: [WireSample] = [full0(), full1(), full2(), full3(), full4(), full5(), full6(), full7(), full8(), full9(), full10(), full11(), full12(), full13(), full14(), full15(), full16(), full17(), full18(), full19(), full20(), full21(), full22(), full23(), full24(), full25(), full26(), full27(), full28(), full29(), full30(), full31(), full32(), full33(), full34(), full35(), full36(), full37(), full38(), full39(), full40(), full41(), full42(), full43(), full44(), full45(), full46(), full47(), full48(), full49(), full50(), full51(), full52(), full53(), full54(), full55(), full56(), full57(), full58(), full59(), full60(), full61(), full62(), full63(), full64(), full65(), full66(), full67(), full68(), full69(), full70(), full71(), full72(), full73(), full74(), full75(), full76(), full77(), full78(), full79(), full80(), full81(), full82(), full83(), full84(), full85(), full86(), full87(), full88(), full89(), full90(), full91(), full92(), full93(), full94(), full95(), full96(), full97(), full98(), full99(), full100(), full101(), full102(), full103(), full104(), full105(), full106(), full107(), full108(), full109(), full110(), full111(), full112(), full113(), full114(), full115(), full116(), full117(), full118(), full119(), full120(), full121(), full122(), full123(), full124(), full125(), full126(), full127(), full128(), full129(), full130(), full131(), full132()]
+    static let full: [WireSample] = [full0(), full1(), full2(), full3(), full4(), full5(), full6(), full7(), full8(), full9(), full10(), full11(), full12(), full13(), full14(), full15(), full16(), full17(), full18(), full19(), full20(), full21(), full22(), full23(), full24(), full25(), full26(), full27(), full28(), full29(), full30(), full31(), full32(), full33(), full34(), full35(), full36(), full37(), full38(), full39(), full40(), full41(), full42(), full43(), full44(), full45(), full46(), full47(), full48(), full49(), full50(), full51(), full52(), full53(), full54(), full55(), full56(), full57(), full58(), full59(), full60(), full61(), full62(), full63(), full64(), full65(), full66(), full67(), full68(), full69(), full70(), full71(), full72(), full73(), full74(), full75(), full76(), full77(), full78(), full79(), full80(), full81(), full82(), full83(), full84(), full85(), full86(), full87(), full88(), full89(), full90(), full91(), full92(), full93(), full94(), full95(), full96(), full97(), full98(), full99(), full100(), full101(), full102(), full103(), full104(), full105(), full106(), full107(), full108(), full109(), full110(), full111(), full112(), full113(), full114(), full115(), full116(), full117(), full118(), full119(), full120(), full121(), full122(), full123(), full124(), full125(), full126(), full127(), full128(), full129(), full130(), full131(), full132(), full133(), full134(), full135(), full136(), full137(), full138()]
 
     /// Every message as `X()`, and the bytes a strict writer produces for it.
-    static let empty: [WireSample] = [empty0(), empty1(), empty2(), empty3(), empty4(), empty5(), empty6(), empty7(), empty8(), empty9(), empty10(), empty11(), empty12(), empty13(), empty14(), empty15(), empty16(), empty17(), empty18(), empty19(), empty20(), empty21(), empty22(), empty23(), empty24(), empty25(), empty26(), empty27(), empty28(), empty29(), empty30(), empty31(), empty32(), empty33(), empty34(), empty35(), empty36(), empty37(), empty38(), empty39(), empty40(), empty41(), empty42(), empty43(), empty44(), empty45(), empty46(), empty47(), empty48(), empty49(), empty50(), empty51(), empty52(), empty53(), empty54(), empty55(), empty56(), empty57(), empty58(), empty59(), empty60(), empty61(), empty62(), empty63(), empty64(), empty65(), empty66(), empty67(), empty68(), empty69(), empty70(), empty71(), empty72(), empty73(), empty74(), empty75(), empty76(), empty77(), empty78(), empty79(), empty80(), empty81(), empty82(), empty83(), empty84(), empty85(), empty86(), empty87(), empty88(), empty89(), empty90(), empty91(), empty92(), empty93(), empty94(), empty95(), empty96(), empty97(), empty98(), empty99(), empty100(), empty101(), empty102(), empty103(), empty104(), empty105(), empty106(), empty107(), empty108()]
+    static let empty: [WireSample] = [empty0(), empty1(), empty2(), empty3(), empty4(), empty5(), empty6(), empty7(), empty8(), empty9(), empty10(), empty11(), empty12(), empty13(), empty14(), empty15(), empty16(), empty17(), empty18(), empty19(), empty20(), empty21(), empty22(), empty23(), empty24(), empty25(), empty26(), empty27(), empty28(), empty29(), empty30(), empty31(), empty32(), empty33(), empty34(), empty35(), empty36(), empty37(), empty38(), empty39(), empty40(), empty41(), empty42(), empty43(), empty44(), empty45(), empty46(), empty47(), empty48(), empty49(), empty50(), empty51(), empty52(), empty53(), empty54(), empty55(), empty56(), empty57(), empty58(), empty59(), empty60(), empty61(), empty62(), empty63(), empty64(), empty65(), empty66(), empty67(), empty68(), empty69(), empty70(), empty71(), empty72(), empty73(), empty74(), empty75(), empty76(), empty77(), empty78(), empty79(), empty80(), empty81(), empty82(), empty83(), empty84(), empty85(), empty86(), empty87(), empty88(), empty89(), empty90(), empty91(), empty92(), empty93(), empty94(), empty95(), empty96(), empty97(), empty98(), empty99(), empty100(), empty101(), empty102(), empty103(), empty104(), empty105(), empty106(), empty107(), empty108(), empty109(), empty110(), empty111(), empty112(), empty113(), empty114()]
 
     private static func full0() -> WireSample {
         WireSample(
@@ -1194,6 +1194,124 @@ enum WireSamples {
 
     private static func full54() -> WireSample {
         WireSample(
+            name: "dashport.aap.MediaSetup",
+            message: AAP.MediaSetup(type: AAP.MediaCodecType(rawValue: 7)),
+            bytes: [
+                0x08, 0x07,
+            ]
+        )
+    }
+
+    private static func empty54() -> WireSample {
+        WireSample(
+            name: "dashport.aap.MediaSetup (empty)",
+            message: AAP.MediaSetup(),
+            bytes: [
+                0x08, 0x00,
+            ]
+        )
+    }
+
+    private static func full55() -> WireSample {
+        WireSample(
+            name: "dashport.aap.MediaStart",
+            message: AAP.MediaStart(sessionId: -1016, configurationIndex: 4000000002),
+            bytes: [
+                0x08, 0x88, 0xf8, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0x10, 0x82, 0xd0, 0xac, 0xf3,
+                0x0e,
+            ]
+        )
+    }
+
+    private static func empty55() -> WireSample {
+        WireSample(
+            name: "dashport.aap.MediaStart (empty)",
+            message: AAP.MediaStart(),
+            bytes: [
+                0x08, 0x00, 0x10, 0x00,
+            ]
+        )
+    }
+
+    private static func full56() -> WireSample {
+        WireSample(
+            name: "dashport.aap.MediaStop",
+            message: AAP.MediaStop(),
+            bytes: []
+        )
+    }
+
+    private static func empty56() -> WireSample {
+        WireSample(
+            name: "dashport.aap.MediaStop (empty)",
+            message: AAP.MediaStop(),
+            bytes: []
+        )
+    }
+
+    private static func full57() -> WireSample {
+        WireSample(
+            name: "dashport.aap.MediaConfig",
+            message: AAP.MediaConfig(status: AAP.MediaConfig.Status(rawValue: 2), maxUnacked: 4000000002, configurationIndices: [4000000003, 4000000103]),
+            bytes: [
+                0x08, 0x02, 0x10, 0x82, 0xd0, 0xac, 0xf3, 0x0e, 0x18, 0x83, 0xd0, 0xac, 0xf3, 0x0e, 0x18, 0xe7,
+                0xd0, 0xac, 0xf3, 0x0e,
+            ]
+        )
+    }
+
+    private static func empty57() -> WireSample {
+        WireSample(
+            name: "dashport.aap.MediaConfig (empty)",
+            message: AAP.MediaConfig(),
+            bytes: [
+                0x08, 0x00,
+            ]
+        )
+    }
+
+    private static func full58() -> WireSample {
+        WireSample(
+            name: "dashport.aap.MediaAck",
+            message: AAP.MediaAck(sessionId: -1016, ack: 4000000002, receiveTimestampNs: [9223372036854775811, 9223372036854775911]),
+            bytes: [
+                0x08, 0x88, 0xf8, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0x10, 0x82, 0xd0, 0xac, 0xf3,
+                0x0e, 0x18, 0x83, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01, 0x18, 0xe7, 0x80, 0x80,
+                0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01,
+            ]
+        )
+    }
+
+    private static func empty58() -> WireSample {
+        WireSample(
+            name: "dashport.aap.MediaAck (empty)",
+            message: AAP.MediaAck(),
+            bytes: [
+                0x08, 0x00,
+            ]
+        )
+    }
+
+    private static func full59() -> WireSample {
+        WireSample(
+            name: "dashport.aap.AudioUnderflowNotification",
+            message: AAP.AudioUnderflowNotification(sessionId: -1016),
+            bytes: [
+                0x08, 0x88, 0xf8, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01,
+            ]
+        )
+    }
+
+    private static func empty59() -> WireSample {
+        WireSample(
+            name: "dashport.aap.AudioUnderflowNotification (empty)",
+            message: AAP.AudioUnderflowNotification(),
+            bytes: []
+        )
+    }
+
+    private static func full60() -> WireSample {
+        WireSample(
             name: "dashport.aap.Sensor",
             message: AAP.Sensor(sensorType: AAP.SensorType(rawValue: 22)),
             bytes: [
@@ -1202,7 +1320,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty54() -> WireSample {
+    private static func empty60() -> WireSample {
         WireSample(
             name: "dashport.aap.Sensor (empty)",
             message: AAP.Sensor(),
@@ -1212,7 +1330,7 @@ enum WireSamples {
         )
     }
 
-    private static func full55() -> WireSample {
+    private static func full61() -> WireSample {
         WireSample(
             name: "dashport.aap.SensorSourceService",
             message: AAP.SensorSourceService(sensors: [AAP.Sensor(sensorType: AAP.SensorType(rawValue: 22)), AAP.Sensor(sensorType: AAP.SensorType(rawValue: 21))], locationCharacterization: 4000000002, supportedFuelTypes: [-3034, -103934], supportedEvConnectorTypes: [4043, 104943]),
@@ -1224,7 +1342,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty55() -> WireSample {
+    private static func empty61() -> WireSample {
         WireSample(
             name: "dashport.aap.SensorSourceService (empty)",
             message: AAP.SensorSourceService(),
@@ -1232,7 +1350,7 @@ enum WireSamples {
         )
     }
 
-    private static func full56() -> WireSample {
+    private static func full62() -> WireSample {
         WireSample(
             name: "dashport.aap.SensorRequest",
             message: AAP.SensorRequest(type: AAP.SensorType(rawValue: 22), minUpdatePeriod: 2000000000007),
@@ -1242,7 +1360,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty56() -> WireSample {
+    private static func empty62() -> WireSample {
         WireSample(
             name: "dashport.aap.SensorRequest (empty)",
             message: AAP.SensorRequest(),
@@ -1252,7 +1370,7 @@ enum WireSamples {
         )
     }
 
-    private static func full57() -> WireSample {
+    private static func full63() -> WireSample {
         WireSample(
             name: "dashport.aap.SensorResponse",
             message: AAP.SensorResponse(status: AAP.MessageStatus(rawValue: -255)),
@@ -1262,7 +1380,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty57() -> WireSample {
+    private static func empty63() -> WireSample {
         WireSample(
             name: "dashport.aap.SensorResponse (empty)",
             message: AAP.SensorResponse(),
@@ -1272,7 +1390,7 @@ enum WireSamples {
         )
     }
 
-    private static func full58() -> WireSample {
+    private static func full64() -> WireSample {
         WireSample(
             name: "dashport.aap.LocationData",
             message: AAP.LocationData(latitudeE7: 2025, longitudeE7: -3034, accuracyE3: 4000000004, altitudeE2: -5052, speedE3: 6061, bearingE6: -7070),
@@ -1284,7 +1402,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty58() -> WireSample {
+    private static func empty64() -> WireSample {
         WireSample(
             name: "dashport.aap.LocationData (empty)",
             message: AAP.LocationData(),
@@ -1294,7 +1412,7 @@ enum WireSamples {
         )
     }
 
-    private static func full59() -> WireSample {
+    private static func full65() -> WireSample {
         WireSample(
             name: "dashport.aap.NightModeData",
             message: AAP.NightModeData(nightMode: true),
@@ -1304,7 +1422,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty59() -> WireSample {
+    private static func empty65() -> WireSample {
         WireSample(
             name: "dashport.aap.NightModeData (empty)",
             message: AAP.NightModeData(),
@@ -1312,7 +1430,7 @@ enum WireSamples {
         )
     }
 
-    private static func full60() -> WireSample {
+    private static func full66() -> WireSample {
         WireSample(
             name: "dashport.aap.DrivingStatusData",
             message: AAP.DrivingStatusData(status: -1016),
@@ -1322,7 +1440,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty60() -> WireSample {
+    private static func empty66() -> WireSample {
         WireSample(
             name: "dashport.aap.DrivingStatusData (empty)",
             message: AAP.DrivingStatusData(),
@@ -1332,7 +1450,7 @@ enum WireSamples {
         )
     }
 
-    private static func full61() -> WireSample {
+    private static func full67() -> WireSample {
         WireSample(
             name: "dashport.aap.SensorBatch",
             message: AAP.SensorBatch(locationData: [AAP.LocationData(latitudeE7: 2025, longitudeE7: -3034, accuracyE3: 4000000004, altitudeE2: -5052, speedE3: 6061, bearingE6: -7070), AAP.LocationData(latitudeE7: 102925, longitudeE7: -103934, accuracyE3: 4000000104, altitudeE2: -105952, speedE3: 106961, bearingE6: -107970)], nightModeData: [AAP.NightModeData(nightMode: true), AAP.NightModeData(nightMode: true)], drivingStatusData: [AAP.DrivingStatusData(status: -1016), AAP.DrivingStatusData(status: -101916)]),
@@ -1350,7 +1468,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty61() -> WireSample {
+    private static func empty67() -> WireSample {
         WireSample(
             name: "dashport.aap.SensorBatch (empty)",
             message: AAP.SensorBatch(),
@@ -1358,7 +1476,7 @@ enum WireSamples {
         )
     }
 
-    private static func full62() -> WireSample {
+    private static func full68() -> WireSample {
         WireSample(
             name: "dashport.aap.Service",
             message: AAP.Service(id: -1016, sensorSourceService: AAP.SensorSourceService(sensors: [AAP.Sensor(sensorType: AAP.SensorType(rawValue: 22)), AAP.Sensor(sensorType: AAP.SensorType(rawValue: 21))], locationCharacterization: 4000000002, supportedFuelTypes: [-3034, -103934], supportedEvConnectorTypes: [4043, 104943]), mediaSinkService: AAP.MediaSinkService(availableType: AAP.MediaCodecType(rawValue: 7), audioType: AAP.AudioStreamType(rawValue: 4), audioConfigs: [AAP.AudioConfiguration(samplingRate: 4000000001, numberOfBits: 4000000002, numberOfChannels: 4000000003), AAP.AudioConfiguration(samplingRate: 4000000101, numberOfBits: 4000000102, numberOfChannels: 4000000103)], videoConfigs: [AAP.VideoConfiguration(), AAP.VideoConfiguration()], availableWhileInCall: true, displayId: 4000000006, displayType: AAP.DisplayType(rawValue: 2), initialContentKeycode: 8079), inputSourceService: AAP.InputSourceService(keycodesSupported: [-1016, -101916], touchscreen: [AAP.InputSourceService.TouchScreen(width: -1016, height: 2025, type: AAP.TouchScreenType(rawValue: 3), isSecondary: false), AAP.InputSourceService.TouchScreen(width: -101916, height: 102925, type: AAP.TouchScreenType(rawValue: 2), isSecondary: false)], touchpad: [AAP.InputSourceService.TouchPad(width: -1016, height: 2025, uiNavigation: true, physicalWidth: 4043, physicalHeight: -5052, uiAbsolute: false, tapAsSelect: true, sensitivity: 8079), AAP.InputSourceService.TouchPad(width: -101916, height: 102925, uiNavigation: true, physicalWidth: 104943, physicalHeight: -105952, uiAbsolute: false, tapAsSelect: true, sensitivity: 108979)], feedbackEventsSupported: [AAP.FeedbackEvent(rawValue: 5), AAP.FeedbackEvent(rawValue: 4)], displayId: 4000000005), mediaSourceService: AAP.MediaSourceService(), bluetoothService: AAP.BluetoothService(), radioService: AAP.RadioService(), navigationStatusService: AAP.NavigationStatusService(), mediaPlaybackService: AAP.MediaPlaybackStatusService(), phoneStatusService: AAP.PhoneStatusService(), mediaBrowserService: AAP.MediaBrowserService(), vendorExtensionService: AAP.VendorExtensionService(name: "f1 é ✓", packageWhiteList: ["f2 é ✓", "f102 é ✓"], data: [3, 0, 255, 128]), genericNotificationService: AAP.GenericNotificationService(), wifiProjectionService: AAP.WifiProjectionService()),
@@ -1389,7 +1507,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty62() -> WireSample {
+    private static func empty68() -> WireSample {
         WireSample(
             name: "dashport.aap.Service (empty)",
             message: AAP.Service(),
@@ -1399,7 +1517,7 @@ enum WireSamples {
         )
     }
 
-    private static func full63() -> WireSample {
+    private static func full69() -> WireSample {
         WireSample(
             name: "dashport.aap.VendorExtensionService",
             message: AAP.VendorExtensionService(name: "f1 é ✓", packageWhiteList: ["f2 é ✓", "f102 é ✓"], data: [3, 0, 255, 128]),
@@ -1411,7 +1529,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty63() -> WireSample {
+    private static func empty69() -> WireSample {
         WireSample(
             name: "dashport.aap.VendorExtensionService (empty)",
             message: AAP.VendorExtensionService(),
@@ -1421,7 +1539,7 @@ enum WireSamples {
         )
     }
 
-    private static func full64() -> WireSample {
+    private static func full70() -> WireSample {
         WireSample(
             name: "dashport.aap.MediaSourceService",
             message: AAP.MediaSourceService(),
@@ -1429,7 +1547,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty64() -> WireSample {
+    private static func empty70() -> WireSample {
         WireSample(
             name: "dashport.aap.MediaSourceService (empty)",
             message: AAP.MediaSourceService(),
@@ -1437,7 +1555,7 @@ enum WireSamples {
         )
     }
 
-    private static func full65() -> WireSample {
+    private static func full71() -> WireSample {
         WireSample(
             name: "dashport.aap.BluetoothService",
             message: AAP.BluetoothService(),
@@ -1445,7 +1563,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty65() -> WireSample {
+    private static func empty71() -> WireSample {
         WireSample(
             name: "dashport.aap.BluetoothService (empty)",
             message: AAP.BluetoothService(),
@@ -1453,7 +1571,7 @@ enum WireSamples {
         )
     }
 
-    private static func full66() -> WireSample {
+    private static func full72() -> WireSample {
         WireSample(
             name: "dashport.aap.RadioService",
             message: AAP.RadioService(),
@@ -1461,7 +1579,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty66() -> WireSample {
+    private static func empty72() -> WireSample {
         WireSample(
             name: "dashport.aap.RadioService (empty)",
             message: AAP.RadioService(),
@@ -1469,7 +1587,7 @@ enum WireSamples {
         )
     }
 
-    private static func full67() -> WireSample {
+    private static func full73() -> WireSample {
         WireSample(
             name: "dashport.aap.NavigationStatusService",
             message: AAP.NavigationStatusService(),
@@ -1477,7 +1595,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty67() -> WireSample {
+    private static func empty73() -> WireSample {
         WireSample(
             name: "dashport.aap.NavigationStatusService (empty)",
             message: AAP.NavigationStatusService(),
@@ -1485,7 +1603,7 @@ enum WireSamples {
         )
     }
 
-    private static func full68() -> WireSample {
+    private static func full74() -> WireSample {
         WireSample(
             name: "dashport.aap.PhoneStatusService",
             message: AAP.PhoneStatusService(),
@@ -1493,7 +1611,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty68() -> WireSample {
+    private static func empty74() -> WireSample {
         WireSample(
             name: "dashport.aap.PhoneStatusService (empty)",
             message: AAP.PhoneStatusService(),
@@ -1501,7 +1619,7 @@ enum WireSamples {
         )
     }
 
-    private static func full69() -> WireSample {
+    private static func full75() -> WireSample {
         WireSample(
             name: "dashport.aap.GenericNotificationService",
             message: AAP.GenericNotificationService(),
@@ -1509,7 +1627,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty69() -> WireSample {
+    private static func empty75() -> WireSample {
         WireSample(
             name: "dashport.aap.GenericNotificationService (empty)",
             message: AAP.GenericNotificationService(),
@@ -1517,7 +1635,7 @@ enum WireSamples {
         )
     }
 
-    private static func full70() -> WireSample {
+    private static func full76() -> WireSample {
         WireSample(
             name: "dashport.aap.WifiProjectionService",
             message: AAP.WifiProjectionService(),
@@ -1525,7 +1643,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty70() -> WireSample {
+    private static func empty76() -> WireSample {
         WireSample(
             name: "dashport.aap.WifiProjectionService (empty)",
             message: AAP.WifiProjectionService(),
@@ -1533,7 +1651,7 @@ enum WireSamples {
         )
     }
 
-    private static func full71() -> WireSample {
+    private static func full77() -> WireSample {
         WireSample(
             name: "dashport.media.Empty",
             message: DashportMedia.Empty(),
@@ -1541,7 +1659,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty71() -> WireSample {
+    private static func empty77() -> WireSample {
         WireSample(
             name: "dashport.media.Empty (empty)",
             message: DashportMedia.Empty(),
@@ -1549,7 +1667,7 @@ enum WireSamples {
         )
     }
 
-    private static func full72() -> WireSample {
+    private static func full78() -> WireSample {
         WireSample(
             name: "dashport.media.ArtworkSize",
             message: DashportMedia.ArtworkSize(width: 4000000001, height: 4000000002),
@@ -1559,7 +1677,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty72() -> WireSample {
+    private static func empty78() -> WireSample {
         WireSample(
             name: "dashport.media.ArtworkSize (empty)",
             message: DashportMedia.ArtworkSize(),
@@ -1569,7 +1687,7 @@ enum WireSamples {
         )
     }
 
-    private static func full73() -> WireSample {
+    private static func full79() -> WireSample {
         WireSample(
             name: "dashport.media.CarProfile",
             message: DashportMedia.CarProfile(protocolVersion: 4000000001, maxRootTabs: 4000000002, maxDepth: 4000000003, maxItemsPerList: 4000000004, artworkSizes: [DashportMedia.ArtworkSize(width: 4000000001, height: 4000000002), DashportMedia.ArtworkSize(width: 4000000101, height: 4000000102)], errorScreenSupport: DashportMedia.ErrorScreenSupport(rawValue: 2), drawableErrorScreens: [DashportMedia.BrowseErrorCode(rawValue: 5), DashportMedia.BrowseErrorCode(rawValue: 4)], supportsSearch: false, locale: "f9 é ✓", capabilities: [DashportMedia.CarCapability(rawValue: 9), DashportMedia.CarCapability(rawValue: 8)]),
@@ -1583,7 +1701,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty73() -> WireSample {
+    private static func empty79() -> WireSample {
         WireSample(
             name: "dashport.media.CarProfile (empty)",
             message: DashportMedia.CarProfile(),
@@ -1591,7 +1709,7 @@ enum WireSamples {
         )
     }
 
-    private static func full74() -> WireSample {
+    private static func full80() -> WireSample {
         WireSample(
             name: "dashport.media.ServerHello",
             message: DashportMedia.ServerHello(protocolVersion: 4000000001, serverName: "f2 é ✓", serverVersion: "f3 é ✓", supportsSearch: false, rootId: "f5 é ✓", maxInFlightRequests: 4000000006, maxPageSize: 4000000007),
@@ -1604,7 +1722,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty74() -> WireSample {
+    private static func empty80() -> WireSample {
         WireSample(
             name: "dashport.media.ServerHello (empty)",
             message: DashportMedia.ServerHello(),
@@ -1614,7 +1732,7 @@ enum WireSamples {
         )
     }
 
-    private static func full75() -> WireSample {
+    private static func full81() -> WireSample {
         WireSample(
             name: "dashport.media.BrowseItem",
             message: DashportMedia.BrowseItem(id: "f1 é ✓", title: "f2 é ✓", subtitle: "f3 é ✓", artworkKey: "f4 é ✓", browsable: true, playable: false, childStyle: DashportMedia.ChildStyle(rawValue: 4), group: "f8 é ✓", explicit: true, completion: 10.125, mediaType: DashportMedia.MediaType(rawValue: 11), artist: "f12 é ✓", album: "f13 é ✓", durationMs: 14000000000007),
@@ -1630,7 +1748,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty75() -> WireSample {
+    private static func empty81() -> WireSample {
         WireSample(
             name: "dashport.media.BrowseItem (empty)",
             message: DashportMedia.BrowseItem(),
@@ -1640,7 +1758,7 @@ enum WireSamples {
         )
     }
 
-    private static func full76() -> WireSample {
+    private static func full82() -> WireSample {
         WireSample(
             name: "dashport.media.GetChildren",
             message: DashportMedia.GetChildren(requestId: 4000000001, parentId: "f2 é ✓", page: 4000000003, pageSize: 4000000004),
@@ -1651,7 +1769,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty76() -> WireSample {
+    private static func empty82() -> WireSample {
         WireSample(
             name: "dashport.media.GetChildren (empty)",
             message: DashportMedia.GetChildren(),
@@ -1661,7 +1779,7 @@ enum WireSamples {
         )
     }
 
-    private static func full77() -> WireSample {
+    private static func full83() -> WireSample {
         WireSample(
             name: "dashport.media.GetItem",
             message: DashportMedia.GetItem(requestId: 4000000001, id: "f2 é ✓"),
@@ -1672,7 +1790,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty77() -> WireSample {
+    private static func empty83() -> WireSample {
         WireSample(
             name: "dashport.media.GetItem (empty)",
             message: DashportMedia.GetItem(),
@@ -1682,7 +1800,7 @@ enum WireSamples {
         )
     }
 
-    private static func full78() -> WireSample {
+    private static func full84() -> WireSample {
         WireSample(
             name: "dashport.media.Search",
             message: DashportMedia.Search(requestId: 4000000001, query: "f2 é ✓", page: 4000000003, pageSize: 4000000004),
@@ -1693,7 +1811,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty78() -> WireSample {
+    private static func empty84() -> WireSample {
         WireSample(
             name: "dashport.media.Search (empty)",
             message: DashportMedia.Search(),
@@ -1703,7 +1821,7 @@ enum WireSamples {
         )
     }
 
-    private static func full79() -> WireSample {
+    private static func full85() -> WireSample {
         WireSample(
             name: "dashport.media.ItemPage",
             message: DashportMedia.ItemPage(items: [DashportMedia.BrowseItem(id: "f1 é ✓", title: "f2 é ✓", subtitle: "f3 é ✓", artworkKey: "f4 é ✓", browsable: true, playable: false, childStyle: DashportMedia.ChildStyle(rawValue: 4), group: "f8 é ✓", explicit: true, completion: 10.125, mediaType: DashportMedia.MediaType(rawValue: 11), artist: "f12 é ✓", album: "f13 é ✓", durationMs: 14000000000007), DashportMedia.BrowseItem(id: "f101 é ✓", title: "f102 é ✓", subtitle: "f103 é ✓", artworkKey: "f104 é ✓", browsable: true, playable: false, childStyle: DashportMedia.ChildStyle(rawValue: 3), group: "f108 é ✓", explicit: true, completion: 110.125, mediaType: DashportMedia.MediaType(rawValue: 10), artist: "f112 é ✓", album: "f113 é ✓", durationMs: 114000000000007)], page: 4000000002, total: 4000000003, hasMore: false),
@@ -1728,7 +1846,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty79() -> WireSample {
+    private static func empty85() -> WireSample {
         WireSample(
             name: "dashport.media.ItemPage (empty)",
             message: DashportMedia.ItemPage(),
@@ -1736,7 +1854,7 @@ enum WireSamples {
         )
     }
 
-    private static func full80() -> WireSample {
+    private static func full86() -> WireSample {
         WireSample(
             name: "dashport.media.BrowseErrorScreen",
             message: DashportMedia.BrowseErrorScreen(code: DashportMedia.BrowseErrorCode(rawValue: 5), message: "f2 é ✓", resolution: DashportMedia.BrowseErrorScreen.Resolution(label: "f1 é ✓", url: "f2 é ✓")),
@@ -1748,7 +1866,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty80() -> WireSample {
+    private static func empty86() -> WireSample {
         WireSample(
             name: "dashport.media.BrowseErrorScreen (empty)",
             message: DashportMedia.BrowseErrorScreen(),
@@ -1758,7 +1876,7 @@ enum WireSamples {
         )
     }
 
-    private static func full81() -> WireSample {
+    private static func full87() -> WireSample {
         WireSample(
             name: "dashport.media.BrowseErrorScreen.Resolution",
             message: DashportMedia.BrowseErrorScreen.Resolution(label: "f1 é ✓", url: "f2 é ✓"),
@@ -1769,7 +1887,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty81() -> WireSample {
+    private static func empty87() -> WireSample {
         WireSample(
             name: "dashport.media.BrowseErrorScreen.Resolution (empty)",
             message: DashportMedia.BrowseErrorScreen.Resolution(),
@@ -1779,7 +1897,7 @@ enum WireSamples {
         )
     }
 
-    private static func full82() -> WireSample {
+    private static func full88() -> WireSample {
         WireSample(
             name: "dashport.media.RequestRejected",
             message: DashportMedia.RequestRejected(reason: DashportMedia.RequestRejected.Reason(rawValue: 4), message: "f2 é ✓"),
@@ -1789,7 +1907,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty82() -> WireSample {
+    private static func empty88() -> WireSample {
         WireSample(
             name: "dashport.media.RequestRejected (empty)",
             message: DashportMedia.RequestRejected(),
@@ -1799,7 +1917,7 @@ enum WireSamples {
         )
     }
 
-    private static func full83() -> WireSample {
+    private static func full89() -> WireSample {
         WireSample(
             name: "dashport.media.BrowseResult #0",
             message: DashportMedia.BrowseResult(requestId: 4000000001, outcome: .items(DashportMedia.ItemPage(items: [DashportMedia.BrowseItem(id: "f1 é ✓", title: "f2 é ✓", subtitle: "f3 é ✓", artworkKey: "f4 é ✓", browsable: true, playable: false, childStyle: DashportMedia.ChildStyle(rawValue: 4), group: "f8 é ✓", explicit: true, completion: 10.125, mediaType: DashportMedia.MediaType(rawValue: 11), artist: "f12 é ✓", album: "f13 é ✓", durationMs: 14000000000007), DashportMedia.BrowseItem(id: "f101 é ✓", title: "f102 é ✓", subtitle: "f103 é ✓", artworkKey: "f104 é ✓", browsable: true, playable: false, childStyle: DashportMedia.ChildStyle(rawValue: 3), group: "f108 é ✓", explicit: true, completion: 110.125, mediaType: DashportMedia.MediaType(rawValue: 10), artist: "f112 é ✓", album: "f113 é ✓", durationMs: 114000000000007)], page: 4000000002, total: 4000000003, hasMore: false))),
@@ -1824,7 +1942,7 @@ enum WireSamples {
         )
     }
 
-    private static func full84() -> WireSample {
+    private static func full90() -> WireSample {
         WireSample(
             name: "dashport.media.BrowseResult #1",
             message: DashportMedia.BrowseResult(requestId: 4000000001, outcome: .errorScreen(DashportMedia.BrowseErrorScreen(code: DashportMedia.BrowseErrorCode(rawValue: 5), message: "f2 é ✓", resolution: DashportMedia.BrowseErrorScreen.Resolution(label: "f1 é ✓", url: "f2 é ✓")))),
@@ -1836,7 +1954,7 @@ enum WireSamples {
         )
     }
 
-    private static func full85() -> WireSample {
+    private static func full91() -> WireSample {
         WireSample(
             name: "dashport.media.BrowseResult #2",
             message: DashportMedia.BrowseResult(requestId: 4000000001, outcome: .rejected(DashportMedia.RequestRejected(reason: DashportMedia.RequestRejected.Reason(rawValue: 4), message: "f2 é ✓"))),
@@ -1847,7 +1965,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty83() -> WireSample {
+    private static func empty89() -> WireSample {
         WireSample(
             name: "dashport.media.BrowseResult (empty)",
             message: DashportMedia.BrowseResult(),
@@ -1857,7 +1975,7 @@ enum WireSamples {
         )
     }
 
-    private static func full86() -> WireSample {
+    private static func full92() -> WireSample {
         WireSample(
             name: "dashport.media.ChildrenChanged",
             message: DashportMedia.ChildrenChanged(parentId: "f1 é ✓"),
@@ -1867,7 +1985,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty84() -> WireSample {
+    private static func empty90() -> WireSample {
         WireSample(
             name: "dashport.media.ChildrenChanged (empty)",
             message: DashportMedia.ChildrenChanged(),
@@ -1875,7 +1993,7 @@ enum WireSamples {
         )
     }
 
-    private static func full87() -> WireSample {
+    private static func full93() -> WireSample {
         WireSample(
             name: "dashport.media.PlayFromMediaId",
             message: DashportMedia.PlayFromMediaId(requestId: 4000000001, mediaId: "f2 é ✓"),
@@ -1886,7 +2004,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty85() -> WireSample {
+    private static func empty91() -> WireSample {
         WireSample(
             name: "dashport.media.PlayFromMediaId (empty)",
             message: DashportMedia.PlayFromMediaId(),
@@ -1896,7 +2014,7 @@ enum WireSamples {
         )
     }
 
-    private static func full88() -> WireSample {
+    private static func full94() -> WireSample {
         WireSample(
             name: "dashport.media.PlayFromSearch",
             message: DashportMedia.PlayFromSearch(requestId: 4000000001, query: "f2 é ✓", focus: DashportMedia.SearchFocus(rawValue: 8)),
@@ -1907,7 +2025,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty86() -> WireSample {
+    private static func empty92() -> WireSample {
         WireSample(
             name: "dashport.media.PlayFromSearch (empty)",
             message: DashportMedia.PlayFromSearch(),
@@ -1917,7 +2035,7 @@ enum WireSamples {
         )
     }
 
-    private static func full89() -> WireSample {
+    private static func full95() -> WireSample {
         WireSample(
             name: "dashport.media.Jump",
             message: DashportMedia.Jump(ms: 4000000001),
@@ -1927,7 +2045,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty87() -> WireSample {
+    private static func empty93() -> WireSample {
         WireSample(
             name: "dashport.media.Jump (empty)",
             message: DashportMedia.Jump(),
@@ -1935,7 +2053,7 @@ enum WireSamples {
         )
     }
 
-    private static func full90() -> WireSample {
+    private static func full96() -> WireSample {
         WireSample(
             name: "dashport.media.CustomAction",
             message: DashportMedia.CustomAction(name: "f1 é ✓", extras: [DashportMedia.CustomAction.Extra(key: "f1 é ✓", value: .stringValue("f2 é ✓")), DashportMedia.CustomAction.Extra(key: "f101 é ✓", value: .intValue(-103000000000007))]),
@@ -1948,7 +2066,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty88() -> WireSample {
+    private static func empty94() -> WireSample {
         WireSample(
             name: "dashport.media.CustomAction (empty)",
             message: DashportMedia.CustomAction(),
@@ -1958,7 +2076,7 @@ enum WireSamples {
         )
     }
 
-    private static func full91() -> WireSample {
+    private static func full97() -> WireSample {
         WireSample(
             name: "dashport.media.CustomAction.Extra #0",
             message: DashportMedia.CustomAction.Extra(key: "f1 é ✓", value: .stringValue("f2 é ✓")),
@@ -1969,7 +2087,7 @@ enum WireSamples {
         )
     }
 
-    private static func full92() -> WireSample {
+    private static func full98() -> WireSample {
         WireSample(
             name: "dashport.media.CustomAction.Extra #1",
             message: DashportMedia.CustomAction.Extra(key: "f1 é ✓", value: .intValue(-3000000000007)),
@@ -1980,7 +2098,7 @@ enum WireSamples {
         )
     }
 
-    private static func full93() -> WireSample {
+    private static func full99() -> WireSample {
         WireSample(
             name: "dashport.media.CustomAction.Extra #2",
             message: DashportMedia.CustomAction.Extra(key: "f1 é ✓", value: .doubleValue(4.125)),
@@ -1991,7 +2109,7 @@ enum WireSamples {
         )
     }
 
-    private static func full94() -> WireSample {
+    private static func full100() -> WireSample {
         WireSample(
             name: "dashport.media.CustomAction.Extra #3",
             message: DashportMedia.CustomAction.Extra(key: "f1 é ✓", value: .boolValue(true)),
@@ -2001,7 +2119,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty89() -> WireSample {
+    private static func empty95() -> WireSample {
         WireSample(
             name: "dashport.media.CustomAction.Extra (empty)",
             message: DashportMedia.CustomAction.Extra(),
@@ -2011,7 +2129,7 @@ enum WireSamples {
         )
     }
 
-    private static func full95() -> WireSample {
+    private static func full101() -> WireSample {
         WireSample(
             name: "dashport.media.SleepTimer #0",
             message: DashportMedia.SleepTimer(until: .durationMs(-1000000000007)),
@@ -2021,7 +2139,7 @@ enum WireSamples {
         )
     }
 
-    private static func full96() -> WireSample {
+    private static func full102() -> WireSample {
         WireSample(
             name: "dashport.media.SleepTimer #1",
             message: DashportMedia.SleepTimer(until: .endOfTrack(DashportMedia.Empty())),
@@ -2031,7 +2149,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty90() -> WireSample {
+    private static func empty96() -> WireSample {
         WireSample(
             name: "dashport.media.SleepTimer (empty)",
             message: DashportMedia.SleepTimer(),
@@ -2039,7 +2157,7 @@ enum WireSamples {
         )
     }
 
-    private static func full97() -> WireSample {
+    private static func full103() -> WireSample {
         WireSample(
             name: "dashport.media.PlaybackCommand #0",
             message: DashportMedia.PlaybackCommand(requestId: 4000000001, command: .play(DashportMedia.Empty())),
@@ -2049,7 +2167,7 @@ enum WireSamples {
         )
     }
 
-    private static func full98() -> WireSample {
+    private static func full104() -> WireSample {
         WireSample(
             name: "dashport.media.PlaybackCommand #1",
             message: DashportMedia.PlaybackCommand(requestId: 4000000001, command: .pause(DashportMedia.Empty())),
@@ -2059,7 +2177,7 @@ enum WireSamples {
         )
     }
 
-    private static func full99() -> WireSample {
+    private static func full105() -> WireSample {
         WireSample(
             name: "dashport.media.PlaybackCommand #2",
             message: DashportMedia.PlaybackCommand(requestId: 4000000001, command: .stop(DashportMedia.Empty())),
@@ -2069,7 +2187,7 @@ enum WireSamples {
         )
     }
 
-    private static func full100() -> WireSample {
+    private static func full106() -> WireSample {
         WireSample(
             name: "dashport.media.PlaybackCommand #3",
             message: DashportMedia.PlaybackCommand(requestId: 4000000001, command: .seekToMs(-5000000000007)),
@@ -2080,7 +2198,7 @@ enum WireSamples {
         )
     }
 
-    private static func full101() -> WireSample {
+    private static func full107() -> WireSample {
         WireSample(
             name: "dashport.media.PlaybackCommand #4",
             message: DashportMedia.PlaybackCommand(requestId: 4000000001, command: .skipToNext(DashportMedia.Empty())),
@@ -2090,7 +2208,7 @@ enum WireSamples {
         )
     }
 
-    private static func full102() -> WireSample {
+    private static func full108() -> WireSample {
         WireSample(
             name: "dashport.media.PlaybackCommand #5",
             message: DashportMedia.PlaybackCommand(requestId: 4000000001, command: .skipToPrevious(DashportMedia.Empty())),
@@ -2100,7 +2218,7 @@ enum WireSamples {
         )
     }
 
-    private static func full103() -> WireSample {
+    private static func full109() -> WireSample {
         WireSample(
             name: "dashport.media.PlaybackCommand #6",
             message: DashportMedia.PlaybackCommand(requestId: 4000000001, command: .skipToQueueItem(4000000008)),
@@ -2110,7 +2228,7 @@ enum WireSamples {
         )
     }
 
-    private static func full104() -> WireSample {
+    private static func full110() -> WireSample {
         WireSample(
             name: "dashport.media.PlaybackCommand #7",
             message: DashportMedia.PlaybackCommand(requestId: 4000000001, command: .setRate(9.125)),
@@ -2120,7 +2238,7 @@ enum WireSamples {
         )
     }
 
-    private static func full105() -> WireSample {
+    private static func full111() -> WireSample {
         WireSample(
             name: "dashport.media.PlaybackCommand #8",
             message: DashportMedia.PlaybackCommand(requestId: 4000000001, command: .setRepeatMode(DashportMedia.RepeatMode(rawValue: 2))),
@@ -2130,7 +2248,7 @@ enum WireSamples {
         )
     }
 
-    private static func full106() -> WireSample {
+    private static func full112() -> WireSample {
         WireSample(
             name: "dashport.media.PlaybackCommand #9",
             message: DashportMedia.PlaybackCommand(requestId: 4000000001, command: .setShuffle(true)),
@@ -2140,7 +2258,7 @@ enum WireSamples {
         )
     }
 
-    private static func full107() -> WireSample {
+    private static func full113() -> WireSample {
         WireSample(
             name: "dashport.media.PlaybackCommand #10",
             message: DashportMedia.PlaybackCommand(requestId: 4000000001, command: .jumpForward(DashportMedia.Jump(ms: 4000000001))),
@@ -2150,7 +2268,7 @@ enum WireSamples {
         )
     }
 
-    private static func full108() -> WireSample {
+    private static func full114() -> WireSample {
         WireSample(
             name: "dashport.media.PlaybackCommand #11",
             message: DashportMedia.PlaybackCommand(requestId: 4000000001, command: .jumpBack(DashportMedia.Jump(ms: 4000000001))),
@@ -2160,7 +2278,7 @@ enum WireSamples {
         )
     }
 
-    private static func full109() -> WireSample {
+    private static func full115() -> WireSample {
         WireSample(
             name: "dashport.media.PlaybackCommand #12",
             message: DashportMedia.PlaybackCommand(requestId: 4000000001, command: .customAction(DashportMedia.CustomAction(name: "f1 é ✓", extras: [DashportMedia.CustomAction.Extra(key: "f1 é ✓", value: .stringValue("f2 é ✓")), DashportMedia.CustomAction.Extra(key: "f101 é ✓", value: .intValue(-103000000000007))]))),
@@ -2174,7 +2292,7 @@ enum WireSamples {
         )
     }
 
-    private static func full110() -> WireSample {
+    private static func full116() -> WireSample {
         WireSample(
             name: "dashport.media.PlaybackCommand #13",
             message: DashportMedia.PlaybackCommand(requestId: 4000000001, command: .setSleepTimer(DashportMedia.SleepTimer(until: .durationMs(-1000000000007)))),
@@ -2185,7 +2303,7 @@ enum WireSamples {
         )
     }
 
-    private static func full111() -> WireSample {
+    private static func full117() -> WireSample {
         WireSample(
             name: "dashport.media.PlaybackCommand #14",
             message: DashportMedia.PlaybackCommand(requestId: 4000000001, command: .cancelSleepTimer(DashportMedia.Empty())),
@@ -2195,7 +2313,7 @@ enum WireSamples {
         )
     }
 
-    private static func full112() -> WireSample {
+    private static func full118() -> WireSample {
         WireSample(
             name: "dashport.media.PlaybackCommand #15",
             message: DashportMedia.PlaybackCommand(requestId: 4000000001, command: .setDeviceVolume(17.125)),
@@ -2205,7 +2323,7 @@ enum WireSamples {
         )
     }
 
-    private static func full113() -> WireSample {
+    private static func full119() -> WireSample {
         WireSample(
             name: "dashport.media.PlaybackCommand #16",
             message: DashportMedia.PlaybackCommand(requestId: 4000000001, command: .adjustDeviceVolume(18169)),
@@ -2215,7 +2333,7 @@ enum WireSamples {
         )
     }
 
-    private static func full114() -> WireSample {
+    private static func full120() -> WireSample {
         WireSample(
             name: "dashport.media.PlaybackCommand #17",
             message: DashportMedia.PlaybackCommand(requestId: 4000000001, command: .setDeviceMuted(true)),
@@ -2225,7 +2343,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty91() -> WireSample {
+    private static func empty97() -> WireSample {
         WireSample(
             name: "dashport.media.PlaybackCommand (empty)",
             message: DashportMedia.PlaybackCommand(),
@@ -2235,7 +2353,7 @@ enum WireSamples {
         )
     }
 
-    private static func full115() -> WireSample {
+    private static func full121() -> WireSample {
         WireSample(
             name: "dashport.media.CommandResult",
             message: DashportMedia.CommandResult(requestId: 4000000001, accepted: false, reason: DashportMedia.CommandResult.Reason(rawValue: 6), message: "f4 é ✓"),
@@ -2246,7 +2364,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty92() -> WireSample {
+    private static func empty98() -> WireSample {
         WireSample(
             name: "dashport.media.CommandResult (empty)",
             message: DashportMedia.CommandResult(),
@@ -2256,7 +2374,7 @@ enum WireSamples {
         )
     }
 
-    private static func full116() -> WireSample {
+    private static func full122() -> WireSample {
         WireSample(
             name: "dashport.media.PositionAnchor",
             message: DashportMedia.PositionAnchor(valueMs: -1000000000007, atMs: 2000000000007, rate: 3.125),
@@ -2267,7 +2385,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty93() -> WireSample {
+    private static func empty99() -> WireSample {
         WireSample(
             name: "dashport.media.PositionAnchor (empty)",
             message: DashportMedia.PositionAnchor(),
@@ -2277,7 +2395,7 @@ enum WireSamples {
         )
     }
 
-    private static func full117() -> WireSample {
+    private static func full123() -> WireSample {
         WireSample(
             name: "dashport.media.CustomActionInfo",
             message: DashportMedia.CustomActionInfo(name: "f1 é ✓", label: "f2 é ✓", iconArtworkKey: "f3 é ✓"),
@@ -2289,7 +2407,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty94() -> WireSample {
+    private static func empty100() -> WireSample {
         WireSample(
             name: "dashport.media.CustomActionInfo (empty)",
             message: DashportMedia.CustomActionInfo(),
@@ -2299,7 +2417,7 @@ enum WireSamples {
         )
     }
 
-    private static func full118() -> WireSample {
+    private static func full124() -> WireSample {
         WireSample(
             name: "dashport.media.PlaybackState",
             message: DashportMedia.PlaybackState(status: DashportMedia.PlaybackStatus(rawValue: 4), position: DashportMedia.PositionAnchor(valueMs: -1000000000007, atMs: 2000000000007, rate: 3.125), sentAtMs: -3000000000007, bufferedPositionMs: 4000000000007, controls: [DashportMedia.PlaybackAction(rawValue: 16), DashportMedia.PlaybackAction(rawValue: 15)], capabilities: [DashportMedia.PlaybackAction(rawValue: 16), DashportMedia.PlaybackAction(rawValue: 15)], customActions: [DashportMedia.CustomActionInfo(name: "f1 é ✓", label: "f2 é ✓", iconArtworkKey: "f3 é ✓"), DashportMedia.CustomActionInfo(name: "f101 é ✓", label: "f102 é ✓", iconArtworkKey: "f103 é ✓")], queueIndex: 4000000008, errorMessage: "f9 é ✓", repeatMode: DashportMedia.RepeatMode(rawValue: 2), shuffle: true, speed: 12.125),
@@ -2319,7 +2437,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty95() -> WireSample {
+    private static func empty101() -> WireSample {
         WireSample(
             name: "dashport.media.PlaybackState (empty)",
             message: DashportMedia.PlaybackState(),
@@ -2329,7 +2447,7 @@ enum WireSamples {
         )
     }
 
-    private static func full119() -> WireSample {
+    private static func full125() -> WireSample {
         WireSample(
             name: "dashport.media.MediaItem",
             message: DashportMedia.MediaItem(id: "f1 é ✓", title: "f2 é ✓", artist: "f3 é ✓", album: "f4 é ✓", artworkKey: "f5 é ✓", durationMs: 6000000000007, subtitle: "f7 é ✓", albumArtist: "f8 é ✓", genre: "f9 é ✓", trackNumber: 4000000010, discNumber: 4000000011, year: 12115, isLive: true, extras: [DashportMedia.MediaItem.Extra(key: "f1 é ✓", value: "f2 é ✓"), DashportMedia.MediaItem.Extra(key: "f101 é ✓", value: "f102 é ✓")]),
@@ -2349,7 +2467,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty96() -> WireSample {
+    private static func empty102() -> WireSample {
         WireSample(
             name: "dashport.media.MediaItem (empty)",
             message: DashportMedia.MediaItem(),
@@ -2359,7 +2477,7 @@ enum WireSamples {
         )
     }
 
-    private static func full120() -> WireSample {
+    private static func full126() -> WireSample {
         WireSample(
             name: "dashport.media.MediaItem.Extra",
             message: DashportMedia.MediaItem.Extra(key: "f1 é ✓", value: "f2 é ✓"),
@@ -2370,7 +2488,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty97() -> WireSample {
+    private static func empty103() -> WireSample {
         WireSample(
             name: "dashport.media.MediaItem.Extra (empty)",
             message: DashportMedia.MediaItem.Extra(),
@@ -2380,7 +2498,7 @@ enum WireSamples {
         )
     }
 
-    private static func full121() -> WireSample {
+    private static func full127() -> WireSample {
         WireSample(
             name: "dashport.media.MediaItemState",
             message: DashportMedia.MediaItemState(item: DashportMedia.MediaItem(id: "f1 é ✓", title: "f2 é ✓", artist: "f3 é ✓", album: "f4 é ✓", artworkKey: "f5 é ✓", durationMs: 6000000000007, subtitle: "f7 é ✓", albumArtist: "f8 é ✓", genre: "f9 é ✓", trackNumber: 4000000010, discNumber: 4000000011, year: 12115, isLive: true, extras: [DashportMedia.MediaItem.Extra(key: "f1 é ✓", value: "f2 é ✓"), DashportMedia.MediaItem.Extra(key: "f101 é ✓", value: "f102 é ✓")])),
@@ -2400,7 +2518,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty98() -> WireSample {
+    private static func empty104() -> WireSample {
         WireSample(
             name: "dashport.media.MediaItemState (empty)",
             message: DashportMedia.MediaItemState(),
@@ -2408,7 +2526,7 @@ enum WireSamples {
         )
     }
 
-    private static func full122() -> WireSample {
+    private static func full128() -> WireSample {
         WireSample(
             name: "dashport.media.QueueState",
             message: DashportMedia.QueueState(items: [DashportMedia.MediaItem(id: "f1 é ✓", title: "f2 é ✓", artist: "f3 é ✓", album: "f4 é ✓", artworkKey: "f5 é ✓", durationMs: 6000000000007, subtitle: "f7 é ✓", albumArtist: "f8 é ✓", genre: "f9 é ✓", trackNumber: 4000000010, discNumber: 4000000011, year: 12115, isLive: true, extras: [DashportMedia.MediaItem.Extra(key: "f1 é ✓", value: "f2 é ✓"), DashportMedia.MediaItem.Extra(key: "f101 é ✓", value: "f102 é ✓")]), DashportMedia.MediaItem(id: "f101 é ✓", title: "f102 é ✓", artist: "f103 é ✓", album: "f104 é ✓", artworkKey: "f105 é ✓", durationMs: 106000000000007, subtitle: "f107 é ✓", albumArtist: "f108 é ✓", genre: "f109 é ✓", trackNumber: 4000000110, discNumber: 4000000111, year: 113015, isLive: true, extras: [DashportMedia.MediaItem.Extra(key: "f101 é ✓", value: "f102 é ✓"), DashportMedia.MediaItem.Extra(key: "f201 é ✓", value: "f202 é ✓")])]),
@@ -2440,7 +2558,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty99() -> WireSample {
+    private static func empty105() -> WireSample {
         WireSample(
             name: "dashport.media.QueueState (empty)",
             message: DashportMedia.QueueState(),
@@ -2448,7 +2566,7 @@ enum WireSamples {
         )
     }
 
-    private static func full123() -> WireSample {
+    private static func full129() -> WireSample {
         WireSample(
             name: "dashport.media.SessionError",
             message: DashportMedia.SessionError(code: DashportMedia.SessionErrorCode(rawValue: 8), severity: DashportMedia.Severity(rawValue: 1), message: "f3 é ✓", subject: "f4 é ✓"),
@@ -2459,7 +2577,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty100() -> WireSample {
+    private static func empty106() -> WireSample {
         WireSample(
             name: "dashport.media.SessionError (empty)",
             message: DashportMedia.SessionError(),
@@ -2469,7 +2587,7 @@ enum WireSamples {
         )
     }
 
-    private static func full124() -> WireSample {
+    private static func full130() -> WireSample {
         WireSample(
             name: "dashport.media.SleepTimerState",
             message: DashportMedia.SleepTimerState(mode: DashportMedia.SleepTimerMode(rawValue: 2), remainingMs: 2000000000007, sentAtMs: -3000000000007),
@@ -2480,7 +2598,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty101() -> WireSample {
+    private static func empty107() -> WireSample {
         WireSample(
             name: "dashport.media.SleepTimerState (empty)",
             message: DashportMedia.SleepTimerState(),
@@ -2488,7 +2606,7 @@ enum WireSamples {
         )
     }
 
-    private static func full125() -> WireSample {
+    private static func full131() -> WireSample {
         WireSample(
             name: "dashport.media.SleepTimerFired",
             message: DashportMedia.SleepTimerFired(atMs: -1000000000007),
@@ -2498,7 +2616,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty102() -> WireSample {
+    private static func empty108() -> WireSample {
         WireSample(
             name: "dashport.media.SleepTimerFired (empty)",
             message: DashportMedia.SleepTimerFired(),
@@ -2506,7 +2624,7 @@ enum WireSamples {
         )
     }
 
-    private static func full126() -> WireSample {
+    private static func full132() -> WireSample {
         WireSample(
             name: "dashport.media.RemotePlayback",
             message: DashportMedia.RemotePlayback(volume: 1.125, muted: false, steps: 4000000003, control: DashportMedia.VolumeControl(rawValue: 3)),
@@ -2517,7 +2635,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty103() -> WireSample {
+    private static func empty109() -> WireSample {
         WireSample(
             name: "dashport.media.RemotePlayback (empty)",
             message: DashportMedia.RemotePlayback(),
@@ -2527,7 +2645,7 @@ enum WireSamples {
         )
     }
 
-    private static func full127() -> WireSample {
+    private static func full133() -> WireSample {
         WireSample(
             name: "dashport.media.RemotePlaybackState",
             message: DashportMedia.RemotePlaybackState(remote: DashportMedia.RemotePlayback(volume: 1.125, muted: false, steps: 4000000003, control: DashportMedia.VolumeControl(rawValue: 3))),
@@ -2538,7 +2656,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty104() -> WireSample {
+    private static func empty110() -> WireSample {
         WireSample(
             name: "dashport.media.RemotePlaybackState (empty)",
             message: DashportMedia.RemotePlaybackState(),
@@ -2546,7 +2664,7 @@ enum WireSamples {
         )
     }
 
-    private static func full128() -> WireSample {
+    private static func full134() -> WireSample {
         WireSample(
             name: "dashport.media.GetArtwork",
             message: DashportMedia.GetArtwork(requestId: 4000000001, key: "f2 é ✓", width: 4000000003, height: 4000000004),
@@ -2557,7 +2675,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty105() -> WireSample {
+    private static func empty111() -> WireSample {
         WireSample(
             name: "dashport.media.GetArtwork (empty)",
             message: DashportMedia.GetArtwork(),
@@ -2567,7 +2685,7 @@ enum WireSamples {
         )
     }
 
-    private static func full129() -> WireSample {
+    private static func full135() -> WireSample {
         WireSample(
             name: "dashport.media.ArtworkImage",
             message: DashportMedia.ArtworkImage(data: [1, 0, 255, 128], mimeType: "f2 é ✓", width: 4000000003, height: 4000000004),
@@ -2578,7 +2696,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty106() -> WireSample {
+    private static func empty112() -> WireSample {
         WireSample(
             name: "dashport.media.ArtworkImage (empty)",
             message: DashportMedia.ArtworkImage(),
@@ -2588,7 +2706,7 @@ enum WireSamples {
         )
     }
 
-    private static func full130() -> WireSample {
+    private static func full136() -> WireSample {
         WireSample(
             name: "dashport.media.ArtworkError",
             message: DashportMedia.ArtworkError(code: DashportMedia.ArtworkError.Code(rawValue: 4), message: "f2 é ✓"),
@@ -2598,7 +2716,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty107() -> WireSample {
+    private static func empty113() -> WireSample {
         WireSample(
             name: "dashport.media.ArtworkError (empty)",
             message: DashportMedia.ArtworkError(),
@@ -2608,7 +2726,7 @@ enum WireSamples {
         )
     }
 
-    private static func full131() -> WireSample {
+    private static func full137() -> WireSample {
         WireSample(
             name: "dashport.media.ArtworkResult #0",
             message: DashportMedia.ArtworkResult(requestId: 4000000001, outcome: .image(DashportMedia.ArtworkImage(data: [1, 0, 255, 128], mimeType: "f2 é ✓", width: 4000000003, height: 4000000004))),
@@ -2620,7 +2738,7 @@ enum WireSamples {
         )
     }
 
-    private static func full132() -> WireSample {
+    private static func full138() -> WireSample {
         WireSample(
             name: "dashport.media.ArtworkResult #1",
             message: DashportMedia.ArtworkResult(requestId: 4000000001, outcome: .error(DashportMedia.ArtworkError(code: DashportMedia.ArtworkError.Code(rawValue: 4), message: "f2 é ✓"))),
@@ -2631,7 +2749,7 @@ enum WireSamples {
         )
     }
 
-    private static func empty108() -> WireSample {
+    private static func empty114() -> WireSample {
         WireSample(
             name: "dashport.media.ArtworkResult (empty)",
             message: DashportMedia.ArtworkResult(),
