@@ -61,13 +61,17 @@ import Testing
         #expect(link.headUnitEvents.contains(.discoveryRequested(labelText: "Label", deviceName: "Device")))
     }
 
-    /// We open exactly the listed services we drive: never audio sinks, sensors, foreign vendor
-    /// extensions or unlisted channels, and always on the channel ids the head unit assigned.
+    /// We open exactly the listed services we drive: the PCM media audio sink but no other sink,
+    /// never sensors, foreign vendor extensions or unlisted channels, and always on the channel ids
+    /// the head unit assigned.
     @Test func opensOnlyListedChannelsWeDrive() throws {
         var car = HeadUnitConfiguration.aasdkLikeCar
         car.services = [
             CarService(channel: 1, kind: .sensor(types: [.drivingStatus, .nightMode])),
+            CarService(channel: 3, kind: .mediaSink(audioType: .media, codec: .audioAacLcAdts)),
             CarService(channel: 4, kind: .mediaSink(audioType: .media, codec: .audioPcm)),
+            CarService(channel: 5, kind: .mediaSink(audioType: .guidance, codec: .audioPcm)),
+            CarService(channel: 6, kind: .mediaSink(audioType: .media, codec: .audioPcm)),
             CarService(channel: 40, kind: .mediaPlaybackStatus),
             CarService(channel: 41, kind: .vendorExtension(name: "com.example.other", data: [1, 2])),
             CarService(channel: 42, kind: .input(keycodes: [85, 87, 88])),
@@ -78,8 +82,9 @@ import Testing
         link.connectAndSettle()
 
         #expect(link.phone.car == car)
-        #expect(link.phoneOpenedChannels.sorted() == [40, 42, 200])
-        #expect(link.headUnit.openChannels == [40, 42, 200])
+        // Of the four sinks only the first PCM media one (a VW MIB3 lists AAC and PCM media sinks).
+        #expect(link.phoneOpenedChannels.sorted() == [4, 40, 42, 200])
+        #expect(link.headUnit.openChannels == [4, 40, 42, 200])
         // The head unit would report any request for a channel it did not list.
         #expect(!link.headUnitEvents.contains { if case .channelOpenUnanswered = $0 { true } else { false } })
     }
