@@ -38,6 +38,8 @@ final class CarMailbox: Sendable {
         var shutdown = false
         var services: [ServiceInput] = []
         var servicesHead = 0
+        /// Channels whose service was woken (``wake(channel:)``), each at most once.
+        var wakes: [UInt8] = []
         var overflowed = false
         var readingPaused = false
         var outboundPaused = false
@@ -54,7 +56,7 @@ final class CarMailbox: Sendable {
         var hasWork: Bool {
             if tick || shutdown || overflowed { return true }
             if outboundPaused { return head == received.count && closed != nil }
-            return head < received.count || servicesHead < services.count || closed != nil
+            return head < received.count || servicesHead < services.count || !wakes.isEmpty || closed != nil
         }
     }
 
@@ -119,6 +121,22 @@ final class CarMailbox: Sendable {
             case .overflow:
                 state.overflowed = true
             }
+            return (state.takeWaiterIfReady(), true)
+        }
+        waiter?.resume()
+        return accepted
+    }
+
+    /// Wakes the service on `channel` with a ``ServiceWake``: coalesced (a channel already woken
+    /// and not yet served is not queued twice) and outside ``maxPendingServiceInputs``, so a
+    /// producer that wakes a car for every packet of audio never fills, or overflows, its
+    /// mailbox. Held back, like every output-producing input, while the car does not read.
+    /// Returns false once the worker is done.
+    @discardableResult
+    func wake(channel: UInt8) -> Bool {
+        let (waiter, accepted) = state.withLock { state -> (CheckedContinuation<Void, Never>?, Bool) in
+            guard !state.finished else { return (nil, false) }
+            if !state.wakes.contains(channel) { state.wakes.append(channel) }
             return (state.takeWaiterIfReady(), true)
         }
         waiter?.resume()
@@ -190,6 +208,9 @@ final class CarMailbox: Sendable {
                         state.servicesHead = 0
                     }
                     return .services(input)
+                }
+                if !state.wakes.isEmpty {
+                    return .services(ServiceInput(channel: state.wakes.removeFirst(), ServiceWake()))
                 }
             }
             if state.head == state.received.count, let reason = state.closed {

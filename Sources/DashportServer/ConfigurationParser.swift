@@ -32,6 +32,7 @@ public enum ConfigurationParser {
             .value("write-stall-timeout", "SECONDS", "time a car may leave our answers unread before it is closed (default 15)"),
             .value("idle-timeout", "SECONDS", "close a car silent this long once linked (default 0 = never)"),
             .value("record-dir", "DIR", "record every car's session into DIR (off by default; the files hold the cars' requests)"),
+            .flag("no-audio", "do not open the cars' media audio sinks (status, metadata, keys and browse only)"),
         ] + SessionSettings.options + usbOptions
 
     public static let serve = CommandSpec(
@@ -121,6 +122,7 @@ public enum ConfigurationParser {
         case "idle-timeout": config.idleTimeoutSeconds = try number(value)
         case "write-stall-timeout": config.writeStallTimeoutSeconds = try number(value)
         case "record-dir": config.recordDirectory = value
+        case "no-audio": config.audio = !["true", "yes", "1"].contains(value)
         default:
             if try config.session.apply(key: key, value: value, origin: origin) { return }
             if try applyUSB(key: key, value: value, to: &config, origin: origin) { return }

@@ -25,7 +25,7 @@ final class CoreBridge: Sendable {
         var unsubscribes: [Unsubscribe] = []
     }
 
-    private let inputs: CarMailbox
+    let inputs: CarMailbox
     private let state = Mutex(State())
 
     init(inputs: CarMailbox) {

@@ -62,7 +62,9 @@ public final class DashportServer: Sendable {
             deviceName: configuration.deviceName,
             handshakeDeadline: .milliseconds(Int64(configuration.handshakeTimeoutSeconds * 1000)),
             idleDeadline: configuration.idleTimeoutSeconds > 0
-                ? .milliseconds(Int64(configuration.idleTimeoutSeconds * 1000)) : nil)
+                ? .milliseconds(Int64(configuration.idleTimeoutSeconds * 1000)) : nil,
+            wantsService: configuration.audio
+                ? LinkConfiguration.drivesDashportServices : LinkConfiguration.drivesDashportServicesWithoutAudio)
         // Every socket counts against the listener's hard cap; linked cars and connections still in
         // the handshake each have their own share of it (HandshakeAdmission).
         let listener = try TCPListener.bind(
@@ -74,12 +76,18 @@ public final class DashportServer: Sendable {
                 maxPendingPerAddress: configuration.maxPendingPerAddress,
                 perAddressOnLoopback: configuration.limitPendingPerLoopbackAddress),
             logger: logger.labelled("admission"))
+        let audio =
+            configuration.audio
+            ? core.session.audioSource.map { source in
+                AudioFanout(source: source, clock: core.clock, timer: ReactorAudioTimer(loop: .shared))
+            } : nil
         let context = ServerContext(
             tls: tls, link: link, core: core, logger: logger.labelled("car"), registry: ConnectionRegistry(), admission: admission,
             deadlines: DeadlineScheduler(clock: core.clock),
             recordDirectory: try SessionFiles.prepare(configuration.recordDirectory),
             reassembly: ReassemblyBudget(limit: configuration.maxUnfinishedMessageBytes),
-            writeStallLimit: .milliseconds(Int64(configuration.writeStallTimeoutSeconds * 1000)))
+            writeStallLimit: .milliseconds(Int64(configuration.writeStallTimeoutSeconds * 1000)), audio: audio)
+        audio?.start()
         listener.start { connection in
             // On the reactor thread: a flood of connects is trimmed here, before any task runs.
             let host = connection.peerHost ?? connection.peerDescription
@@ -206,6 +214,7 @@ public final class DashportServer: Sendable {
         if cars > 0 { context.logger.notice("saying bye-bye to \(cars) car(s)") }
         let left = await context.registry.shutdownAll(grace: grace, clock: context.core.clock)
         if left > 0 { context.logger.warning("\(left) car(s) did not leave within \(grace)") }
+        context.audio?.stop()
         core.stop()
         await core.session.close()
     }

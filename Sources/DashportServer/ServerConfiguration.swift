@@ -54,6 +54,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// When set, every car's session is recorded into this directory as a session recording
     /// (`--record-dir`, off by default; recordings hold what the cars asked for).
     public var recordDirectory: String?
+    /// Streams the session's audio to every car that lists a PCM media audio sink (`--no-audio`
+    /// turns it off: the sink is then never opened).
+    public var audio = true
     /// Also fetch plain `http://` covers (off: covers come over https). For a music server on the
     /// LAN, and for the loopback cover hosts of tests; not a command-line option yet.
     public var artworkAllowPlainHTTP = false

@@ -22,4 +22,7 @@ struct ServerContext: Sendable {
     var writeStallLimit: Duration = .seconds(15)
     /// How many close warnings one address gets logged (see ``RepeatedCloseLog``).
     var closeLog = RepeatedCloseLog()
+    /// The session's audio, fanned out to the cars' media audio sinks; nil when the session makes
+    /// no sound or `--no-audio` is set.
+    var audio: AudioFanout? = nil
 }

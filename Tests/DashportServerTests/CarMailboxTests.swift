@@ -154,13 +154,14 @@ struct CarMailboxTests {
         stream.write([UInt8](repeating: 0, count: CarMailbox.outboundHighWater + 1))
         mailbox.pauseForOutbound()
         for _ in 0...CarMailbox.maxPendingServiceInputs {
-            mailbox.yield(.services(.browseNotification(.childrenChanged(parentId: nil))))
+            mailbox.yield(
+                .services(ServiceInput(channel: 16, HostedMediaChannel.Input.browseNotification(.childrenChanged(parentId: nil)))))
         }
         guard case .overflow = await mailbox.next() else {
             Issue.record("expected the overflow")
             return
         }
-        mailbox.yield(.services(.browseNotification(.childrenChanged(parentId: nil))))  // after: dropped
+        mailbox.yield(.services(ServiceInput(channel: 16, HostedMediaChannel.Input.browseNotification(.childrenChanged(parentId: nil)))))  // after: dropped
     }
 
     /// A burst of core inputs is held while it waits; once the worker has taken it all the inbox
@@ -170,11 +171,16 @@ struct CarMailboxTests {
         #expect(mailbox.reservedServiceInputs == 0)
         for round in 0..<2 {
             for index in 0..<20 {
-                mailbox.yield(.services(.browseNotification(.childrenChanged(parentId: "\(round)-\(index)"))))
+                mailbox.yield(
+                    .services(
+                        ServiceInput(
+                            channel: 16, HostedMediaChannel.Input.browseNotification(.childrenChanged(parentId: "\(round)-\(index)")))))
             }
             #expect(mailbox.reservedServiceInputs >= 20)
             for index in 0..<20 {
-                guard case .services(.browseNotification(.childrenChanged(let parent))) = await mailbox.next() else {
+                guard case .services(let input) = await mailbox.next(),
+                    case .browseNotification(.childrenChanged(let parent))? = input.payload as? HostedMediaChannel.Input
+                else {
                     Issue.record("expected notification \(index)")
                     return
                 }

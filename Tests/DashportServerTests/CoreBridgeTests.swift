@@ -31,12 +31,14 @@ struct CoreBridgeTests {
         for round in 0..<2 {
             for position in 1...5 {
                 bridge.perform(.seekTo(ms: Int64(round * 10 + position)), from: .local, on: session) {
-                    .commandFinished(service: 0, .seekTo(ms: Int64(round * 10 + position)), $0)
+                    ServiceInput(channel: 8, HostedInput.Input.commandFinished(.seekTo(ms: Int64(round * 10 + position)), $0))
                 }
             }
             var answered: [Int64] = []
             while answered.count < 5 {
-                guard case .services(.commandFinished(_, .seekTo(let ms), .accepted)) = await mailbox.next() else {
+                guard case .services(let input) = await mailbox.next(),
+                    case .commandFinished(.seekTo(let ms), .accepted)? = input.payload as? HostedInput.Input
+                else {
                     Issue.record("not an accepted seek")
                     return
                 }
@@ -57,7 +59,7 @@ struct CoreBridgeTests {
         let mailbox = CarMailbox(stream: FakeStream())
         let bridge = CoreBridge(inputs: mailbox)
         bridge.attach { post in
-            let id = await session.subscribe { post(.session($0)) }
+            let id = await session.subscribe { post(ServiceInput(channel: 13, HostedPlaybackStatus.Input.session($0))) }
             return { await session.unsubscribe(id) }
         }
         return (session, mailbox, bridge)
@@ -67,7 +69,9 @@ struct CoreBridgeTests {
         let (session, mailbox, bridge) = Self.bridgeSubscribedToASession()
         var replay: [SessionUpdate] = []
         while replay.count < 3 {
-            guard case .services(.session(let update)) = await mailbox.next() else {
+            guard case .services(let input) = await mailbox.next(),
+                case .session(let update)? = input.payload as? HostedPlaybackStatus.Input
+            else {
                 Issue.record("not a session update")
                 return
             }

@@ -1,0 +1,172 @@
+import DashportClock
+import DashportServices
+import DashportSession
+import DashportTransport
+import Synchronization
+
+/// The server's one media audio stream: pulls the session's ``SessionAudioSource`` in real time
+/// and keeps the newest packets in one fixed ring that every car with a media audio sink reads
+/// from its own cursor (design: "one stream fanned out to every car that lists a sink").
+///
+/// Pacing: packet `n` of a stream is due at `start + n × 42.67 ms` (counted in frames, so the
+/// cadence never drifts) and is pulled ``AudioPacer/lead`` early, so a car is never more than
+/// one or two packets ahead of real time. One timer for the whole server, on the reactor
+/// (``AudioTimer``), armed for the next packet only while the source streams; no task or timer
+/// per car or per packet is created. A car reads what it may send (its window) when woken; one
+/// that fell behind by more than ``maxBehind`` packets skips to the newest and counts what it
+/// skipped, so a stuck car costs no memory and delays no one.
+final class AudioFanout: Sendable {
+    /// Packets kept: what a car that fell behind may still catch up on.
+    static let ringCapacity = 16
+    /// How far behind the newest packet a car's cursor may be before it skips ahead.
+    static let maxBehind = 4
+
+    struct Read {
+        var packets: [AudioPacket]
+        /// Packets this car missed (it was behind by more than ``maxBehind``).
+        var skipped: Int
+    }
+
+    private struct State {
+        var pacer = AudioPacer()
+        var ring: [AudioPacket?] = Array(repeating: nil, count: AudioFanout.ringCapacity)
+        /// Sequence number of the next packet to be made (the ring holds the ones before it).
+        var head: UInt64 = 0
+        var running = false
+        var wakers: [UInt64: @Sendable () -> Bool] = [:]
+        var nextWaker: UInt64 = 0
+        var generation: UInt64 = 0
+        var stopped = false
+    }
+
+    let source: any SessionAudioSource
+    private let clock: any DashportClock
+    private let timer: any AudioTimer
+    private let state = Mutex(State())
+
+    init(source: any SessionAudioSource, clock: any DashportClock, timer: any AudioTimer) {
+        self.source = source
+        self.clock = clock
+        self.timer = timer
+    }
+
+    /// Attaches the source: from now on it starts the pump by streaming.
+    func start() {
+        source.attach { [weak self] in self?.sourceWoke() }
+        sourceWoke()
+    }
+
+    /// Stops pulling for good (the server is stopping).
+    func stop() {
+        state.withLock { state in
+            state.stopped = true
+            state.running = false
+            state.generation += 1
+        }
+    }
+
+    /// Registers a car's wake-up, called after new packets were made; returns its id.
+    func subscribe(_ wake: @escaping @Sendable () -> Bool) -> UInt64 {
+        state.withLock { state in
+            state.nextWaker += 1
+            state.wakers[state.nextWaker] = wake
+            return state.nextWaker
+        }
+    }
+
+    func unsubscribe(_ id: UInt64) {
+        _ = state.withLock { $0.wakers.removeValue(forKey: id) }
+    }
+
+    /// The sequence number a car that starts now reads from: the newest packet made, so it joins
+    /// the stream where it is.
+    var joinCursor: UInt64 { state.withLock { $0.head > 0 ? $0.head - 1 : 0 } }
+
+    /// Up to `limit` packets from `cursor` on (advancing it), skipping ahead when it fell behind.
+    func read(from cursor: inout UInt64, limit: Int) -> Read {
+        state.withLock { state in
+            var skipped = 0
+            let oldest = state.head > UInt64(Self.maxBehind) ? state.head - UInt64(Self.maxBehind) : 0
+            if cursor < oldest {
+                skipped = Int(oldest - cursor)
+                cursor = oldest
+            }
+            if cursor > state.head { cursor = state.head }  // a new stream began below it
+            var packets: [AudioPacket] = []
+            while packets.count < limit, cursor < state.head, let packet = state.ring[Int(cursor % UInt64(Self.ringCapacity))] {
+                packets.append(packet)
+                cursor += 1
+            }
+            return Read(packets: packets, skipped: skipped)
+        }
+    }
+
+    /// Packets made since the server started.
+    var packetsMade: UInt64 { state.withLock { $0.head } }
+
+    // MARK: The pump
+
+    private func sourceWoke() {
+        let begin = state.withLock { state -> UInt64? in
+            guard !state.stopped, !state.running, source.isStreaming else { return nil }
+            state.running = true
+            state.generation += 1
+            state.pacer.begin(at: clock.now.sinceOrigin)
+            return state.generation
+        }
+        if let begin { timer.schedule(after: .zero) { [weak self] in self?.pump(begin) } }
+    }
+
+    /// Makes every packet that is due, wakes the cars, arms the timer for the next one.
+    private func pump(_ generation: UInt64) {
+        let now = clock.now.sinceOrigin
+        var made: [AudioPacket] = []
+        var next: Duration?
+        let streaming = source.isStreaming
+        let due = state.withLock { state -> Int in
+            guard state.generation == generation, state.running else { return 0 }
+            guard streaming else {
+                state.running = false
+                return 0
+            }
+            return state.pacer.due(at: now)
+        }
+        for _ in 0..<due {
+            var pcm: [UInt8] = []
+            pcm.reserveCapacity(SessionAudioFormat.bytesPerPacket)
+            _ = source.pull(frames: SessionAudioFormat.framesPerPacket, into: &pcm)
+            made.append(AudioPacket(timestampMicros: 0, pcm: pcm))
+        }
+        let wakers = state.withLock { state -> [(UInt64, @Sendable () -> Bool)] in
+            guard state.generation == generation, state.running else { return [] }
+            for index in made.indices {
+                made[index].timestampMicros = state.pacer.timestampMicros(ofPacket: state.pacer.made - made.count + index)
+                state.ring[Int(state.head % UInt64(Self.ringCapacity))] = made[index]
+                state.head += 1
+            }
+            next = state.pacer.nextDue
+            return made.isEmpty ? [] : state.wakers.map { ($0.key, $0.value) }
+        }
+        for (id, wake) in wakers where !wake() { unsubscribe(id) }
+        guard let next else { return }
+        timer.schedule(after: max(.zero, next - clock.now.sinceOrigin)) { [weak self] in self?.pump(generation) }
+    }
+}
+
+/// The one timer the audio pump runs on: the reactor's in the server, a manual clock's in tests.
+protocol AudioTimer: Sendable {
+    func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void)
+}
+
+/// The reactor's timer: the pump runs on the thread that owns the cars' sockets, beside them.
+struct ReactorAudioTimer: AudioTimer {
+    let loop: EventLoop
+
+    func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void) {
+        if delay <= .zero {
+            loop.execute(work)
+        } else {
+            loop.scheduleTimer(after: delay, work)
+        }
+    }
+}

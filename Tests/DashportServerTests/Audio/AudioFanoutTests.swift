@@ -1,0 +1,132 @@
+import DashportClock
+import DashportServices
+import DashportSession
+import DashportTestSupport
+import Synchronization
+import Testing
+
+@testable import DashportServer
+
+/// The fan-out of one audio stream: the pump pulls on its timer only while the source streams,
+/// every subscribed car is woken per batch, and a car that fell behind skips ahead and counts it.
+@Suite struct AudioFanoutTests {
+    @Test func pullsOnlyWhileStreamingAndWakesEveryCar() async {
+        let harness = FanoutHarness()
+        let woken = Mutex(0)
+        _ = harness.fanout.subscribe {
+            woken.withLock { $0 += 1 }
+            return true
+        }
+        harness.fanout.start()
+        #expect(harness.timer.pending == 0, "an idle source is not polled")
+        harness.source.play()
+        harness.timer.runDue(at: harness.clock.now.sinceOrigin)
+        #expect(harness.fanout.packetsMade == 2)
+        #expect(woken.withLock { $0 } == 1)
+        await harness.advance(by: .milliseconds(43))
+        #expect(harness.fanout.packetsMade == 3)
+        harness.source.pause()
+        await harness.advance(by: .milliseconds(43))
+        #expect(harness.fanout.packetsMade == 3)
+        #expect(harness.timer.pending == 0, "a paused source arms no timer")
+        // Every packet is the source's bytes, in order.
+        var cursor: UInt64 = 0
+        let read = harness.fanout.read(from: &cursor, limit: 10)
+        #expect(read.packets.map { $0.pcm.first } == [0, 1, 2])
+        #expect(read.packets.allSatisfy { $0.pcm.count == SessionAudioFormat.bytesPerPacket })
+    }
+
+    @Test func aCarThatFellBehindSkipsToTheNewestAndCountsIt() async {
+        let harness = FanoutHarness()
+        harness.fanout.start()
+        harness.source.play()
+        harness.timer.runDue(at: harness.clock.now.sinceOrigin)
+        for _ in 0..<10 { await harness.advance(by: .milliseconds(43)) }
+        #expect(harness.fanout.packetsMade == 12)
+        var cursor: UInt64 = 0
+        let read = harness.fanout.read(from: &cursor, limit: 100)
+        #expect(read.skipped == 12 - AudioFanout.maxBehind)
+        #expect(read.packets.count == AudioFanout.maxBehind)
+        #expect(cursor == 12)
+        // The window limits what one read takes.
+        var joined = harness.fanout.joinCursor
+        #expect(harness.fanout.read(from: &joined, limit: 1).packets.count == 1)
+        #expect(harness.fanout.read(from: &joined, limit: 1).packets.isEmpty)
+    }
+}
+
+/// A source that counts its pulls: packet n's bytes are all n.
+final class CountingSource: SessionAudioSource {
+    private struct State {
+        var streaming = false
+        var pulls = 0
+        var wake: (@Sendable () -> Void)?
+    }
+    private let state = Mutex(State())
+
+    func attach(wake: @escaping @Sendable () -> Void) { state.withLock { $0.wake = wake } }
+    var isStreaming: Bool { state.withLock { $0.streaming } }
+
+    func pull(frames: Int, into buffer: inout [UInt8]) -> Int {
+        let n = state.withLock { state -> Int in
+            defer { state.pulls += 1 }
+            return state.pulls
+        }
+        buffer.append(contentsOf: repeatElement(UInt8(truncatingIfNeeded: n), count: frames * SessionAudioFormat.bytesPerFrame))
+        return frames
+    }
+
+    func play() {
+        let wake = state.withLock { state -> (@Sendable () -> Void)? in
+            state.streaming = true
+            return state.wake
+        }
+        wake?()
+    }
+
+    func pause() { state.withLock { $0.streaming = false } }
+}
+
+/// A timer the test runs by hand, against the manual clock.
+final class ManualAudioTimer: AudioTimer {
+    private let works = Mutex<[(at: Duration, work: @Sendable () -> Void)]>([])
+    let clock: ManualClock
+
+    init(clock: ManualClock) { self.clock = clock }
+
+    func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void) {
+        let at = clock.now.sinceOrigin + delay
+        works.withLock { $0.append((at, work)) }
+    }
+
+    var pending: Int { works.withLock { $0.count } }
+
+    /// Runs every work due at `now`, including those they schedule for now.
+    func runDue(at now: Duration) {
+        while true {
+            let due = works.withLock { works -> (@Sendable () -> Void)? in
+                guard let index = works.firstIndex(where: { $0.at <= now }) else { return nil }
+                return works.remove(at: index).work
+            }
+            guard let due else { return }
+            due()
+        }
+    }
+}
+
+struct FanoutHarness {
+    let clock = ManualClock()
+    let source = CountingSource()
+    let timer: ManualAudioTimer
+    let fanout: AudioFanout
+
+    init() {
+        timer = ManualAudioTimer(clock: clock)
+        fanout = AudioFanout(source: source, clock: clock, timer: timer)
+    }
+
+    func advance(by duration: Duration) async {
+        await clock.advance(by: duration)
+        timer.runDue(at: clock.now.sinceOrigin)
+    }
+}
