@@ -334,7 +334,7 @@ let package = Package(
             name: "DashportServicesTests",
             dependencies: [
                 "DashportFuzzDrivers", "DashportTestSupport", "DashportClock", "DashportServices", "DashportMessages", "DashportSession",
-                "DashportBrowse", "DashportLog",
+                "DashportBrowse", "DashportLog", "DashportRandom",
             ],
             exclude: ["FuzzCrashes"],
             swiftSettings: strict

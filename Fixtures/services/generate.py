@@ -236,9 +236,73 @@ MEDIA = {
     + b(1, 3) + raw(bytes.fromhex("0807 12")) + b(7) + u16(5) + b(0) + keys() + page([]) + request(7, 0, raw(b"\x10\x02")),
 }
 
-SEEDS = {**INPUT, **STATUS, **CLASSIC, **MEDIA}
+# --- Media audio sink (selector 4, tools/fuzz/Drivers/ServicesFuzz+Sink.swift) ------------------
+
+
+def sink_setup(flags=0, channel=6, configs=(1, 0), ack_timeout=0, max_lead=0, duck=3, open_first=True):
+    """configs: 0 48k/16/2, 1 16k mono, 2 48k mono, 3 zeros; ack_timeout 0 → 2 s, 1 → 0; duck 3 → 0.5, 4 → -1."""
+    return b(4, flags, channel, len(configs)) + bytes(configs) + b(ack_timeout, max_lead, duck, 1 if open_first else 0)
+
+
+def sink_config(status=0, max_unacked=None, indices=True):
+    """status 0 READY, 1 WAIT; max_unacked picks 0 → 0, 1 → 1, 3 → 4096."""
+    return b(0, status) + maybe(None if max_unacked is None else b(max_unacked)) + b(1 if indices else 0)
+
+
+def sink_ack(session=0, ack=None):
+    """session 0 the current one, 1 → -1; ack picks 0 → 1, 1 → 0, 3 → 10, 4 → max."""
+    return b(1, session) + maybe(None if ack is None else b(ack))
+
+
+def sink_focus(state, unsolicited=None):
+    """1 GAIN, 3 LOSS, 4 CAN_DUCK, 5 LOSS_TRANSIENT, 7 GUIDANCE_ONLY, 8 unnamed."""
+    return b(2, state) + maybe(None if unsolicited is None else b(1 if unsolicited else 0))
+
+
+def sink_raw(id_choice, data, other_id=None):
+    """id_choice 0 CONFIG, 1 ACK, 2 underflow, 3 DATA, 4 other_id."""
+    return b(3, 0, id_choice) + (u16(other_id) if id_choice == 4 else b"") + raw(data)
+
+
+def sink_raw_focus(data):
+    return b(3, 1) + raw(data)
+
+
+def sink_offer(count, ignoring=False, size=0, stamp=0):
+    """size 0 → 8192 bytes, 2 → 1, 3 → 7."""
+    return b(6, count, 1 if ignoring else 0) + b"".join(b(0x11 + i, size) + u16(stamp + i) for i in range(count))
+
+
+def sink_play(on):
+    return b(4, 1 if on else 0)
+
+
+def sink_clock(ms):
+    return b(7) + u16(ms)
+
+
+SINK = {
+    # 16k mono + 48k stereo (index 1), window 1: the RELEASE's LOSS, play → GAIN request, GAIN →
+    # START 0; the window holds back two packets until an ACK; CAN_DUCK; LOSS_TRANSIENT pauses,
+    # GAIN → START 1 and resume; no ACK for 3 s → ackless; an underflow; playback ends.
+    "sink-focus-window-duck": sink_setup() + sink_config(max_unacked=1) + sink_focus(3) + sink_play(True)
+    + sink_focus(1) + sink_offer(3) + sink_ack() + sink_offer(1, stamp=100) + sink_focus(4) + sink_ack()
+    + sink_offer(1, stamp=200) + sink_focus(5, unsolicited=True) + sink_focus(1) + sink_offer(1, stamp=300)
+    + sink_clock(3000) + sink_offer(4, ignoring=True, stamp=400) + sink_raw(2, b"") + b(5, 0),
+    # Protocol 5 on channel 0 with no audio configs: bad bodies of every kind, WAIT then READY with
+    # max_unacked 0, an unsolicited GAIN before play, ackless packets (odd sizes), duck to gain 0,
+    # pause and play (START 1), guidance-only and unnamed focus, a stale cumulative ACK.
+    "sink-protocol5-bad-bodies": sink_setup(flags=1, channel=0, configs=(), ack_timeout=1, max_lead=1, duck=4)
+    + sink_raw(0, b"\x08") + sink_raw(1, b"\x10\xff") + sink_raw_focus(b"\x08\x80") + sink_raw(4, b"\x01\x02\x03", 0x9999)
+    + sink_raw(3, b"\x00") + sink_config(status=1) + sink_config(max_unacked=0) + sink_focus(1, unsolicited=True)
+    + sink_play(True) + sink_offer(5, size=3) + sink_focus(4) + sink_offer(1) + sink_play(False) + sink_play(True)
+    + sink_focus(7) + sink_focus(8) + sink_ack(session=1, ack=4) + sink_clock(100),
+}
+
+SEEDS = {**INPUT, **STATUS, **CLASSIC, **MEDIA, **SINK}
 REPLAYED = ["input-media-keys", "status-start-cover-tick", "classic-source-two-pages", "classic-caps-and-timeouts",
-            "media-browse-and-answer", "media-commands", "media-artwork-and-pushes", "media-volume-and-sleep"]
+            "media-browse-and-answer", "media-commands", "media-artwork-and-pushes", "media-volume-and-sleep",
+            "sink-focus-window-duck", "sink-protocol5-bad-bodies"]
 
 
 def main():

@@ -15,8 +15,8 @@ import Testing
     }
 
     @Test func folderHoldsASeedForEveryService() throws {
-        let selectors = Set(try FuzzReplay.keptInputs().filter { $0.name.hasPrefix("seed-") }.compactMap { $0.bytes.first.map { $0 & 3 } })
-        #expect(selectors == [0, 1, 2, 3], "seeds for the input, status, classic and media services")
+        let selectors = Set(try FuzzReplay.keptInputs().filter { $0.name.hasPrefix("seed-") }.compactMap { $0.bytes.first.map { $0 % 5 } })
+        #expect(selectors == [0, 1, 2, 3, 4], "seeds for the input, status, classic, media channel and media sink services")
     }
 
     @Test func everyKeptInputKeepsTheInvariants() throws {
@@ -53,6 +53,18 @@ import Testing
         media.run()
         #expect(media.sent[.commandResult] == 3 && media.issued.count == 3 && media.pending.isEmpty)
         #expect(media.sent[.sleepTimerState] == 2 && media.sent[.sleepTimerFired] == 1 && media.sent[.remotePlaybackState] == 1)
+
+        reader = ServicesFuzz.Reader(bytes: try Self.seed("sink-focus-window-duck"), index: 1)
+        var sink = ServicesFuzz.SinkRun(&reader)
+        sink.run()
+        #expect(sink.packets == 8 && sink.nextSession == 2 && sink.underflows == 1 && sink.acks == 2)
+        #expect(sink.service.ackless && sink.service.statistics.dropped == 2 && !sink.streaming && !sink.focus)
+
+        reader = ServicesFuzz.Reader(bytes: try Self.seed("sink-protocol5-bad-bodies"), index: 1)
+        sink = ServicesFuzz.SinkRun(&reader)
+        sink.run()
+        #expect(sink.packets == 6 && sink.nextSession == 2 && sink.acks == 1 && sink.streaming)
+        #expect(sink.service.configurationIndex == 0 && sink.service.gain == 0)
     }
 
     /// The checks are live: what the fuzzer would trap on is reported here.

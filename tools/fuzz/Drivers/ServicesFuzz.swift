@@ -9,8 +9,10 @@ import DashportMessages
 import DashportServices
 import DashportSession
 
-/// Runs one input through one sans-IO service. Byte 0 picks the service (`& 3`: AAP input, AAP
-/// playback status, AAP classic browser, Dashport media channel); the next bytes configure it
+/// Runs one input through one sans-IO service. Byte 0 picks the service (`% 5`: AAP input, AAP
+/// playback status, AAP classic browser, Dashport media channel, AAP media audio sink; `% 5`
+/// rather than the former `& 3` keeps every kept input, whose first bytes are 0…3, on its service);
+/// the next bytes configure it
 /// (small caps, so the cap paths are reachable); the rest is a script of operations, one byte each
 /// (`op & 7` the kind) followed by its arguments: a message from the car (well-formed from
 /// input-derived fields, or raw id and body), an answer from the core or the artwork pipeline with
@@ -26,15 +28,18 @@ public enum ServicesFuzz {
     public static func run(_ input: [UInt8]) {
         guard let selector = input.first else { return }
         var reader = Reader(bytes: input, index: 1)
-        switch selector & 3 {
+        switch selector % 5 {
         case 0: runInput(&reader)
         case 1: runStatus(&reader)
         case 2:
             var classic = ClassicRun(&reader)
             classic.run()
-        default:
+        case 3:
             var media = MediaRun(&reader)
             media.run()
+        default:
+            var sink = SinkRun(&reader)
+            sink.run()
         }
     }
 
