@@ -88,7 +88,8 @@ struct CarConnection {
         // time line the session's position anchors are on.
         let clock = context.core.clock
         var timer = DeadlineTimer(scheduler: context.deadlines, inputs: mailbox)
-        var services = CarServices(context: context, logger: logger, inputs: mailbox)
+        let registry = context.registry
+        var services = CarServices(context: context, logger: logger, inputs: mailbox) { change in registry.update(id, change) }
         stream.start { event in mailbox.yield(.transport(event)) }
 
         var finished = false

@@ -16,6 +16,7 @@ struct CarServices {
             HostedInput.self,
             HostedClassicBrowser.self,
             HostedMediaChannel.self,
+            HostedAudioSink.self,
         ]
     }
 
@@ -24,6 +25,7 @@ struct CarServices {
     let bridge: CoreBridge
     let answers: AnswerMemo
     let audio: AudioFanout?
+    let updateCar: @Sendable (_ change: @Sendable (inout ConnectedCar) -> Void) -> Void
     var carName = "car"
     var version: AAPVersion?
     /// The hosted services by the channel the car listed them on.
@@ -31,7 +33,11 @@ struct CarServices {
     /// Which service takes each control-channel message id it claimed.
     private var controlRoutes: [UInt16: UInt8] = [:]
 
-    init(context: ServerContext, logger: Logger, inputs: CarMailbox) {
+    init(
+        context: ServerContext, logger: Logger, inputs: CarMailbox,
+        updateCar: @escaping @Sendable (_ change: @Sendable (inout ConnectedCar) -> Void) -> Void = { _ in }
+    ) {
+        self.updateCar = updateCar
         self.core = context.core
         self.logger = logger
         self.bridge = CoreBridge(inputs: inputs)
@@ -43,7 +49,7 @@ struct CarServices {
         ServiceHost(
             core: core, bridge: bridge, answers: answers, logger: logger.with("channel", "\(channel)"),
             connectionLogger: logger, channel: channel,
-            carName: carName, version: version, audio: audio)
+            carName: carName, version: version, audio: audio, updateCar: updateCar)
     }
 
     // MARK: Link events

@@ -1,5 +1,6 @@
 public import FoundationEssentials
 import DashportLink
+import DashportServices
 
 /// One connected car as `dashport ctl cars` lists it: the design's "who is connected".
 public struct ConnectedCar: Sendable, Hashable {
@@ -26,6 +27,33 @@ public struct ConnectedCar: Sendable, Hashable {
     public var car: String?
     /// The head unit from discovery: make, model, software version ("Dashport dashport-hu 1.0").
     public var headUnit: String?
+    /// How the car's media audio sink goes; nil while it has none open.
+    public var audio: AudioSummary?
+
+    /// A car's media audio, as `dashport ctl cars` shows it.
+    public struct AudioSummary: Sendable, Hashable, CustomStringConvertible {
+        /// closed, awaitingConfig, ready (stopped) or started.
+        public var state: String
+        public var packetsSent: Int
+        /// Packets this car missed because its window stayed shut or it did not read.
+        public var dropped: Int
+        public var underflows: Int
+        public var window: Int
+        public var ackless: Bool
+
+        init(_ statistics: MediaAudioSinkService.Statistics) {
+            state = statistics.state.rawValue
+            packetsSent = statistics.packetsSent
+            dropped = statistics.dropped
+            underflows = statistics.underflows
+            window = statistics.windowSize
+            ackless = statistics.ackless
+        }
+
+        public var description: String {
+            "\(state),sent:\(packetsSent),dropped:\(dropped),underflows:\(underflows),window:\(ackless ? "ackless" : "\(window)")"
+        }
+    }
 
     /// Whether `event` tells something ``observe(_:)`` keeps (so the per-message path skips the registry).
     static func describes(_ event: LinkEvent) -> Bool {

@@ -77,6 +77,8 @@ struct ServiceHost {
     let version: AAPVersion?
     /// The server's media audio (nil when the session makes no sound or audio is turned off).
     let audio: AudioFanout?
+    /// Changes what `dashport ctl cars` shows for this car.
+    let updateCar: @Sendable (_ change: @Sendable (inout ConnectedCar) -> Void) -> Void
 
     /// Runs `work` concurrently and hands what it returns to this service.
     func run(_ work: @escaping @Sendable () async -> (any Sendable)?) {

@@ -57,13 +57,19 @@ public final class DashportServer: Sendable {
                 do throws(CatalogError) { return .success(try catalog.load()) } catch { return .failure(error) }
             }
         }
+        // The cars' media audio sinks are opened only when there is a sound to send them.
+        let audio =
+            configuration.audio
+            ? core.session.audioSource.map { source in
+                AudioFanout(source: source, clock: core.clock, timer: ReactorAudioTimer(loop: .shared))
+            } : nil
         let link = LinkConfiguration(
             labelText: configuration.label,
             deviceName: configuration.deviceName,
             handshakeDeadline: .milliseconds(Int64(configuration.handshakeTimeoutSeconds * 1000)),
             idleDeadline: configuration.idleTimeoutSeconds > 0
                 ? .milliseconds(Int64(configuration.idleTimeoutSeconds * 1000)) : nil,
-            wantsService: configuration.audio
+            wantsService: audio != nil
                 ? LinkConfiguration.drivesDashportServices : LinkConfiguration.drivesDashportServicesWithoutAudio)
         // Every socket counts against the listener's hard cap; linked cars and connections still in
         // the handshake each have their own share of it (HandshakeAdmission).
@@ -76,11 +82,6 @@ public final class DashportServer: Sendable {
                 maxPendingPerAddress: configuration.maxPendingPerAddress,
                 perAddressOnLoopback: configuration.limitPendingPerLoopbackAddress),
             logger: logger.labelled("admission"))
-        let audio =
-            configuration.audio
-            ? core.session.audioSource.map { source in
-                AudioFanout(source: source, clock: core.clock, timer: ReactorAudioTimer(loop: .shared))
-            } : nil
         let context = ServerContext(
             tls: tls, link: link, core: core, logger: logger.labelled("car"), registry: ConnectionRegistry(), admission: admission,
             deadlines: DeadlineScheduler(clock: core.clock),

@@ -130,6 +130,8 @@ public enum CommandSource: Sendable, Hashable, CustomStringConvertible {
     case aapKey(car: String)
     /// An AAP car's MEDIA_PLAYBACK_INPUT message.
     case aapPlaybackInput(car: String)
+    /// An AAP car's audio focus: it took focus away (a call, its own radio) or gave it back.
+    case aapAudioFocus(car: String)
     /// The phone itself: the sleep timer, tools, tests.
     case local
 
@@ -138,6 +140,7 @@ public enum CommandSource: Sendable, Hashable, CustomStringConvertible {
         case .dashportCar(let id): "dashport:\(id)"
         case .aapKey(let car): "aap-key:\(car)"
         case .aapPlaybackInput(let car): "aap-input:\(car)"
+        case .aapAudioFocus(let car): "aap-focus:\(car)"
         case .local: "local"
         }
     }
