@@ -102,6 +102,11 @@ public struct CatalogError: Error, Sendable, Hashable, CustomStringConvertible {
 /// `albumArtist`, `genre`, `trackNumber`, `discNumber`, `year`, `live` (a stream: no scrubber) and
 /// `extras` (an object of strings). Unknown keys are ignored.
 ///
+/// One extra has a meaning: `toneHz`, a decimal frequency (say `"440"` or `"293.66"`), is the pitch
+/// the embedded demo player streams for the track (a sine, 200…2000 Hz; the demo library gives every
+/// music track its own, at least 60 Hz from every other, so a test can tell which one a car heard).
+/// A track without one plays a default tone derived from its id (see `DemoTonePlayer`).
+///
 /// A browsable item without children may carry an `error`: opening it shows that screen instead
 /// of a list (a locked show, a region-blocked album), so a demo can put every error screen in
 /// front of a car:

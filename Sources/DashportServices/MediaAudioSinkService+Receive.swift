@@ -69,7 +69,9 @@ extension MediaAudioSinkService {
                 .log(
                     AAPServiceLog(
                         level: .info,
-                        message: waiting ? "the car asks to wait (CONFIG WAIT)" : "CONFIG WAIT after READY, ignored",
+                        message: waiting
+                            ? "the car asks to wait (CONFIG WAIT), configuration_indices [\(indices)]"
+                            : "CONFIG WAIT after READY, ignored",
                         messageId: id))
             ]
         default:

@@ -2,13 +2,16 @@ public import DashportClock
 public import DashportBrowse
 import DashportRandom
 
-/// The embedded default handler: "plays" a browse library on the clock, with no audio.
+/// The embedded default handler: plays a browse library, as tones on the cars' audio sinks once the
+/// server attached its ``player``, else "on the clock" with no audio.
 ///
-/// Position advances at the playback rate while playing; play, pause, stop, seek, next, previous,
-/// skip to queue item, rate, repeat and shuffle change the state for real; when a track's time is
-/// up the queue advances (repeat one replays it, repeat all wraps, otherwise playback stops at the
-/// end of the last item). All state lives in the session's channels; the handler keeps only its
-/// track-end timer, the shuffle order and its favourites. Browse requests go straight to the library.
+/// Position advances at the playback rate while playing (on the clock, or as the frames the server
+/// pulled: see ``DemoTonePlayer``); play, pause, stop, seek, next, previous, skip to queue item,
+/// rate, repeat and shuffle change the state for real; when a track's time is up the queue advances
+/// (repeat one replays it, repeat all wraps, otherwise playback stops at the end of the last item).
+/// All state lives in the session's channels; the handler keeps only its track-end timer (on the
+/// clock), the shuffle order, its favourites and the player. Browse requests go straight to the
+/// library.
 ///
 /// It declares one custom action, ``favouriteAction`` ("Favourite" / "Unfavourite" the current
 /// item), so a car can show a custom button and see both outcomes (an undeclared name is refused
@@ -27,6 +30,12 @@ public actor DemoPlaybackHandler: SessionHandler {
     private var favourites: Set<String> = []
     /// How the simulated remote speaker's volume is driven; nil: local playback.
     public nonisolated let remoteVolume: RemotePlayback.Control?
+    /// The sound of the library, the ``audioSource``: once attached it paces the tracks.
+    public nonisolated let player = DemoTonePlayer()
+    /// The session of the last command, for the audio's track changes (which arrive from the player).
+    var lastSession: SessionBroadcaster?
+    /// The player's ``DemoToneDeck/epoch`` the channels last showed.
+    var syncedEpoch: UInt64 = 0
 
     /// The custom action's name (what a car sends back).
     public static let favouriteAction = "favourite"
@@ -44,6 +53,9 @@ public actor DemoPlaybackHandler: SessionHandler {
         self.clock = clock
         self.generator = SplitMix64(seed: shuffleSeed)
         self.previousRestartsAfterMs = previousRestartsAfterMs
+        player.listen { [weak self] event in
+            Task { await self?.audioEvent(event) }
+        }
     }
 
     // MARK: Browse trio, from the library
@@ -78,14 +90,14 @@ public actor DemoPlaybackHandler: SessionHandler {
     // MARK: Commands
 
     public func playFromMediaId(_ request: PlayRequest, session: SessionBroadcaster) async throws {
-        var snapshot = await session.snapshot()
+        var snapshot = try await current(session)
         snapshot.queue = request.queue
         if snapshot.playbackState.shuffle { reshuffle(count: request.queue.items.count, first: request.startIndex) }
         try await start(request.startIndex, in: snapshot, status: .playing, queueChanged: true, session: session)
     }
 
     public func play(session: SessionBroadcaster) async throws {
-        var snapshot = await session.snapshot()
+        var snapshot = try await current(session)
         if snapshot.currentEntry == nil, snapshot.mediaItem.item == nil {
             guard let first = navigator(for: snapshot).next(after: nil, wrap: false) else {
                 throw SessionHandlerError.nothingToPlay
@@ -93,42 +105,43 @@ public actor DemoPlaybackHandler: SessionHandler {
             return try await start(first, in: snapshot, status: .playing, session: session)
         }
         let now = clock.now
-        var position = snapshot.playbackState.projectedPositionMs(at: now, durationMs: snapshot.durationMs)
-        if let duration = snapshot.durationMs, position >= duration { position = 0 }
+        let projected = snapshot.playbackState.projectedPositionMs(at: now, durationMs: snapshot.durationMs)
+        let restarts = snapshot.durationMs.map { projected >= $0 } ?? false  // played to the end: from the start
+        let position = restarts ? 0 : projected
         snapshot.playbackState.status = .playing
         snapshot.playbackState.position = PositionAnchor(valueMs: position, at: now, rate: snapshot.playbackState.position.rate)
-        try await commit(snapshot, session: session)
+        try await commit(snapshot, audioStart: restarts ? position : nil, session: session)
     }
 
     public func pause(session: SessionBroadcaster) async throws {
-        var snapshot = await session.snapshot()
+        var snapshot = try await current(session)
         snapshot.playbackState = snapshot.playbackState.reanchored(at: clock.now, durationMs: snapshot.durationMs)
         snapshot.playbackState.status = .paused
         try await commit(snapshot, session: session)
     }
 
     public func stop(session: SessionBroadcaster) async throws {
-        var snapshot = await session.snapshot()
+        var snapshot = try await current(session)
         snapshot.playbackState.status = .stopped
         snapshot.playbackState.position = PositionAnchor(valueMs: 0, at: clock.now, rate: snapshot.playbackState.position.rate)
-        try await commit(snapshot, session: session)
+        try await commit(snapshot, audioStart: 0, session: session)
     }
 
     public func seekTo(_ positionMs: Int64, session: SessionBroadcaster) async throws {
-        var snapshot = await session.snapshot()
+        var snapshot = try await current(session)
         snapshot.playbackState.position = PositionAnchor(valueMs: positionMs, at: clock.now, rate: snapshot.playbackState.position.rate)
-        try await commit(snapshot, session: session)
+        try await commit(snapshot, audioStart: positionMs, session: session)
     }
 
     public func setRate(_ rate: Double, session: SessionBroadcaster) async throws {
-        var snapshot = await session.snapshot()
+        var snapshot = try await current(session)
         snapshot.playbackState = snapshot.playbackState.reanchored(at: clock.now, durationMs: snapshot.durationMs)
         snapshot.playbackState.position.rate = rate
         try await commit(snapshot, session: session)
     }
 
     public func skipToNext(session: SessionBroadcaster) async throws {
-        let snapshot = await session.snapshot()
+        let snapshot = try await current(session)
         let state = snapshot.playbackState
         guard let next = navigator(for: snapshot).next(after: state.queueIndex, wrap: state.repeatMode == .all) else {
             throw SessionHandlerError.endOfQueue
@@ -137,7 +150,7 @@ public actor DemoPlaybackHandler: SessionHandler {
     }
 
     public func skipToPrevious(session: SessionBroadcaster) async throws {
-        let snapshot = await session.snapshot()
+        let snapshot = try await current(session)
         let state = snapshot.playbackState
         let played = state.projectedPositionMs(at: clock.now, durationMs: snapshot.durationMs)
         let previous = navigator(for: snapshot).previous(before: state.queueIndex, wrap: state.repeatMode == .all)
@@ -148,18 +161,18 @@ public actor DemoPlaybackHandler: SessionHandler {
     }
 
     public func skipToQueueItem(_ index: Int, session: SessionBroadcaster) async throws {
-        let snapshot = await session.snapshot()
+        let snapshot = try await current(session)
         try await start(index, in: snapshot, status: Self.keptStatus(snapshot.playbackState.status), session: session)
     }
 
     public func onSetRepeatMode(_ mode: RepeatMode, session: SessionBroadcaster) async throws {
-        var snapshot = await session.snapshot()
+        var snapshot = try await current(session)
         snapshot.playbackState.repeatMode = mode
         try await commit(snapshot, session: session)
     }
 
     public func onSetShuffle(_ enabled: Bool, session: SessionBroadcaster) async throws {
-        var snapshot = await session.snapshot()
+        var snapshot = try await current(session)
         snapshot.playbackState.shuffle = enabled
         if enabled { reshuffle(count: snapshot.queue.items.count, first: snapshot.playbackState.queueIndex) }
         try await commit(snapshot, session: session)
@@ -168,37 +181,17 @@ public actor DemoPlaybackHandler: SessionHandler {
     /// ``favouriteAction`` toggles the current item's favourite mark (shown in the button's label).
     public func customAction(_ name: String, extras: [String: String], session: SessionBroadcaster) async throws {
         guard name == Self.favouriteAction else { throw SessionHandlerError.notSupported("custom action '\(name)'") }
-        let snapshot = await session.snapshot()
+        let snapshot = try await current(session)
         guard let id = snapshot.mediaItem.item?.id else { throw SessionHandlerError.invalidArgument("nothing is playing to favourite") }
         if favourites.remove(id) == nil { favourites.insert(id) }
         try await commit(snapshot, session: session)
-    }
-
-    // MARK: Remote speaker
-
-    public func onSetDeviceVolume(_ volume: Double, session: SessionBroadcaster) async throws {
-        guard var remote = await session.remotePlayback else { throw SessionHandlerError.notSupported("setDeviceVolume") }
-        remote.volume = volume
-        try await session.setRemotePlayback(remote)
-    }
-
-    public func onAdjustDeviceVolume(_ steps: Int, session: SessionBroadcaster) async throws {
-        guard var remote = await session.remotePlayback else { throw SessionHandlerError.notSupported("adjustDeviceVolume") }
-        remote.volume = remote.stepped(by: steps)
-        try await session.setRemotePlayback(remote)
-    }
-
-    public func onSetDeviceMuted(_ muted: Bool, session: SessionBroadcaster) async throws {
-        guard var remote = await session.remotePlayback else { throw SessionHandlerError.notSupported("setDeviceMuted") }
-        remote.muted = muted
-        try await session.setRemotePlayback(remote)
     }
 
     // MARK: Track end
 
     /// The track's time is up: the next item per the repeat mode, or stopped at the end.
     private func trackEnded(_ generation: UInt64, session: SessionBroadcaster) async throws {
-        guard generation == trackEndGeneration else { return }
+        guard generation == trackEndGeneration, !player.isAttached else { return }
         var snapshot = await session.snapshot()
         let state = snapshot.playbackState
         guard state.status == .playing else { return }
@@ -213,10 +206,11 @@ public actor DemoPlaybackHandler: SessionHandler {
     }
 
     /// Arms the timer for the end of the current item when it plays and has a duration.
-    private func armTrackEnd(session: SessionBroadcaster) async {
+    func armTrackEnd(session: SessionBroadcaster) async {
         trackEnd?.cancel()
         trackEnd = nil
         trackEndGeneration += 1
+        guard !player.isAttached else { return }  // the audio ends tracks
         let generation = trackEndGeneration
         let snapshot = await session.snapshot()
         let state = snapshot.playbackState
@@ -248,13 +242,16 @@ public actor DemoPlaybackHandler: SessionHandler {
         snapshot.playbackState.queueIndex = index
         snapshot.playbackState.status = status
         snapshot.playbackState.position = PositionAnchor(valueMs: 0, at: clock.now, rate: snapshot.playbackState.position.rate)
-        try await commit(snapshot, newItem: true, queueChanged: queueChanged, session: session)
+        try await commit(snapshot, newItem: true, queueChanged: queueChanged, audioStart: 0, session: session)
     }
 
     /// Broadcasts the snapshot's state (with the demo's capabilities and controls), its queue when
-    /// it changed and its current entry when a new item starts; then re-arms the track end.
-    private func commit(
-        _ snapshot: SessionSnapshot, newItem: Bool = false, queueChanged: Bool = false, session: SessionBroadcaster
+    /// it changed and its current entry when a new item starts; then re-arms the track end. When
+    /// attached, the player is cued first: from `audioStart` (ms) of the queue index, or (nil) where
+    /// its audio is.
+    func commit(
+        _ snapshot: SessionSnapshot, newItem: Bool = false, queueChanged: Bool = false, audioStart: Int64? = nil,
+        session: SessionBroadcaster
     ) async throws {
         var state = snapshot.playbackState
         state.capabilities = initialCapabilities
@@ -267,6 +264,7 @@ public actor DemoPlaybackHandler: SessionHandler {
             state.customActions = [CustomAction(name: Self.favouriteAction, label: label)]
         }
         if !(state.position.rate > 0) { state.position.rate = 1 }
+        cueAudio(snapshot, state: state, start: audioStart)
         try await session.update(
             queue: queueChanged ? snapshot.queue : nil,
             mediaItem: newItem ? MediaItemState(item: snapshot.currentEntry) : nil,
@@ -275,7 +273,7 @@ public actor DemoPlaybackHandler: SessionHandler {
     }
 
     /// Play order: the queue's own, or the shuffle order (made anew when the queue's size changed).
-    private func navigator(for snapshot: SessionSnapshot) -> QueueNavigator {
+    func navigator(for snapshot: SessionSnapshot) -> QueueNavigator {
         let count = snapshot.queue.items.count
         guard snapshot.playbackState.shuffle else { return QueueNavigator(count: count) }
         if shuffleOrder.count != count { reshuffle(count: count, first: snapshot.playbackState.queueIndex) }

@@ -36,6 +36,7 @@ extension SessionCore {
         sleepGeneration += 1
         armed.generation = sleepGeneration
         sleepTimer = armed
+        handler.sleepTimerPausesAfter(armed.itemId)
         scheduleSleepTimer(now: now)
         logger.info("sleep timer armed", ["deadline": armed.deadline?.description ?? "end of track"])
         emit(.sleepTimer(sleepTimerStatus))
@@ -48,6 +49,7 @@ extension SessionCore {
         sleepTimer?.handle?.cancel()
         sleepTimer = nil
         sleepTimerDue = false
+        if wasArmed { handler.sleepTimerPausesAfter(nil) }
         if announce, wasArmed { emit(.sleepTimer(nil)) }
     }
 
@@ -56,7 +58,7 @@ extension SessionCore {
     func sleepTimerAfterBroadcast() {
         guard let armed = sleepTimer else { return }
         let now = clock.now
-        if let deadline = armed.deadline, deadline <= now {
+        if let deadline = armed.deadline, deadline <= now, !waitsForHandlersTrackEnd(armed) {
             sleepTimerDue = true
             return
         }
@@ -80,12 +82,26 @@ extension SessionCore {
         return now.advanced(byMs: saturatingInt64((Double(remaining) / rate).rounded(.up)))
     }
 
+    /// An end-of-track timer while the handler's audio paces the tracks: the handler's
+    /// ``SessionBroadcaster/trackEnded()`` (or another item) fires it, not the clock.
+    func waitsForHandlersTrackEnd(_ armed: ArmedSleepTimer) -> Bool {
+        armed.timer == .endOfTrack && handler.endsTracksWithAudio
+    }
+
+    /// ``SessionBroadcaster/trackEnded()``: an armed end-of-track timer falls due (and fires before
+    /// the gate is released).
+    func audioTrackEnded() async {
+        await exclusively {
+            if self.sleepTimer?.timer == .endOfTrack { self.sleepTimerDue = true }
+        }
+    }
+
     /// Arms the clock for the current deadline (a deadline already reached makes the timer due).
     private func scheduleSleepTimer(now: ClockInstant) {
         guard var armed = sleepTimer else { return }
         armed.handle?.cancel()
         armed.handle = nil
-        if let deadline = armed.deadline {
+        if let deadline = armed.deadline, !waitsForHandlersTrackEnd(armed) {
             if deadline <= now {
                 sleepTimerDue = true
             } else {
@@ -111,6 +127,7 @@ extension SessionCore {
         guard let armed = sleepTimer else { return }
         armed.handle?.cancel()
         sleepTimer = nil
+        handler.sleepTimerPausesAfter(nil)
         if playbackState.status == .playing || playbackState.status == .buffering {
             do {
                 try await handler.pause(session: broadcaster)

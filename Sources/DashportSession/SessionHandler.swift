@@ -86,6 +86,17 @@ public protocol SessionHandler: BrowseProvider {
     /// The sound of what the session plays, for the cars' media audio sinks. Default nil: the
     /// handler makes no sound, and cars are sent status, metadata and keys only, as before.
     var audioSource: (any SessionAudioSource)? { get }
+    /// Whether the handler's own audio paces its tracks now: its ``audioSource`` is attached, it
+    /// moves on when a track's audio runs out and says so with ``SessionBroadcaster/trackEnded()``.
+    /// While true an end-of-track sleep timer arms no clock deadline (its deadline is only an
+    /// estimate for cars) and fires when the handler reports the end, so it pauses where the car's
+    /// audio ends. Read by the core on every broadcast; must be cheap. Default false.
+    var endsTracksWithAudio: Bool { get }
+    /// The sleep timer will pause after the item `itemId` ends (an end-of-track timer was armed for
+    /// it), or no longer (nil: cancelled, fired, or a duration timer). A handler whose audio paces it
+    /// stops its audio at that item's end instead of starting the next one. Called by the core inside
+    /// the command that changed the timer; must not block. Default: nothing.
+    func sleepTimerPausesAfter(_ itemId: String?)
 
     /// The parent of `id`, when the handler knows it cheaply. Default nil: the core then walks the
     /// tree from the root (bounded by ``SessionConfiguration/browseVisitLimit``).
@@ -130,6 +141,8 @@ extension SessionHandler {
     }
     public var initialRemotePlayback: RemotePlayback? { nil }
     public var audioSource: (any SessionAudioSource)? { nil }
+    public var endsTracksWithAudio: Bool { false }
+    public func sleepTimerPausesAfter(_ itemId: String?) {}
     public func onSetDeviceVolume(_ volume: Double, session: SessionBroadcaster) async throws {
         throw SessionHandlerError.notSupported("setDeviceVolume")
     }
@@ -205,6 +218,13 @@ public struct SessionBroadcaster: Sendable {
     /// persisted. Refused when the volume is outside 0…1 or steps is below 1.
     public func setRemotePlayback(_ remote: RemotePlayback?) async throws(SessionStateError) {
         try await core.declareRemotePlayback(remote)
+    }
+
+    /// The current item's audio ran out and the handler moved on (or stopped at the end of the
+    /// queue): an end-of-track sleep timer falls due and fires before the running command (or
+    /// ``exclusive(_:)`` body) finishes. For handlers whose ``SessionHandler/endsTracksWithAudio``.
+    public func trackEnded() async {
+        await core.audioTrackEnded()
     }
 
     /// Reports a session error to every subscriber (and the log).
