@@ -176,7 +176,7 @@ let package = Package(
             name: "dashport-hu",
             dependencies: [
                 "DashportEmulator", "DashportHeadUnit", "DashportTransport", "DashportUSBHost", "DashportLink", "DashportClock",
-                "DashportLog", "DashportCommandLine", "DashportRecording",
+                "DashportLog", "DashportCommandLine", "DashportRecording", "DashportTLS",
             ],
             path: "tools/dashport-hu",
             swiftSettings: strict

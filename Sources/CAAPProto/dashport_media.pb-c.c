@@ -2751,7 +2751,7 @@ const ProtobufCMessageDescriptor dashport__media__children_changed__descriptor =
   (ProtobufCMessageInit) dashport__media__children_changed__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor dashport__media__play_from_media_id__field_descriptors[2] =
+static const ProtobufCFieldDescriptor dashport__media__play_from_media_id__field_descriptors[3] =
 {
   {
     "request_id",
@@ -2777,15 +2777,28 @@ static const ProtobufCFieldDescriptor dashport__media__play_from_media_id__field
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "parent_id",
+    3,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Dashport__Media__PlayFromMediaId, parent_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned dashport__media__play_from_media_id__field_indices_by_name[] = {
   1,   /* field[1] = media_id */
+  2,   /* field[2] = parent_id */
   0,   /* field[0] = request_id */
 };
 static const ProtobufCIntRange dashport__media__play_from_media_id__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 2 }
+  { 0, 3 }
 };
 const ProtobufCMessageDescriptor dashport__media__play_from_media_id__descriptor =
 {
@@ -2795,7 +2808,7 @@ const ProtobufCMessageDescriptor dashport__media__play_from_media_id__descriptor
   "Dashport__Media__PlayFromMediaId",
   "dashport.media",
   sizeof(Dashport__Media__PlayFromMediaId),
-  2,
+  3,
   dashport__media__play_from_media_id__field_descriptors,
   dashport__media__play_from_media_id__field_indices_by_name,
   1,  dashport__media__play_from_media_id__number_ranges,

@@ -185,6 +185,38 @@ public enum ControlRequest: Sendable, Hashable {
     }
 }
 
+extension ControlRequest {
+    /// A session command as it is typed after `session` (`volume up`, `skip 3`, `seek 61.5`), for
+    /// answers a person reads.
+    public static func words(for command: SessionCommand) -> String {
+        switch command {
+        case .play: "play"
+        case .pause: "pause"
+        case .playPause: "toggle"
+        case .stop: "stop"
+        case .seekTo(let ms): "seek \(Double(ms) / 1000)"
+        case .jumpForward: "jump-forward"
+        case .jumpBack: "jump-back"
+        case .skipToNext: "next"
+        case .skipToPrevious: "previous"
+        case .skipToQueueItem(let index): "skip \(index &+ 1)"
+        case .setRate(let rate): "rate \(rate)"
+        case .setRepeatMode(let mode): "repeat \(mode == .none ? "off" : mode.rawValue)"
+        case .setShuffle(let on): "shuffle \(on ? "on" : "off")"
+        case .customAction(let name, _): "action \(ControlWords.shown(name))"
+        case .playFromMediaId(let id, _): "play-id \(ControlWords.shown(id))"
+        case .playFromSearch: "play from search"
+        case .setSleepTimer(.endOfTrack): "sleep end-of-track"
+        case .setSleepTimer(.duration(let ms)): "sleep \(ms / 60_000)"
+        case .cancelSleepTimer: "sleep off"
+        case .setDeviceVolume(let volume): "volume \(Int((volume * 100).rounded()))"
+        case .adjustDeviceVolume(let steps): steps >= 0 ? "volume up" : "volume down"
+        case .setDeviceMuted(let muted): muted ? "volume mute" : "volume unmute"
+        case .toggleDeviceMute: "volume mute/unmute"
+        }
+    }
+}
+
 /// Why a control request or response was refused; the text is what the person or script sees.
 public struct ControlError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String

@@ -53,7 +53,7 @@ extension BrowseShell {
                 await transcript.print("! \(item.title) cannot be played (not playable)")
                 return true
             }
-            try await sendCommand(.playFromMediaId(item.id), label: "play \(item.title)")
+            try await sendCommand(.playFromMediaId(item.id, parentId: shownParent(of: item)), label: "play \(item.title)")
         case .playFromSearch(let query):
             try await sendCommand(.playFromSearch(query: query, focus: nil), label: "play from search \"\(query)\"")
         case .artwork(let reference):

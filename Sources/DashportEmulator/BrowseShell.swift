@@ -122,6 +122,14 @@ public actor BrowseShell {
         }
     }
 
+    /// The list on screen when `item` is one of its rows: the parent a play request carries, so
+    /// the server queues the list the user is looking at. Nil for a search (its rows have no one
+    /// parent) and for an item named by id that is not on screen.
+    func shownParent(of item: DashportMedia.BrowseItem) -> String? {
+        guard case .children(let parentId)? = stack.last?.source, rows.contains(where: { $0.id == item.id }) else { return nil }
+        return parentId
+    }
+
     /// A row on screen (for `art`, which also takes bare artwork keys).
     func resolve(_ reference: ItemReference) -> DashportMedia.BrowseItem? { resolveOnScreen(reference) }
 

@@ -121,7 +121,7 @@ extension MediaChannelSession {
         case .getChildren(let parentId, _, _): "GET_CHILDREN \(parentId)"
         case .getItem(let id): "GET_ITEM \(id)"
         case .search(let query, _, _): "SEARCH \"\(query)\""
-        case .playFromMediaId(let id): "PLAY_FROM_MEDIA_ID \(id)"
+        case .playFromMediaId(let id, let parentId): "PLAY_FROM_MEDIA_ID \(id)" + (parentId.map { " in \($0)" } ?? "")
         case .playFromSearch(let query, _): "PLAY_FROM_SEARCH \"\(query)\""
         case .playbackCommand: "PLAYBACK_COMMAND"
         case .getArtwork(let key, _, _): "GET_ARTWORK \(key)"

@@ -62,10 +62,14 @@ public struct MediaChannelClient: Sendable {
         }
     }
 
-    /// PLAY_FROM_MEDIA_ID: play a playable item (the only request that starts an item).
-    public mutating func playFromMediaId(_ mediaId: String) throws(MediaChannelClientError) -> MediaChannelRequest {
-        try make(.playFromMediaId(mediaId), .playFromMediaId) {
-            DashportMedia.PlayFromMediaId(requestId: $0, mediaId: mediaId).serializedBytes()
+    /// PLAY_FROM_MEDIA_ID: play a playable item (the only request that starts an item). `parentId`
+    /// is the list it was a row of, so the server queues that list's tracks; nil when the item
+    /// came from a search or by id.
+    public mutating func playFromMediaId(_ mediaId: String, parentId: String? = nil) throws(MediaChannelClientError)
+        -> MediaChannelRequest
+    {
+        try make(.playFromMediaId(mediaId, parentId: parentId), .playFromMediaId) {
+            DashportMedia.PlayFromMediaId(requestId: $0, mediaId: mediaId, parentId: parentId).serializedBytes()
         }
     }
 
@@ -102,7 +106,7 @@ public struct MediaChannelClient: Sendable {
         case .getChildren(let parentId, let page, let pageSize): try getChildren(parentId: parentId, page: page, pageSize: pageSize)
         case .getItem(let id): try getItem(id: id)
         case .search(let query, let page, let pageSize): try search(query: query, page: page, pageSize: pageSize)
-        case .playFromMediaId(let mediaId): try playFromMediaId(mediaId)
+        case .playFromMediaId(let mediaId, let parentId): try playFromMediaId(mediaId, parentId: parentId)
         case .playFromSearch(let query, let focus): try playFromSearch(query: query, focus: focus)
         case .playbackCommand(let command): try playbackCommand(command)
         case .getArtwork(let key, let width, let height): try getArtwork(key: key, width: width, height: height)

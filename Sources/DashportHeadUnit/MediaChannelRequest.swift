@@ -6,7 +6,8 @@ public enum MediaChannelRequestKind: Sendable, Hashable {
     case getChildren(parentId: String, page: UInt32?, pageSize: UInt32?)
     case getItem(id: String)
     case search(query: String, page: UInt32?, pageSize: UInt32?)
-    case playFromMediaId(String)
+    /// `parentId`: the list the item was a row of (nil for a search result or an id typed in).
+    case playFromMediaId(String, parentId: String? = nil)
     case playFromSearch(query: String, focus: DashportMedia.SearchFocus?)
     case playbackCommand(DashportMedia.PlaybackCommand.Command)
     case getArtwork(key: String, width: UInt32?, height: UInt32?)

@@ -19,6 +19,10 @@ public enum ConfigurationParser {
                 "server key/certificate, caches and session (default $XDG_STATE_HOME/dashport; "
                     + "created 0700 if missing, its parent must exist)"),
             .value("catalog", "FILE", "browse catalog JSON (default: the embedded demo library)"),
+            .value(
+                "control-socket", "PATH",
+                "the control socket for dashport ctl (default STATE-DIR/control.sock, else $XDG_RUNTIME_DIR/dashport "
+                    + "or /run/dashport when the state directory cannot hold one; none: serve with a warning)"),
             .value("config", "FILE", "read these options from FILE (`key = value` lines, # comments); the command line wins"),
             .value("log-level", "LEVEL", "trace, debug, info (default), notice, warning or error"),
             .repeatable("allow-fingerprint", "SHA256", "allow a head unit by its certificate's SHA-256"),
@@ -46,8 +50,9 @@ public enum ConfigurationParser {
     public static let fingerprint = CommandSpec(
         name: "dashport fingerprint",
         summary: """
-            Prints the SHA-256 fingerprint of the server certificate (creating the key and certificate in
-            the state directory if they do not exist yet), e.g. to pin it in a head unit.
+            Prints the SHA-256 fingerprint of the server certificate in the state directory, e.g. to pin
+            it in a head unit. It never creates one: without an identity there (a mistyped directory, or
+            a server that never ran there) it fails and says so; `dashport serve` makes it on first run.
             """,
         options: serveOptions.filter { $0.name == "state-dir" || $0.name == "config" })
 
@@ -96,6 +101,7 @@ public enum ConfigurationParser {
         case "listen": config.listen = value
         case "state-dir": config.stateDirectory = value
         case "catalog": config.catalog = value
+        case "control-socket": config.controlSocket = value
         case "log-level":
             guard let level = LogLevel(name: value) else {
                 throw ConfigurationError("\(origin): log-level must be one of trace, debug, info, notice, warning, error; got '\(value)'")

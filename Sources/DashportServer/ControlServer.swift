@@ -6,7 +6,8 @@ import DashportControl
 import DashportLog
 import DashportTransport
 
-/// The local control socket, `<state-dir>/control.sock` (mode 0600): `dashport ctl` and scripts
+/// The local control socket, `<state-dir>/control.sock` by default (mode 0600; where else it can
+/// be: ``ControlSocketLocation``): `dashport ctl` and scripts
 /// send one request line at a time and read its answer (the protocol is ``ControlRequest``,
 /// ``ControlResponse``; the DocC article "Controlling a running server" has every command).
 ///
@@ -23,15 +24,24 @@ final class ControlServer: Sendable {
     let listener: UnixListener
     private let logger: Logger
 
+    /// The socket at `<stateDirectory>/control.sock`.
     static func start(
         stateDirectory: String, service: ControlService, logger: Logger, clock: any DashportClock,
+        idleTimeout: Duration = ControlServer.idleTimeout
+    ) throws(ConfigurationError) -> ControlServer {
+        try start(path: stateDirectory + "/" + socketName, service: service, logger: logger, clock: clock, idleTimeout: idleTimeout)
+    }
+
+    /// The socket at `path` (see ``open(explicit:stateDirectory:service:logger:clock:runtimeDirectory:)``
+    /// for where a server puts it).
+    static func start(
+        path: String, service: ControlService, logger: Logger, clock: any DashportClock,
         idleTimeout: Duration = ControlServer.idleTimeout
     ) throws(ConfigurationError) -> ControlServer {
         let logger = logger.labelled("control")
         let listener: UnixListener
         do {
-            listener = try UnixListener.bind(
-                path: stateDirectory + "/" + socketName, maxConnections: maxConnections, logger: logger)
+            listener = try UnixListener.bind(path: path, maxConnections: maxConnections, logger: logger)
         } catch {
             throw ConfigurationError("control socket: \(error)")
         }

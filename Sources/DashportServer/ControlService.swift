@@ -27,6 +27,7 @@ struct ControlService: Sendable {
         case .cars:
             return .ok(registry.cars.map(Self.line))
         case .invalidate(let parentId):
+            if let parentId, let refusal = await refusal(toInvalidate: parentId) { return .error(refusal) }
             await core.browse.invalidate(parentId)
             return .ok([
                 ControlWords.fields([
@@ -43,9 +44,32 @@ struct ControlService: Sendable {
         case .session(let command):
             switch await core.session.perform(command, from: .local) {
             case .accepted: return .ok([await sessionLine()])
-            case .rejected(let reason): return .error("\(command.name) rejected: \(reason)")
+            case .rejected(let reason): return .error(Self.refusal(command, reason: reason))
             }
         }
+    }
+
+    /// Why `invalidate PARENT-ID` does nothing: there is no such item, or it has no children (a
+    /// typo must not be answered `cars-told=1`). The root always has children.
+    private func refusal(toInvalidate parentId: String) async -> String? {
+        guard parentId != BrowseItem.rootId else { return nil }
+        let shown = ControlWords.shown(parentId)
+        guard let item = await core.browse.item(id: parentId, for: CarProfile()) else {
+            return "no such parent '\(shown)' (no item has that id; 'invalidate --all' refreshes everything)"
+        }
+        guard item.browsable else { return "'\(shown)' is not a parent: \(ControlWords.shown(item.title)) has no children to refresh" }
+        return nil
+    }
+
+    /// A refused session command in the words a person typed (`session volume up refused: ...`),
+    /// not the core's internal command names; the core's reason for an undeclared remote device
+    /// becomes what it means for the person.
+    static func refusal(_ command: SessionCommand, reason: String) -> String {
+        let why =
+            reason == SessionCore.remotePlaybackNotDeclared
+            ? "nothing plays on a remote device, so there is no volume to change here (the car's own volume applies)"
+            : reason
+        return "session \(ControlRequest.words(for: command)) refused: \(why)"
     }
 
     static func line(_ car: ConnectedCar) -> String {

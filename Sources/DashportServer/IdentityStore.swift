@@ -96,6 +96,31 @@ extension TLSIdentity {
         return bytes
     }
 
+    /// The identity a server in `stateDirectory` presents, never creating anything: for
+    /// `dashport fingerprint`, where a mistyped directory must not print the pin of a key made on
+    /// the spot. A missing directory, key or certificate is a ``TLSError/identity(file:reason:)``
+    /// saying so (and that `dashport serve` makes one on its first run); a present pair is loaded
+    /// and checked as ``loadOrCreate(stateDirectory:logger:)`` does.
+    public static func loadExisting(stateDirectory: String, logger: Logger = .silent) throws(TLSError) -> TLSIdentity {
+        let keyPath = Files.join(stateDirectory, keyFileName)
+        let certificatePath = Files.join(stateDirectory, certificateFileName)
+        let start = "`dashport serve --state-dir \(stateDirectory)` creates one on its first run"
+        guard Files.status(stateDirectory) != nil else {
+            throw .identity(file: stateDirectory, reason: "no such directory, so no server identity (\(start))")
+        }
+        switch (try exists(keyPath), try exists(certificatePath)) {
+        case (true, true):
+            return try loadOrCreate(stateDirectory: stateDirectory, logger: logger)
+        case (false, false):
+            throw .identity(file: keyPath, reason: "no server identity in this directory (\(start))")
+        case (true, false):
+            throw .identity(
+                file: certificatePath, reason: "missing; `dashport serve` issues it for the existing key on its next start")
+        case (false, true):
+            return try loadOrCreate(stateDirectory: stateDirectory, logger: logger)  // refused there, with its advice
+        }
+    }
+
     private static func exists(_ path: String) throws(TLSError) -> Bool {
         do { return try Files.exists(path) } catch { throw .identity(file: path, reason: error.causeText) }
     }

@@ -26,7 +26,7 @@ public final class DashportServer: Sendable {
     let context: ServerContext
     private let gadgets = Mutex<[FunctionFSGadget]>([])
     private let watcher: CatalogWatcher?
-    private let control: ControlServer
+    private let control: ControlServer?
 
     /// Binds and starts accepting cars. Throws a clear error when the configuration is refused,
     /// the catalog is invalid, the identity cannot be loaded or the address cannot be bound.
@@ -118,10 +118,10 @@ public final class DashportServer: Sendable {
                 await catalogReloader.reload(reason: "the file changed")
             }
         }
-        let control: ControlServer
+        let control: ControlServer?
         do {
-            control = try ControlServer.start(
-                stateDirectory: configuration.stateDirectory,
+            control = try ControlServer.open(
+                explicit: configuration.controlSocket, stateDirectory: configuration.stateDirectory,
                 service: ControlService(
                     registry: context.registry, core: core, reloader: reloader, address: listener.boundAddress,
                     fingerprint: identity.fingerprintSHA256, stateDirectory: configuration.stateDirectory, startedAt: Date()),
@@ -152,7 +152,7 @@ public final class DashportServer: Sendable {
 
     private init(
         address: ListenAddress, fingerprint: String, core: ServerCore, listener: TCPListener, context: ServerContext,
-        reloader: CatalogReloader?, watcher: CatalogWatcher?, control: ControlServer
+        reloader: CatalogReloader?, watcher: CatalogWatcher?, control: ControlServer?
     ) {
         self.control = control
         self.catalogReloader = reloader
@@ -171,8 +171,10 @@ public final class DashportServer: Sendable {
         Task.detached(executorPreference: stream.preferredExecutor) { await CarConnection(stream: stream, context: context).run() }
     }
 
-    /// The control socket `dashport ctl` talks to (`<state-dir>/control.sock`).
-    public var controlSocketPath: String { control.path }
+    /// The control socket `dashport ctl` talks to (`<state-dir>/control.sock` unless it had to go
+    /// elsewhere, see ``ControlSocketLocation``); nil when none could be made (the server serves
+    /// without one).
+    public var controlSocketPath: String? { control?.path }
 
     /// The cars connected now, oldest first.
     public var connectedCars: [ConnectedCar] { context.registry.cars }
@@ -206,7 +208,7 @@ public final class DashportServer: Sendable {
     /// go; then saves the session.
     public func stop(grace: Duration = .seconds(3)) async {
         watcher?.stop()
-        control.stop()
+        control?.stop()
         listener.shutdown()
         let gadgets = self.gadgets.withLock { $0 }
         gadgets.forEach { $0.beginShutdown() }

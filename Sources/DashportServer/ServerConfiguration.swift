@@ -22,6 +22,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var stateDirectory: String = ServerConfiguration.defaultStateDirectory()
     /// The browse catalog (JSON); nil = the embedded demo library.
     public var catalog: String?
+    /// `--control-socket PATH`: where the control socket goes; nil: the state directory, else a
+    /// runtime directory (``ControlSocketLocation``).
+    public var controlSocket: String?
     public var logLevel: LogLevel = .info
     /// Head-unit certificates allowed by SHA-256 fingerprint (hex, colons optional).
     public var allowedFingerprints: [String] = []

@@ -43,9 +43,10 @@ public enum ServerMain {
         _ = cdashport_set_malloc_arena_max(2)
     }
 
-    /// The SHA-256 fingerprint of the server certificate in `stateDirectory` (created if missing).
+    /// The SHA-256 fingerprint of the server certificate in `stateDirectory`. Nothing is created:
+    /// without an identity there it fails, so a mistyped directory never yields a wrong pin.
     public static func fingerprint(stateDirectory: String) throws -> String {
-        try TLSIdentity.loadOrCreate(stateDirectory: stateDirectory).fingerprintSHA256
+        try TLSIdentity.loadExisting(stateDirectory: stateDirectory).fingerprintSHA256
     }
 }
 

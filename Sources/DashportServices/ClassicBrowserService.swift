@@ -29,7 +29,8 @@ public import DashportSession
 /// - Several requests may be in flight (up to ``Configuration/maxInFlight``) and answers may come
 ///   in any order; each node is sent once everything it waits for came, or at its deadline.
 /// - MEDIA_BROWSE_INPUT: ENTER on a song (or single) path plays that item
-///   (`playFromMediaId`, from ``commandSource``); every other cluster action is only logged,
+///   (`playFromMediaId`, from ``commandSource``) with the source or list node that last showed it
+///   as its parent, so the queue is the list on screen; every other cluster action is only logged,
 ///   because the head unit navigates by asking for nodes itself.
 /// - Nothing from the wire throws or traps: a bad body or message is dropped and reported as
 ///   ``Action/problem(_:)`` (and logged).
@@ -47,6 +48,8 @@ public struct ClassicBrowserService: Sendable {
     private var nextNumber: UInt64 = 0
     private var requests: [UInt64: ClassicBrowserRequest] = [:]
     private var owners: [Ticket: UInt64] = [:]
+    /// The list each song was last shown in, for ENTER.
+    private var shownIn = ClassicBrowserParents()
 
     /// A service for the channel `channel` of the car `car`. It sends nothing until asked.
     public init(channel: UInt8, car: String, configuration: Configuration = Configuration(), logger: Logger = .silent) {
@@ -191,8 +194,9 @@ public struct ClassicBrowserService: Sendable {
         let target = try? ClassicBrowserPath(parsing: message.path, maxBytes: configuration.maxPathBytes)
         switch (action, target) {
         case (.enter, .song(let id)?), (.enter, .single(let id)?):
-            logger.info("cluster ENTER on a song: play it", ["path": message.path])
-            return [.command(.playFromMediaId(id), commandSource)]
+            let parentId = shownIn.parent(of: id)
+            logger.info("cluster ENTER on a song: play it", ["path": message.path, "parent": parentId ?? "-"])
+            return [.command(.playFromMediaId(id, parentId: parentId), commandSource)]
         default:
             logger.debug("cluster input ignored", ["action": "\(action)", "path": Self.clipped(message.path)])
             return []
@@ -232,6 +236,14 @@ public struct ClassicBrowserService: Sendable {
         for ticket in request.outstandingTickets { owners[ticket] = nil }
         var errors: [BrowseError] = []
         let content = request.content(problems: &errors)
+        if content.kind == .source || content.kind == .list,
+            let path = try? ClassicBrowserPath(parsing: request.requestPath, maxBytes: configuration.maxPathBytes)
+        {
+            switch path {
+            case .source(let id), .list(let id): shownIn.shown(content.children, in: id)
+            case .root, .single, .song: break
+            }
+        }
         for error in errors {
             logger.notice(
                 "the core answered an error screen, which AAP classic cannot draw: empty node",

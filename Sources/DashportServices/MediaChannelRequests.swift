@@ -153,9 +153,13 @@ extension MediaChannelService {
 
     // MARK: - Play requests
 
+    /// The parent the car played the item from travels with it (an empty one is absent), so the
+    /// queue is that list's tracks.
     func examine(_ request: DashportMedia.PlayFromMediaId) -> Intake {
         if let refusal = checkId(request.mediaId, "media id") { return .refuse(refusal) }
-        return .perform(.command, .command(.playFromMediaId(request.mediaId)))
+        let parentId = request.parentId.flatMap { $0.isEmpty ? nil : $0 }
+        if let parentId, let refusal = checkId(parentId, "parent id") { return .refuse(refusal) }
+        return .perform(.command, .command(.playFromMediaId(request.mediaId, parentId: parentId)))
     }
 
     func examine(_ request: DashportMedia.PlayFromSearch) -> Intake {

@@ -49,8 +49,11 @@ public enum SessionCommand: Sendable, Hashable {
     /// One of the state's ``CustomAction``s by name.
     case customAction(name: String, extras: [String: String])
     /// Play a browse item: its siblings become the queue (an item that is also browsable plays its
-    /// own playable children).
-    case playFromMediaId(String)
+    /// own playable children). `parentId` is the list the car played it from, when it knows: the
+    /// siblings are that list's, not those of the first parent a walk from the root finds (an item
+    /// can be in several lists). Without it, or when the item is not in that list, the core looks
+    /// for a parent itself.
+    case playFromMediaId(String, parentId: String? = nil)
     /// Voice "play X": the best search result plays like ``playFromMediaId(_:)``. An empty query
     /// means "play something".
     case playFromSearch(query: String, focus: SearchFocus?)

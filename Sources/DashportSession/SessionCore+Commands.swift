@@ -63,8 +63,8 @@ extension SessionCore {
         case .customAction(let name, let extras):
             if let refusal = checkCustomAction(name, extras: extras) { return .rejected(reason: refusal) }
             return await deliver { try await self.handler.customAction(name, extras: extras, session: session) }
-        case .playFromMediaId(let id):
-            return await playFromMediaId(id)
+        case .playFromMediaId(let id, let parentId):
+            return await playFromMediaId(id, parentId: parentId)
         case .playFromSearch(let query, let focus):
             return await playFromSearch(query: query, focus: focus)
         case .setSleepTimer(let timer):

@@ -26,16 +26,21 @@ extension SessionCore {
         }
     }
 
-    func playFromMediaId(_ id: String) async -> CommandResult {
+    /// Plays `id` from the list `parentId` (the one the car showed it in), else from a parent the
+    /// core finds (``findParent(of:)``).
+    func playFromMediaId(_ id: String, parentId: String? = nil) async -> CommandResult {
         guard !id.isEmpty, id.utf8.count <= configuration.maxIdBytes else {
             return .rejected(reason: "the media id is empty or longer than \(configuration.maxIdBytes) bytes")
+        }
+        if let parentId, parentId.utf8.count > configuration.maxIdBytes {
+            return .rejected(reason: "the parent id is longer than \(configuration.maxIdBytes) bytes")
         }
         do {
             guard let item = try await handler.item(id: id) else {
                 return .rejected(reason: "there is no item '\(id)'")
             }
             guard item.playable else { return .rejected(reason: "'\(item.title)' is not playable") }
-            let request = try await playRequest(for: item)
+            let request = try await playRequest(for: item, from: parentId)
             try await handler.playFromMediaId(request, session: broadcaster)
             return .accepted
         } catch {
@@ -72,7 +77,11 @@ extension SessionCore {
     /// (an album, a playlist) plays its own playable leaves (its playable containers skipped), and
     /// is refused when it has none; a leaf plays with its sibling leaves (containers among the
     /// siblings skipped) from it, else alone.
-    func playRequest(for item: BrowseItem) async throws -> PlayRequest {
+    ///
+    /// The siblings are those in `parentId`, the list the car played the leaf from, when the leaf is
+    /// one of them; otherwise (no parent given, an empty or unknown id, a list the leaf is not in, a
+    /// list that fails to load) those of the parent ``findParent(of:)`` finds.
+    func playRequest(for item: BrowseItem, from parentId: String? = nil) async throws -> PlayRequest {
         if item.browsable {
             let children = try await listChildren(of: item.id).filter(\.isPlayableLeaf).map(MediaItem.init)
             guard !children.isEmpty else {
@@ -80,15 +89,25 @@ extension SessionCore {
             }
             return PlayRequest(mediaId: item.id, queue: QueueState(items: children, title: item.title), startIndex: 0)
         }
-        if let parentId = await findParent(of: item.id) {
-            let siblings = try await listChildren(of: parentId).filter(\.isPlayableLeaf).map(MediaItem.init)
-            if let index = siblings.firstIndex(where: { $0.id == item.id }) {
-                var title: String?
-                if parentId != BrowseItem.rootId { title = try? await handler.item(id: parentId)?.title }
-                return PlayRequest(mediaId: item.id, queue: QueueState(items: siblings, title: title), startIndex: index)
-            }
+        if let parentId, !parentId.isEmpty,
+            let request = try? await siblingRequest(for: item, in: parentId)
+        {
+            return request
+        }
+        if let parentId = await findParent(of: item.id), let request = try await siblingRequest(for: item, in: parentId) {
+            return request
         }
         return PlayRequest(mediaId: item.id, queue: QueueState(items: [MediaItem(item)]), startIndex: 0)
+    }
+
+    /// `item` with its sibling leaves in `parentId`, titled by the parent (the root has no title);
+    /// nil when `item` is not among them.
+    private func siblingRequest(for item: BrowseItem, in parentId: String) async throws -> PlayRequest? {
+        let siblings = try await listChildren(of: parentId).filter(\.isPlayableLeaf).map(MediaItem.init)
+        guard let index = siblings.firstIndex(where: { $0.id == item.id }) else { return nil }
+        var title: String?
+        if parentId != BrowseItem.rootId { title = try? await handler.item(id: parentId)?.title }
+        return PlayRequest(mediaId: item.id, queue: QueueState(items: siblings, title: title), startIndex: index)
     }
 
     /// The list `id` appears in: the handler's answer, else a breadth-first walk from the root that

@@ -4,22 +4,26 @@ import DashportServer
 import FoundationEssentials
 import Glibc
 
-// `dashport ctl`: its options come before the request; everything from the first word that is not
-// an option on is the request itself (so `invalidate --all` reaches the server as written).
+// `dashport ctl`: its own options (--state-dir, --config, --socket, --control-socket, --help) may
+// stand anywhere, before or after the request; every other word, `--all` included, is the request
+// itself, and everything after `--` is request words whatever they look like.
 
 let ctlSpec = CommandSpec(
     name: "dashport ctl",
-    synopsis: "[options] COMMAND [ARGUMENT...]",
+    synopsis: "[options] COMMAND [ARGUMENT...] [options]",
     summary: """
         Talks to a running `dashport serve` through its control socket (STATE-DIR/control.sock,
-        mode 0600; the same --state-dir or --config as the server finds it). Prints the answer's
-        lines on standard output and exits 0; a refused request prints `dashport ctl: TEXT` on
-        standard error and exits 1; no server exits 2. Answer lines are key=value pairs (values with
-        spaces are quoted).
+        mode 0600, or where the server had to put it; the same --state-dir, --config or
+        --control-socket as the server finds it). Prints the answer's lines on standard output and
+        exits 0; a refused request prints `dashport ctl: TEXT` on standard error and exits 1; no
+        server exits 2. Answer lines are key=value pairs (values with spaces are quoted).
         """,
     positionals: ["COMMAND", "ARGUMENT..."],
     options: ConfigurationParser.serveOptions.filter { $0.name == "state-dir" || $0.name == "config" }
-        + [.value("socket", "PATH", "the control socket itself (default STATE-DIR/control.sock)")],
+        + [
+            .value("control-socket", "PATH", "the control socket itself (as given to dashport serve)"),
+            .value("socket", "PATH", "the same as --control-socket"),
+        ],
     epilogue: "commands:\n" + ControlClient.usage.map { "  " + $0 }.joined(separator: "\n"))
 
 /// Runs `dashport ctl` with the arguments after `ctl`; returns the exit status.
@@ -28,17 +32,7 @@ func runCtl(_ arguments: [String]) async -> Int32 {
         writeError("dashport ctl: \(text)\n")
         return 2
     }
-    // Leading options (and their values) are the command's; the rest is the request.
-    var split = 0
-    while split < arguments.count, arguments[split].hasPrefix("-") {
-        let argument = arguments[split]
-        split += 1
-        if argument == "--" { break }
-        let takesValue = ctlSpec.option(String(argument.dropFirst(2))).map { $0.kind != .flag } ?? false
-        if takesValue, !argument.contains("=") { split += 1 }
-    }
-    let leading = Array(arguments.prefix(min(split, arguments.count))).filter { $0 != "--" }
-    let words = Array(arguments.dropFirst(min(split, arguments.count)))
+    let (leading, words) = ctlSpec.separatingOptions(arguments)
     let options: ParsedCommand
     do {
         options = try ParsedCommand.parse(leading, as: ctlSpec)
@@ -51,16 +45,16 @@ func runCtl(_ arguments: [String]) async -> Int32 {
     }
     guard !words.isEmpty else { return usageError("no command given (see dashport ctl --help)") }
     let path: String
-    if let socket = options.value("socket") {
+    if let socket = options.value("control-socket") ?? options.value("socket") {
         path = socket
     } else {
-        // The state directory as `dashport serve` would find it, config file included.
+        // The state directory and socket as `dashport serve` would find them, config file included.
         var serverSide: [String] = []
         if let directory = options.value("state-dir") { serverSide += ["--state-dir", directory] }
         if let config = options.value("config") { serverSide += ["--config", config] }
         do {
-            path = ControlClient.socketPath(
-                stateDirectory: try ConfigurationParser.parse(arguments: serverSide, as: ConfigurationParser.fingerprint).stateDirectory)
+            let configuration = try ConfigurationParser.parse(arguments: serverSide, as: ConfigurationParser.fingerprint)
+            path = configuration.controlSocket ?? ControlSocketLocation.find(stateDirectory: configuration.stateDirectory)
         } catch {
             return usageError("\(error)")
         }

@@ -20,6 +20,18 @@ import Testing
         }
     }
 
+    /// `dashport ctl status --state-dir X`: a command's own options may follow the words meant for
+    /// someone else, and only its own (and --help) are taken; `--` ends them.
+    @Test func separatingOptionsTakesOnlyTheCommandsOwnWherever() {
+        let (options, rest) = Self.spec.separatingOptions(
+            ["status", "--listen", "a:1", "--all", "--legacy", "x", "--allow=y", "-h", "--", "--listen", "z"])
+        #expect(options == ["--listen", "a:1", "--legacy", "--allow=y", "-h"])
+        #expect(rest == ["status", "--all", "x", "--listen", "z"])
+        #expect(Self.spec.separatingOptions(["session", "--help"]) == (["--help"], ["session"]))
+        #expect(Self.spec.separatingOptions(["invalidate", "--all"]) == ([], ["invalidate", "--all"]))
+        #expect(Self.spec.separatingOptions(["cars", "--listen"]).options == ["--listen"])  // the parser reports the missing value
+    }
+
     @Test func valuesFlagsRepeatsAndPositionals() throws {
         let parsed = try ParsedCommand.parse(
             ["--listen", "a:1", "--allow=x", "--legacy", "--allow", "y", "--", "--not-an-option"], as: Self.spec)

@@ -2,6 +2,7 @@ import DashportTestSupport
 import DashportEmulator
 import DashportHeadUnit
 import DashportLog
+import DashportMessages
 import DashportServer
 import Foundation
 import Testing
@@ -71,6 +72,32 @@ import DashportLink
             #expect(lines.contains { $0.hasPrefix("play ") && $0.hasSuffix(": accepted") })
             #expect(lines.contains { $0.contains(" · playing · speed 1× · repeat ") })
             #expect(lines.contains("pause: accepted"))
+        }
+    }
+
+    /// `Sodium Lamps` is in Recent and in its album, Night Drive: played from each, it queues that
+    /// list (issue 21, item 1: it used to queue Recent, the first parent found from the root, both times).
+    @Test func theSameTrackPlayedFromTwoListsQueuesEachList() async throws {
+        try await Self.withServer { server in
+            let client = try await HeadUnitClient.connect(
+                to: server.address, configuration: HeadUnitConfiguration().withDashportProfile(CarProfileOptions().profile).patient,
+                identity: try TestTLS.carIdentity.get())
+            let car = try EmulatedShell(client: client, options: BrowseShellOptions(expectTimeout: .seconds(20)))
+            try await car.shell.start()
+            func queue() async -> [String] { await car.session.state.queue?.items.map(\.id) ?? [] }
+            let album = ["nd-1", "nd-2", "nd-3", "nd-4"]
+
+            _ = try await car.shell.execute(.open(.id("album-night-drive")))
+            _ = try await car.shell.execute(.playItem(.id("nd-2")))
+            try await eventually("the album's queue") { await queue() == album }
+
+            _ = try await car.shell.execute(.open(.id("tab-recent")))
+            _ = try await car.shell.execute(.playItem(.id("nd-2")))
+            try await eventually("Recent's queue") { await queue() == ["nd-2", "ep-rn-12"] }
+
+            await client.byeBye()
+            #expect(await client.closed(within: .seconds(20)) == .link(.byeBye(answered: true)))
+            #expect(car.output.all.filter { $0 == "play Sodium Lamps: accepted" }.count == 2)
         }
     }
 }

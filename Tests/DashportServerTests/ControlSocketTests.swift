@@ -17,7 +17,7 @@ import DashportLog
 @Suite("Control socket", .serialized)
 struct ControlSocketTests {
     static func send(_ server: TestServer, _ words: String...) async throws -> ControlResponse {
-        try await ControlClient.send(words, socket: server.server.controlSocketPath)
+        try await ControlClient.send(words, socket: try #require(server.server.controlSocketPath))
     }
 
     @Test func carsListsTwoConnectedCarsWithTheirKindAndNames() async throws {
@@ -115,7 +115,7 @@ struct ControlSocketTests {
                 Issue.record("a queue position past the end was accepted")
                 return
             }
-            #expect(text.hasPrefix("skipToQueueItem rejected: "))
+            #expect(text.hasPrefix("session skip 999 refused: queue position 999 is outside a queue of "), "\(text)")
         }
     }
 
@@ -127,7 +127,15 @@ struct ControlSocketTests {
                 Issue.record("a volume command without a declared remote device was accepted")
                 return
             }
-            #expect(refused.hasPrefix("setDeviceVolume rejected: "))
+            #expect(
+                refused
+                    == "session volume 40 refused: nothing plays on a remote device, so there is no volume to change here (the car's own volume applies)"
+            )
+            guard case .error(let up) = try await ControlSocketTests.send(server, "session", "volume", "up") else {
+                Issue.record("volume up without a declared remote device was accepted")
+                return
+            }
+            #expect(up.hasPrefix("session volume up refused: nothing plays on a remote device"), "\(up)")
         }
         try await TestServer.with(configure: { $0.session.remoteVolume = .absolute }) { server in
             let set = try await ControlSocketTests.send(server, "session", "volume", "40")
@@ -146,10 +154,18 @@ struct ControlSocketTests {
                 try await ControlSocketTests.send(server, "session", "rate", "0")
                     == .error("session rate: '0' is not a speed above 0 and at most 16"))
             #expect(try await ControlSocketTests.send(server, "invalidate") == .error("usage: invalidate PARENT-ID | invalidate --all"))
+            #expect(
+                try await ControlSocketTests.send(server, "invalidate", "nope")
+                    == .error("no such parent 'nope' (no item has that id; 'invalidate --all' refreshes everything)"))
+            #expect(
+                try await ControlSocketTests.send(server, "invalidate", "nd-2")
+                    == .error("'nd-2' is not a parent: Sodium Lamps has no children to refresh"))
+            #expect(
+                try await ControlSocketTests.send(server, "invalidate", BrowseItem.rootId).lines?.first?.hasPrefix("invalidated=") == true)
             #expect(try await ControlSocketTests.send(server, "session", "fly") == .error("unknown session command 'fly'; try 'help'"))
 
             // On one raw connection: bad lines are answered and the connection stays usable.
-            let raw = try RawControl(path: server.server.controlSocketPath)
+            let raw = try RawControl(path: try #require(server.server.controlSocketPath))
             #expect(try await raw.exchange([0xFF, 0xFE, 0x0A]) == "error request is not UTF-8 text\n")
             #expect(try await raw.exchange(Array("\"open quote\n".utf8)) == "error a quoted word is not closed\n")
             #expect(try await raw.exchange(Array("\n".utf8)) == "error empty request; try 'help'\n")
@@ -160,7 +176,7 @@ struct ControlSocketTests {
                 try await raw.exchange(long, untilClosed: true) == "error request longer than \(ControlRequest.maxLineBytes - 1) bytes\n")
 
             // Many requests sent without reading the answers: refused and closed, not queued without end.
-            let flood = try RawControl(path: server.server.controlSocketPath)
+            let flood = try RawControl(path: try #require(server.server.controlSocketPath))
             let reply = try await flood.exchange(Array(String(repeating: "status\n", count: 200).utf8), untilClosed: true)
             #expect(reply.hasSuffix("error more than 4 requests sent before their answers\n"))
             // The server is fine.
@@ -197,7 +213,7 @@ struct ControlSocketTests {
 
     @Test func theSocketIsPrivateAndAStaleOneIsReplacedButNeverAFile() async throws {
         let server = try await TestServer.start()
-        let path = server.server.controlSocketPath
+        let path = try #require(server.server.controlSocketPath)
         var status = Glibc.stat()
         #expect(lstat(path, &status) == 0)
         #expect(status.st_mode & 0o777 == 0o600)

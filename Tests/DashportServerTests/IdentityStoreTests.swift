@@ -9,6 +9,28 @@ import Testing
 /// The server's identity in its state directory: created once with private modes, reused, and never
 /// silently replaced. The TLS layer only sees the bytes (DashportTLS is sans-IO).
 @Suite struct IdentityStoreTests {
+    /// `dashport fingerprint` reads only: a missing directory or an empty one is an error naming
+    /// it, and nothing is created; an existing identity reads as the server's.
+    @Test func loadExistingNeverCreatesAKey() throws {
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let typo = temporary.file("tpyo")
+        #expect(
+            throws: TLSError.identity(
+                file: typo,
+                reason: "no such directory, so no server identity (`dashport serve --state-dir \(typo)` creates one on its first run)")
+        ) {
+            try TLSIdentity.loadExisting(stateDirectory: typo)
+        }
+        #expect(Files.status(typo) == nil)
+        let empty = temporary.file("empty")
+        #expect(try Files.makeDirectory(empty))
+        #expect(throws: TLSError.self) { try TLSIdentity.loadExisting(stateDirectory: empty) }
+        #expect(try Files.list(empty).isEmpty)
+        let made = try TLSIdentity.loadOrCreate(stateDirectory: empty)
+        #expect(try TLSIdentity.loadExisting(stateDirectory: empty).fingerprintSHA256 == made.fingerprintSHA256)
+    }
+
     @Test func loadOrCreateCreatesPrivateFilesAndReusesThem() throws {
         let temporary = try TemporaryDirectory()
         defer { temporary.remove() }

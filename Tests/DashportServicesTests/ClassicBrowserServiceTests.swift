@@ -157,4 +157,21 @@ import Testing
         #expect(node.total == 0)
         #expect(node.songs.isEmpty)
     }
+
+    /// ENTER on a song plays it from the list that showed it: `track-solo` is a single under the
+    /// `music` source and a song in the `sub` list, and each gives its own parent.
+    @Test func enterPlaysASongFromTheListThatShowedIt() async throws {
+        var hu = ClassicFakeHeadUnit(provider: ClassicLibrary.standard)
+        func enter(_ path: String) -> [ClassicAction] {
+            let body = AAP.MediaBrowserInput(input: AAP.InstrumentClusterInput(action: .enter), path: path).serializedBytes()
+            return hu.service.receive(messageId: UInt16(AAP.MediaBrowserMessageId.browseInput.rawValue), body: body, now: hu.now)
+        }
+        #expect(enter("/song/track-solo") == [.command(.playFromMediaId("track-solo", parentId: nil), ClassicFakeHeadUnit.source)])
+        _ = try await hu.node("/list/sub", art: false)
+        #expect(enter("/song/track-solo") == [.command(.playFromMediaId("track-solo", parentId: "sub"), ClassicFakeHeadUnit.source)])
+        _ = try await hu.node("/src/music", art: false)
+        #expect(enter("/single/track-solo") == [.command(.playFromMediaId("track-solo", parentId: "music"), ClassicFakeHeadUnit.source)])
+        _ = try await hu.node("/list/album-a", art: false)
+        #expect(enter("/song/t-2") == [.command(.playFromMediaId("t-2", parentId: "album-a"), ClassicFakeHeadUnit.source)])
+    }
 }

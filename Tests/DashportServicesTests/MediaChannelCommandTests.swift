@@ -100,6 +100,26 @@ struct MediaChannelCommandTests {
         }
     }
 
+    /// The list the car played from travels to the core; an empty one is absent, a too long one
+    /// is refused like a too long media id.
+    @Test func playFromMediaIdCarriesTheParentTheCarBrowsed() throws {
+        var car = MediaChannelFakeCar()
+        let cases: [(String?, SessionCommand)] = [
+            ("album-night-drive", .playFromMediaId("nd-2", parentId: "album-night-drive")),
+            ("", .playFromMediaId("nd-2", parentId: nil)), (nil, .playFromMediaId("nd-2", parentId: nil)),
+        ]
+        for (requestId, (parentId, expected)) in zip(UInt32(1)..., cases) {
+            let actions = car.send(
+                .playFromMediaId, DashportMedia.PlayFromMediaId(requestId: requestId, mediaId: "nd-2", parentId: parentId))
+            let ticket = try MediaChannelFakeCar.ticket(actions)
+            #expect(actions == [.command(ticket, expected, .dashportCar(id: "car-1"))])
+            _ = car.service.commandAnswered(ticket, .accepted)
+        }
+        let long = String(repeating: "p", count: car.service.configuration.maxIdBytes + 1)
+        let refused = car.send(.playFromMediaId, DashportMedia.PlayFromMediaId(requestId: 9, mediaId: "nd-2", parentId: long))
+        #expect(!refused.contains { if case .command = $0 { true } else { false } })
+    }
+
     @Test func playFromSearchWithoutServerSearchIsNotSupported() throws {
         var car = MediaChannelFakeCar(supportsSearch: false)
         let result = try MediaChannelFakeCar.commandResult(

@@ -2,6 +2,7 @@ import DashportTestSupport
 import DashportClock
 import DashportBrowse
 import Foundation
+import Synchronization
 import Testing
 @testable import DashportSession
 
@@ -181,12 +182,43 @@ import Testing
 
     @Test func unattachedTheHandlerMakesNoSoundAndPlaysOnTheClock() async {
         let clock = ManualClock()
-        let core = makeDemoCore(clock: clock)
+        let handler = DemoPlaybackHandler(library: TestLibrary.standard, clock: clock, shuffleSeed: 42)
+        let core = SessionCore(handler: handler, clock: clock, configuration: testConfiguration)
         _ = await core.perform(.playFromMediaId("a1"), from: .local)
-        let handler = DemoPlaybackHandler(library: TestLibrary.standard, clock: clock)
         #expect(!handler.endsTracksWithAudio)
+        #expect(!handler.player.isStreaming)
         await clock.advance(by: .seconds(100))
         #expect(await core.mediaItem.item?.id == "a2")
+    }
+
+    @Test func attachedWhilePlayingOnTheClockTheAudioTakesOverWhereTheClockWas() async {
+        let clock = ManualClock()
+        let handler = DemoPlaybackHandler(library: TestLibrary.standard, clock: clock, shuffleSeed: 42)
+        let core = SessionCore(handler: handler, clock: clock, configuration: testConfiguration)
+        _ = await core.perform(.playFromMediaId("a1"), from: .local)  // 100 s
+        await clock.advance(by: .seconds(30))
+        handler.player.attach {}
+        _ = await core.perform(.setRepeatMode(.none), from: .local)  // any command syncs with the audio
+        #expect(handler.player.isStreaming)
+        #expect(handler.endsTracksWithAudio)
+        #expect(handler.player.deck.withLock { $0.position } == 30 * 48_000)
+        await clock.advance(by: .seconds(100))  // the clock's track end is disarmed
+        #expect(await core.mediaItem.item?.id == "a1")
+    }
+
+    @Test func shuffleDecidesWhatTheAudioPlaysNext() async {
+        let rig = AudioRig()
+        var updates = await rig.core.subscribe().makeAsyncIterator()
+        await rig.play("t1")
+        _ = await rig.core.perform(.setShuffle(true), from: .local)
+        let order = rig.player.deck.withLock { $0.order }
+        #expect(order.first == 0 && Set(order) == [0, 1, 2])
+        let (samples, _) = rig.pull(4800 + Self.packet)
+        let next = order[1]
+        let hz: Double = [440, 659.26, 1046.5][next]
+        #expect(dominantTone(samples[(4800 + 480)...], among: candidateTones)?.hz == hz)
+        let state = await awaitUpdate(&updates) { $0.playbackState?.queueIndex == next }?.playbackState
+        #expect(state?.shuffle == true && state?.status == .playing)
     }
 }
 

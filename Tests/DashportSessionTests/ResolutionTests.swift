@@ -23,6 +23,31 @@ import Testing
         #expect(await handler.calls == [call])
     }
 
+    @Test(arguments: [
+        ("pl-1", "playFromMediaId(a2,a2,b1,0)"),  // a2 is in Playlist 1 and in Album A:
+        ("album-a", "playFromMediaId(a2,a1,a2,a3,1)"),  // each list queues its own tracks
+        ("album-b", "playFromMediaId(a2,a1,a2,a3,1)"),  // not in that list: the parent found
+        ("nowhere", "playFromMediaId(a2,a1,a2,a3,1)"),  // an unknown list: the same
+        ("", "playFromMediaId(a2,a1,a2,a3,1)"),
+    ])
+    func theListTheCarPlayedFromIsTheQueue(parentId: String, call: String) async {
+        let (core, handler) = Self.makeCore()
+        #expect(await core.perform(.playFromMediaId("a2", parentId: parentId), from: .dashportCar(id: "car")) == .accepted)
+        #expect(await handler.calls == [call])
+    }
+
+    @Test func theSameTrackFromTwoListsGetsTwoQueues() async {
+        let core = makeDemoCore(clock: ManualClock())
+        #expect(await core.perform(.playFromMediaId("a2", parentId: "pl-1"), from: .local) == .accepted)
+        let fromPlaylist = await core.snapshot.queue
+        #expect(await core.perform(.playFromMediaId("a2", parentId: "album-a"), from: .local) == .accepted)
+        let fromAlbum = await core.snapshot.queue
+        #expect(fromPlaylist.items.map(\.id) == ["a2", "b1"])
+        #expect(fromPlaylist.title == "Playlist 1")
+        #expect(fromAlbum.items.map(\.id) == ["a1", "a2", "a3"])
+        #expect(fromAlbum.title == "Album A")
+    }
+
     @Test func theQueueIsTitledByTheParent() async throws {
         let (core, _) = Self.makeCore()
         let request = try await core.playRequest(for: TestLibrary.track("a1", seconds: 100))

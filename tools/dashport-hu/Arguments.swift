@@ -1,7 +1,9 @@
 import DashportCommandLine
+import DashportEmulator
 import DashportLink
 import DashportLog
 import DashportTransport
+import DashportTLS
 
 /// A command-line mistake: printed with the command's usage, exit status 2.
 struct UsageError: Error, CustomStringConvertible {
@@ -79,5 +81,25 @@ struct Arguments {
             throw UsageError("--log-level: \"\(name)\" is not trace, debug, info, notice, warning or error")
         }
         return Logger(label: "dashport-hu", level: level)
+    }
+
+    /// `--identity DIR`, the option text every connecting command shares.
+    static let identityOption = OptionSpec.value(
+        "identity", "DIR",
+        "keep the client certificate in DIR (made on first use, 0600) so a server can pin it; default: a new one every run")
+
+    /// The client identity of `--identity DIR` (made on first use; its fingerprint is printed to
+    /// standard error, to pin), or nil for a new one every run. A broken identity is an error, not
+    /// a silent new key.
+    func identity() throws(UsageError) -> TLSIdentity? {
+        guard let directory = parsed.value("identity") else { return nil }
+        do {
+            let (identity, created) = try TLSIdentity.loadOrCreateClient(directory: directory)
+            Console.err(
+                "dashport-hu: client certificate sha256 \(identity.fingerprintSHA256) (\(created ? "made in" : "from") \(directory))")
+            return identity
+        } catch {
+            throw UsageError("--identity \(directory): \(error)")
+        }
     }
 }

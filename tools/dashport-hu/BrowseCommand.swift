@@ -3,6 +3,7 @@ import DashportEmulator
 import DashportHeadUnit
 import DashportLink
 import DashportLog
+import DashportTLS
 import DashportTransport
 import DashportUSBHost
 
@@ -31,6 +32,7 @@ enum BrowseCommand {
             .value("script", "FILE", "run the commands in FILE (one per line, # comments, wait <ms>, expect <text>)"),
             .value("timeout", "S", "seconds to wait for the connect, each answer and each expect (default 5)"),
             .value("version", "M.m", "AAP version to ask for (default 1.6)"),
+            Arguments.identityOption,
             .value("log-level", "L", "trace, debug, info, notice, warning (default), error; to stderr"),
         ])
 
@@ -43,6 +45,8 @@ enum BrowseCommand {
         var timeout: Duration
         var script: EmulatorScript?
         var logger: Logger
+        /// `--identity DIR`; nil: a new client certificate.
+        var identity: TLSIdentity? = nil
     }
 
     static func run(_ arguments: [String]) async -> Int32 {
@@ -97,7 +101,7 @@ enum BrowseCommand {
             options: BrowseShellOptions(
                 pageSize: try parsed.count("page-size"), artSize: artSize,
                 saveArtDirectory: parsed.string("save-art"), expectTimeout: timeout),
-            timeout: timeout, script: script, logger: try parsed.logger())
+            timeout: timeout, script: script, logger: try parsed.logger(), identity: try parsed.identity())
     }
 
     static func browse(_ setup: Setup, tap: (@Sendable (TappedMessage) -> Void)? = nil) async -> Int32 {
@@ -106,10 +110,11 @@ enum BrowseCommand {
         do {
             if let address = setup.address {
                 client = try await HeadUnitClient.connect(
-                    to: address, configuration: setup.configuration, timeout: setup.timeout, logger: setup.logger, tap: tap)
+                    to: address, configuration: setup.configuration, identity: setup.identity, timeout: setup.timeout,
+                    logger: setup.logger, tap: tap)
             } else {
                 client = try await USBConnect.client(
-                    match: setup.usb, configuration: setup.configuration, timeout: setup.timeout,
+                    match: setup.usb, configuration: setup.configuration, identity: setup.identity, timeout: setup.timeout,
                     transcript: Transcript { Console.out($0) }, logger: setup.logger)
             }
             session = try MediaChannelSession.start(client: client, timeout: setup.timeout)

@@ -3,6 +3,7 @@ import DashportEmulator
 import DashportHeadUnit
 import DashportLink
 import DashportLog
+import DashportTLS
 import DashportTransport
 import DashportUSBHost
 
@@ -27,6 +28,7 @@ enum ConnectCommand {
             .flag("encrypted-control", "AUTH_COMPLETE and pings encrypted, as gartnera/headunit"),
             .flag("no-ping-answers", "never answer the phone's pings, as openauto"),
             .value("timeout", "S", "seconds for the connect and for the pings (default 10)"),
+            Arguments.identityOption,
             .value("log-level", "L", "trace, debug, info, notice, warning (default), error; to stderr"),
         ])
 
@@ -62,8 +64,10 @@ enum ConnectCommand {
             return 2
         }
         let logger: Logger
+        let identity: TLSIdentity?
         do {
             logger = try parsed.logger()
+            identity = try parsed.identity()
         } catch {
             Console.err("dashport-hu connect: \(error)")
             return 2
@@ -72,11 +76,13 @@ enum ConnectCommand {
         let outcome: ConnectProbe.Outcome
         if let address {
             outcome = await ConnectProbe.run(
-                address: address, configuration: configuration, timeout: timeout, transcript: transcript, logger: logger)
+                address: address, configuration: configuration, identity: identity, timeout: timeout, transcript: transcript,
+                logger: logger)
         } else {
             do {
                 let client = try await USBConnect.client(
-                    match: usbMatch, configuration: configuration, timeout: timeout, transcript: transcript, logger: logger)
+                    match: usbMatch, configuration: configuration, identity: identity, timeout: timeout, transcript: transcript,
+                    logger: logger)
                 outcome = await ConnectProbe.run(client: client, timeout: timeout, transcript: transcript)
             } catch {
                 outcome = .failure("\(error)")

@@ -1,6 +1,7 @@
 import DashportEmulator
 import DashportHeadUnit
 import DashportLog
+import DashportTLS
 import DashportUSB
 import DashportUSBHost
 
@@ -16,12 +17,12 @@ enum USBConnect {
     }
 
     static func client(
-        match: USBDeviceMatch?, configuration: HeadUnitConfiguration, timeout: Duration,
+        match: USBDeviceMatch?, configuration: HeadUnitConfiguration, identity: TLSIdentity? = nil, timeout: Duration,
         transcript: Transcript, logger: Logger
     ) async throws -> HeadUnitClient {
         // The client identity first: RSA key generation can take seconds on a slow machine, and the
         // phone's handshake deadline runs from the moment the accessory is configured.
-        let context = try HeadUnitClient.makeContext()
+        let context = try HeadUnitClient.makeContext(identity: identity)
         var options = AccessoryConnector.Options(match: match)
         options.waitForDevice = max(timeout, .seconds(10))
         let connector = AccessoryConnector(bus: LibUSBBus(), options: options, logger: logger.labelled("usb"))

@@ -788,10 +788,17 @@ struct  Dashport__Media__PlayFromMediaId
   protobuf_c_boolean has_request_id;
   uint32_t request_id;
   char *media_id;
+  /*
+   * The list the car played it from: the parent_id of the GET_CHILDREN page the item was a row of
+   * (absent for a search result or an id typed in). The queue is that list's tracks from the item
+   * (an item in several lists, say Recent and its album, queues the list the user was looking at).
+   * Absent, or a list the item is not in: the server finds a parent itself.
+   */
+  char *parent_id;
 };
 #define DASHPORT__MEDIA__PLAY_FROM_MEDIA_ID__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&dashport__media__play_from_media_id__descriptor) \
-    , 0, 0, NULL }
+    , 0, 0, NULL, NULL }
 
 
 /*

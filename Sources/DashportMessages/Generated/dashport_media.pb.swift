@@ -1236,16 +1236,23 @@ extension DashportMedia {
         public var requestId: UInt32 = 0
         /// Required: always written; reads as `""` when a sender omits it.
         public var mediaId: String = ""
+        /// The list the car played it from: the parent_id of the GET_CHILDREN page the item was a row of
+        /// (absent for a search result or an id typed in). The queue is that list's tracks from the item
+        /// (an item in several lists, say Recent and its album, queues the list the user was looking at).
+        /// Absent, or a list the item is not in: the server finds a parent itself.
+        public var parentId: String? = nil
 
         /// An empty message: optional fields absent, repeated fields empty, required fields zero.
         public init() {}
 
         public init(
             requestId: UInt32 = 0,
-            mediaId: String = ""
+            mediaId: String = "",
+            parentId: String? = nil
         ) {
             self.requestId = requestId
             self.mediaId = mediaId
+            self.parentId = parentId
         }
 
         /// Decodes the protobuf wire format. Absent required fields read as zero (tolerant reader).
@@ -2801,12 +2808,18 @@ extension DashportMedia.PlayFromMediaId: CMessageMirror {
         if let value = c.pointee.media_id {
             self.mediaId = String(cString: value)
         }
+        if let value = c.pointee.parent_id {
+            self.parentId = String(cString: value)
+        }
     }
 
     func fill(_ c: UnsafeMutablePointer<Dashport__Media__PlayFromMediaId>, arena: WireArena) {
         c.pointee.has_request_id = 1
         c.pointee.request_id = self.requestId
         c.pointee.media_id = arena.string(self.mediaId)
+        if let value = self.parentId {
+            c.pointee.parent_id = arena.string(value)
+        }
     }
 }
 
@@ -4321,17 +4334,23 @@ extension DashportMedia.PlayFromMediaId: JSONMessage {
         var members: [JSONMember] = []
         members.append(JSONMember("requestId", self.requestId.jsonValue))
         members.append(JSONMember("mediaId", self.mediaId.jsonValue))
+        if let value = self.parentId {
+            members.append(JSONMember("parentId", value.jsonValue))
+        }
         return .object(members)
     }
 
     public init(json: JSONValue, path: String) throws(JSONDecodingError) {
         self.init()
-        let members = try JSONFields.members(json, path: path, known: ["requestId", "mediaId"])
+        let members = try JSONFields.members(json, path: path, known: ["requestId", "mediaId", "parentId"])
         if let value = members["requestId"] {
             self.requestId = try JSONFields.decode(value, path: path + ".requestId", as: UInt32.self)
         }
         if let value = members["mediaId"] {
             self.mediaId = try JSONFields.decode(value, path: path + ".mediaId", as: String.self)
+        }
+        if let value = members["parentId"] {
+            self.parentId = try JSONFields.decode(value, path: path + ".parentId", as: String.self)
         }
     }
 }

@@ -1996,10 +1996,10 @@ enum WireSamples {
     private static func full93() -> WireSample {
         WireSample(
             name: "dashport.media.PlayFromMediaId",
-            message: DashportMedia.PlayFromMediaId(requestId: 4000000001, mediaId: "f2 é ✓"),
+            message: DashportMedia.PlayFromMediaId(requestId: 4000000001, mediaId: "f2 é ✓", parentId: "f3 é ✓"),
             bytes: [
                 0x08, 0x81, 0xd0, 0xac, 0xf3, 0x0e, 0x12, 0x09, 0x66, 0x32, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c,
-                0x93,
+                0x93, 0x1a, 0x09, 0x66, 0x33, 0x20, 0xc3, 0xa9, 0x20, 0xe2, 0x9c, 0x93,
             ]
         )
     }

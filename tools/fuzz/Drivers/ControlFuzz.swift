@@ -71,7 +71,7 @@ public enum ControlFuzz {
         case .success(.invalidate(let id?)):
             let again = try? ControlRequest.parse(Array("invalidate \(ControlWords.quoted(id))".utf8))
             fuzzCheck(again == .invalidate(parentId: id), "the id '\(id)' did not survive being written back")
-        case .success(.session(.playFromMediaId(let id))):
+        case .success(.session(.playFromMediaId(let id, _))):
             let again = try? ControlRequest.parse(Array("session play-id \(ControlWords.quoted(id))".utf8))
             fuzzCheck(again == .session(.playFromMediaId(id)), "the media id '\(id)' did not survive being written back")
         case .success:

@@ -161,7 +161,7 @@ extension ServicesFuzz {
                     let side = max(1, configuration.car.artworkSizePx)
                     fuzzCheck(!uri.isEmpty && width == side && height == side, "a cover \(uri) at \(width)×\(height)")
                 case .command(let command, let source):
-                    if case .playFromMediaId(let id) = command {
+                    if case .playFromMediaId(let id, _) = command {
                         fuzzCheck(!id.isEmpty && source == service.commandSource, "play '\(id)' from \(source)")
                     } else {
                         fuzzViolation("classic browser sent \(command)")
