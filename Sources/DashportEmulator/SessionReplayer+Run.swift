@@ -190,6 +190,9 @@ struct ReplayRun {
 
     private mutating func startCar(_ entry: RecordedMessage) async {
         var configuration = HeadUnitConfiguration()
+        // The recording holds what the car said about audio (CONFIG, focus answers): the replayer
+        // sends those itself, so the link's own media sink must not answer a second time.
+        configuration.audio = nil
         // A replay waits for events, never races the clock: setup may be slow on a loaded machine.
         configuration.handshakeDeadline = max(configuration.handshakeDeadline, timeout)
         if let major = entry.body["major"], let minor = entry.body["minor"],
