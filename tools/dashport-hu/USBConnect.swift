@@ -17,7 +17,7 @@ enum USBConnect {
 
     static func client(
         match: USBDeviceMatch?, configuration: HeadUnitConfiguration, timeout: Duration,
-        transcript: Transcript, logger: Logger
+        transcript: Transcript, logger: Logger, audioOutput: (@Sendable ([Int16]) -> Void)? = nil
     ) async throws -> HeadUnitClient {
         // The client identity first: RSA key generation can take seconds on a slow machine, and the
         // phone's handshake deadline runs from the moment the accessory is configured.
@@ -35,6 +35,6 @@ enum USBConnect {
         }
         let stream = USBHostStream.open(connected.pipe, peer: "usb \(connected.device)", logger: logger.labelled("usb"))
         return try await HeadUnitClient.start(
-            on: stream, configuration: configuration, context: context, logger: logger)
+            on: stream, configuration: configuration, context: context, logger: logger, audioOutput: audioOutput)
     }
 }
