@@ -36,7 +36,7 @@ struct AudioOutput: Sendable {
                 }
                 player?.write(WAVHeader.littleEndian(samples))
             }
-            player?.close()
+            await player?.close()
             guard let writer else { return }
             do {
                 try writer.finish()
@@ -57,9 +57,12 @@ struct AudioOutput: Sendable {
 
 /// `aplay -q -f S16_LE -r 48000 -c 2` (alsa-utils) or `pacat` (PulseAudio) reading PCM on its
 /// standard input. A missing program or a sound device that does not open is said once, on one
-/// line, and playing stops; the session goes on.
+/// line, and playing stops; the session goes on. The pipe writes (which block while the player's
+/// buffer is full) and the final wait for the process run on a serial dispatch queue of their
+/// own, never on a thread of Swift's cooperative pool.
 final class Player: @unchecked Sendable {
-    // @unchecked: only the AudioOutput worker task calls write/close after launch (one owner).
+    // @unchecked: the mutable state (`failed`) and the pipe are touched only on `queue`.
+    private let queue = DispatchQueue(label: "dashport-hu.player")
     private let process: Process
     private let input: FileHandle
     private let errors: Pipe
@@ -105,7 +108,22 @@ final class Player: @unchecked Sendable {
         return nil
     }
 
+    /// Queues PCM bytes for the player.
     func write(_ bytes: [UInt8]) {
+        queue.async { self.deliver(bytes) }
+    }
+
+    /// Closes the player's input once everything queued is written, and waits for it to exit.
+    func close() async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            queue.async {
+                self.finish()
+                done.resume()
+            }
+        }
+    }
+
+    private func deliver(_ bytes: [UInt8]) {
         guard !failed else { return }
         do {
             try input.write(contentsOf: bytes)
@@ -120,7 +138,7 @@ final class Player: @unchecked Sendable {
         }
     }
 
-    func close() {
+    private func finish() {
         guard !failed else { return }
         failed = true
         try? input.close()
