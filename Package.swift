@@ -103,7 +103,7 @@ let package = Package(
             // Session recordings (issue 9): the JSON-lines format, the recorder behind a link tap,
             // volatile fields and body comparison. Sans-IO apart from reading and writing a file.
             name: "DashportRecording",
-            dependencies: ["DashportMessages", "DashportLink", "DashportClock"],
+            dependencies: ["DashportMessages", "DashportLink", "DashportClock", "DashportDigest"],
             swiftSettings: strict
         ),
 
@@ -314,7 +314,7 @@ let package = Package(
             name: "DashportHeadUnitTests",
             dependencies: [
                 "DashportTestSupport", "DashportClock", "DashportHeadUnit", "DashportEmulator", "DashportTransport", "DashportMessages",
-                "DashportTLS", "DashportLink", "DashportServer", "DashportLog", "DashportDigest",
+                "DashportTLS", "DashportLink", "DashportServer", "DashportLog", "DashportDigest", "DashportRecording",
             ],
             swiftSettings: strict
         ),

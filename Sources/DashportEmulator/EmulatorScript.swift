@@ -57,7 +57,7 @@ extension EmulatorCommand {
         "  play <n|id>        play a playable row or item id",
         "  voice <query>      play from search (empty query: play something)",
         "  art <n|id|key>     fetch a row's cover (or an artwork key)",
-        "  np                 now playing",
+        "  np                 now playing, with the audio heard (packets, underflows, lead, tone)",
         "  play | pause | stop | next | prev",
         "  seek <seconds>     seek to a position",
         "  skip <i>           play queue entry i (1, 2, ...)",

@@ -7,7 +7,7 @@ public import DashportTLS
 public import DashportTransport
 
 /// An emulated head unit on a real connection: drives a ``HeadUnitLink`` over a ``ByteStream``
-/// (TCP via ``connect(to:configuration:identity:timeout:logger:clock:tap:)``) with a real TLS client
+/// (TCP via ``connect(to:configuration:identity:timeout:logger:clock:tap:audioOutput:)``) with a real TLS client
 /// session, ticking the link at its deadlines on a ``DashportClock`` (``SystemClock`` unless a test
 /// passes its `ManualClock`; every wait of the emulator built on this client reads the same clock).
 ///
@@ -53,6 +53,7 @@ public actor HeadUnitClient {
     ///   - timeout: bounds the TCP connect. Setup itself is bounded by
     ///     ``HeadUnitConfiguration/handshakeDeadline`` and reported on ``events``.
     ///   - clock: the time the link, the connect timeout and every later wait run on.
+    ///   - audioOutput: gets the decoded PCM the car hears; see ``start(on:configuration:context:logger:clock:tap:audioOutput:)``.
     public static func connect(
         to address: ListenAddress,
         configuration: HeadUnitConfiguration = HeadUnitConfiguration(),
@@ -60,7 +61,8 @@ public actor HeadUnitClient {
         timeout: Duration = .seconds(10),
         logger: Logger = .silent,
         clock: any DashportClock = SystemClock(),
-        tap: (@Sendable (TappedMessage) -> Void)? = nil
+        tap: (@Sendable (TappedMessage) -> Void)? = nil,
+        audioOutput: (@Sendable ([Int16]) -> Void)? = nil
     ) async throws(HeadUnitClientError) -> HeadUnitClient {
         let context = try makeContext(identity: identity)
         let connection: TCPConnection
@@ -71,23 +73,30 @@ public actor HeadUnitClient {
         } catch {
             throw .timedOut("a TCP connection to \(address)", timeout)
         }
-        return try await start(on: connection, configuration: configuration, context: context, logger: logger, clock: clock, tap: tap)
+        return try await start(
+            on: connection, configuration: configuration, context: context, logger: logger, clock: clock, tap: tap,
+            audioOutput: audioOutput)
     }
 
     /// Runs the link on a stream that is already connected and not yet started (a TCP connection
     /// made elsewhere, later a USB transport). VERSION_REQUEST goes out at once.
+    ///
+    /// `audioOutput` gets the decoded PCM of every DATA the car's media audio sink hears (see
+    /// ``HeadUnitLink/audioOutput``), on the client's executor: queue it, do not block.
     public static func start(
         on stream: any ByteStream,
         configuration: HeadUnitConfiguration = HeadUnitConfiguration(),
         context: TLSContext,
         logger: Logger = .silent,
         clock: any DashportClock = SystemClock(),
-        tap: (@Sendable (TappedMessage) -> Void)? = nil
+        tap: (@Sendable (TappedMessage) -> Void)? = nil,
+        audioOutput: (@Sendable ([Int16]) -> Void)? = nil
     ) async throws(HeadUnitClientError) -> HeadUnitClient {
         let client: HeadUnitClient
         do {
             client = try HeadUnitClient(
-                stream: stream, configuration: configuration, context: context, logger: logger, clock: clock, tap: tap)
+                stream: stream, configuration: configuration, context: context, logger: logger, clock: clock, tap: tap,
+                audioOutput: audioOutput)
         } catch {
             stream.abort()
             throw .tls(error)
@@ -113,11 +122,12 @@ public actor HeadUnitClient {
 
     private init(
         stream: any ByteStream, configuration: HeadUnitConfiguration, context: TLSContext, logger: Logger,
-        clock: any DashportClock, tap: (@Sendable (TappedMessage) -> Void)?
+        clock: any DashportClock, tap: (@Sendable (TappedMessage) -> Void)?, audioOutput: (@Sendable ([Int16]) -> Void)?
     ) throws(TLSError) {
         let logger = logger.with("peer", stream.peerDescription)
         self.link = HeadUnitLink(configuration: configuration, tls: try TLSSession(context: context, logger: logger), logger: logger)
         if let tap { self.link.tap = tap }
+        if let audioOutput { self.link.audioOutput = audioOutput }
         self.stream = stream
         self.logger = logger
         self.configuration = configuration

@@ -27,6 +27,7 @@ extension ScreenRenderer {
         case .controlMessage(let messageId, let body, let encrypted):
             "control message \(Hex.id(messageId)), \(body.count) bytes (\(encrypted ? "encrypted" : "plain"))"
         case .byeByeReceived(let reason): "the phone said bye-bye (reason \(reason))"
+        case .audio(let event): "audio: " + audioEvent(event)
         }
     }
 
@@ -54,6 +55,7 @@ extension ScreenRenderer {
             return stock ? ["key binding requested: \(keycodes.map(String.init).joined(separator: " "))"] : nil
         case .aapPlaybackStatus(let status): return stock ? [aapStatus(status)] : nil
         case .aapPlaybackMetadata(let metadata): return stock ? [aapMetadata(metadata)] : nil
+        case .link(.audio(.violation(let text))): return ["! audio: \(text)"]
         case .link(let event): return stock ? linkEvent(event).map { $0.split(separator: "\n").map(String.init) } : nil
         }
     }

@@ -40,6 +40,11 @@ struct ReplayRun {
     var iterator: AsyncStream<Arrival>.Iterator
     var timeoutToken = 0
     var aborted = false
+    /// Audio (``AudioSummary``): the recorded summaries per car and sink channel, each car's audio
+    /// sink channels, and the summary being filled from what the server sends now.
+    var recordedAudio: [StreamKey: [Int]] = [:]
+    var audioChannels: [Int: Set<UInt8>] = [:]
+    var heardAudio: [StreamKey: AudioSummary.Tally] = [:]
 
     init(
         recording: SessionRecording, timeout: Duration, logger: Logger, identity: TLSIdentity?, clock: any DashportClock,
@@ -58,6 +63,10 @@ struct ReplayRun {
         var lastRecorded: [StreamKey: JSONValue] = [:]
         for (index, entry) in recording.entries.enumerated()
         where entry.direction == .server && !recording.volatile.skip.contains(entry.name) {
+            if entry.name == AudioSummary.name {
+                recordedAudio[StreamKey(car: entry.car, channel: entry.channel, messageId: entry.messageId), default: []].append(index)
+                continue
+            }
             let key = StreamKey(car: entry.car, channel: entry.channel, messageId: entry.messageId)
             defer { lastRecorded[key] = entry.body }
             if recording.volatile.isRepeat(message: entry.name, entry.body, after: lastRecorded[key]) { continue }
@@ -74,6 +83,7 @@ struct ReplayRun {
             if aborted { break }
         }
         if !aborted { _ = await waitFor(before: recording.entries.count) }
+        compareAudioTotals()
         for client in clients.values {
             await client.close()
         }
@@ -129,6 +139,10 @@ struct ReplayRun {
 
     private mutating func take(_ message: TappedMessage, car: Int) {
         guard message.direction == .received else { return }
+        if message.messageId == AudioSummary.dataId, audioChannels[car]?.contains(message.channel) == true {
+            hearAudio(message, car: car)
+            return
+        }
         let service = message.channel == 0 ? RecordedService.control : services[car]?[message.channel] ?? .other
         let codec = MessageCatalog.codec(service: service, messageId: message.messageId)
         guard !recording.volatile.skip.contains(codec.name) else { return }
@@ -190,6 +204,9 @@ struct ReplayRun {
 
     private mutating func startCar(_ entry: RecordedMessage) async {
         var configuration = HeadUnitConfiguration()
+        // The recording holds what the car said about audio (CONFIG, focus answers): the replayer
+        // sends those itself, so the link's own media sink must not answer a second time.
+        configuration.audio = nil
         // A replay waits for events, never races the clock: setup may be slow on a loaded machine.
         configuration.handshakeDeadline = max(configuration.handshakeDeadline, timeout)
         if let major = entry.body["major"], let minor = entry.body["minor"],
@@ -211,6 +228,7 @@ struct ReplayRun {
             let response = try AAP.ServiceDiscoveryResponse(serializedBytes: body)
             configuration.car = CarDescription.parse(response).0
             configuration.discoveryResponseBody = body
+            audioChannels[entry.car] = Set(configuration.car.services.filter(\.isAudioSink).map(\.channel))
             var table: [UInt8: RecordedService] = [:]
             for listed in configuration.car.services { table[listed.channel] = RecordedService(listed.kind) }
             services[entry.car] = table

@@ -1,5 +1,6 @@
 public import DashportFrames
 public import DashportLink
+public import DashportMessages
 
 /// How the emulated head unit behaves. The defaults copy an opencardev/aasdk head unit as
 /// measured (aap-protocol.md §8): version 1.6, fixed channels, AUTH_COMPLETE and pings in plaintext.
@@ -39,6 +40,10 @@ public struct HeadUnitConfiguration: Sendable {
     /// After our BYEBYE_REQUEST, how long to wait for the answer before closing anyway.
     public var byeByeGrace: Duration
     public var limits: FrameLimits
+    /// How the car hears media audio and answers audio focus (``MediaSinkClient``): on the PCM
+    /// media sink ``car`` lists, if any, and on channel 0. `nil` leaves both to the caller: sink
+    /// messages and focus requests then arrive as plain events, unanswered.
+    public var audio: MediaSinkConfiguration?
 
     public init(
         version: AAPVersion = AAPVersion(major: 1, minor: 6),
@@ -53,7 +58,8 @@ public struct HeadUnitConfiguration: Sendable {
         discoveryResponseBody: [UInt8]? = nil,
         handshakeDeadline: Duration = .seconds(10),
         byeByeGrace: Duration = .seconds(1),
-        limits: FrameLimits = .default
+        limits: FrameLimits = .default,
+        audio: MediaSinkConfiguration? = MediaSinkConfiguration()
     ) {
         self.version = version
         self.car = car
@@ -68,13 +74,22 @@ public struct HeadUnitConfiguration: Sendable {
         self.handshakeDeadline = handshakeDeadline
         self.byeByeGrace = byeByeGrace
         self.limits = limits
+        self.audio = audio
     }
 
     /// The Android media keycodes: play/pause 85, stop 86, next 87, previous 88, play 126, pause 127.
     public static let mediaKeycodes: [Int32] = [85, 86, 87, 88, 126, 127]
 
+    /// The format of the default car's media audio sink: 48000 Hz, 16 bits, stereo.
+    public static let mediaAudioFormat = AAP.AudioConfiguration(samplingRate: 48_000, numberOfBits: 16, numberOfChannels: 2)
+
+    /// The default car's media audio sink: channel 4 as in aasdk, MEDIA, PCM 48000/16/2.
+    public static let mediaAudioSink = CarService(
+        channel: 4, kind: .mediaSink(audioType: .media, codec: .audioPcm, audioConfigs: [mediaAudioFormat]))
+
     /// The default car: aasdk's fixed channels (input 8 with the media keys, media playback
-    /// status 13, media browser 15) plus the Dashport media channel on 16.
+    /// status 13, media browser 15), the Dashport media channel on 16, and a PCM media audio sink
+    /// on 4 (``mediaAudioSink``; `dashport-hu --no-audio` leaves it out).
     public static let aasdkLikeCar = CarDescription(
         identity: HeadUnitIdentity(
             make: "Dashport", model: "Emulated Car", year: "2026", vehicleId: "dashport-hu-0001",
@@ -87,6 +102,7 @@ public struct HeadUnitConfiguration: Sendable {
             CarService(channel: 13, kind: .mediaPlaybackStatus),
             CarService(channel: 15, kind: .mediaBrowser),
             CarService(channel: 16, kind: .vendorExtension(name: LinkConfiguration.dashportMediaServiceName, data: [])),
+            mediaAudioSink,
         ]
     )
 }

@@ -25,6 +25,9 @@ public enum HeadUnitEvent: Sendable, Hashable {
     case pingAnswered(rtt: Duration, encrypted: Bool)
     /// Any other control message once TLS is up (focus and voice notifications, ...).
     case controlMessage(messageId: UInt16, body: [UInt8], encrypted: Bool)
+    /// The media audio sink or audio focus (``MediaSinkClient``): SETUP, START, STOP, underflows,
+    /// violations, focus requests and our answers. DATA itself is counted, not reported.
+    case audio(MediaSinkEvent)
     /// The phone asked to end the session; we answered BYEBYE_RESPONSE and close next.
     case byeByeReceived(reason: Int32)
 }

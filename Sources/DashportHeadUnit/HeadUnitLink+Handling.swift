@@ -18,7 +18,7 @@ extension HeadUnitLink {
         if phase == .closing {
             handleWhileClosing(message, now: now, &out)
         } else if message.channel != 0 {
-            handleChannelMessage(message, &out)
+            handleChannelMessage(message, now: now, &out)
         } else {
             handleControl(message, now: now, &out)
         }
@@ -46,6 +46,8 @@ extension HeadUnitLink {
             {
                 out.event(.pingAnswered(rtt: rtt, encrypted: message.encrypted))
             }
+        case ControlID.audioFocusRequest where wire.tls.isHandshakeComplete && audio != nil:
+            if let outputs = audio?.receiveFocusRequest(Array(message.body), now: now) { perform(outputs, &out) }
         case ControlID.byeByeRequest where wire.tls.isHandshakeComplete:
             handlePeerByeBye(message, &out)
         case let id where wire.tls.isHandshakeComplete && !(ControlID.versionRequest...ControlID.channelOpenResponse).contains(id):
@@ -112,7 +114,7 @@ extension HeadUnitLink {
         if let interval = configuration.pingInterval { pings.start(now: now, interval: interval) }
     }
 
-    private func handleChannelMessage(_ message: InboundMessage, _ out: inout HeadUnitOutbox) {
+    private func handleChannelMessage(_ message: InboundMessage, now: Duration, _ out: inout HeadUnitOutbox) {
         let channel = message.channel
         guard message.messageId == ControlID.channelOpenRequest else {
             guard phase == .running, configuration.car.service(onChannel: channel) != nil else {
@@ -123,7 +125,11 @@ extension HeadUnitLink {
                 close(.channelNotOpen(channel: channel, messageId: message.messageId), &out)
                 return
             }
-            out.event(.message(channel: channel, messageId: message.messageId, body: Array(message.body)))
+            if audio?.channel == channel, let outputs = audio?.receive(messageId: message.messageId, body: Array(message.body), now: now) {
+                perform(outputs, &out)
+            } else {
+                out.event(.message(channel: channel, messageId: message.messageId, body: Array(message.body)))
+            }
             return
         }
         guard phase == .running else {

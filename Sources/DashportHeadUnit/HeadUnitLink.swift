@@ -29,6 +29,12 @@ public final class HeadUnitLink {
     }
     /// Channels we answered with success, in no particular order.
     public internal(set) var openChannels: Set<UInt8> = []
+    /// The media audio sink and focus answering, when ``HeadUnitConfiguration/audio`` is set:
+    /// its ``MediaSinkClient/stats``, ``MediaSinkClient/lead(at:)`` and recent samples.
+    public internal(set) var audio: MediaSinkClient?
+    /// Gets the PCM of every DATA within START…STOP, decoded (interleaved S16, the START's
+    /// format), synchronously while the link handles it: keep it short (queue it).
+    public var audioOutput: (([Int16]) -> Void)?
 
     var wire: LinkWire
     let logger: Logger
@@ -42,6 +48,7 @@ public final class HeadUnitLink {
         self.wire = LinkWire(tls: tls, limits: configuration.limits)
         self.logger = logger.labelled("hu")
         self.pings = PingKeeper(interval: configuration.pingInterval ?? .seconds(1))
+        self.audio = configuration.audio.map { MediaSinkClient(car: configuration.car, configuration: $0) }
     }
 
     /// Opens the conversation: VERSION_REQUEST on channel 0, flags 0x03. Call once, when the
@@ -94,10 +101,13 @@ public final class HeadUnitLink {
             close(.handshakeTimeout(phase: phase), &out)
         } else if phase == .closing, let deadline = byeByeDeadline, now >= deadline {
             close(.byeBye(answered: false), &out)
-        } else if phase == .running, let timestamp = pings.due(now: now) {
-            sendControl(
-                ControlID.pingRequest, AAP.PingRequest(timestamp: timestamp).serializedBytes(),
-                encrypted: configuration.controlEncryption == .encrypted, &out)
+        } else if phase == .running {
+            if let timestamp = pings.due(now: now) {
+                sendControl(
+                    ControlID.pingRequest, AAP.PingRequest(timestamp: timestamp).serializedBytes(),
+                    encrypted: configuration.controlEncryption == .encrypted, &out)
+            }
+            if phase == .running, let outputs = audio?.tick(now: now) { perform(outputs, &out) }
         }
         return out.actions
     }
@@ -108,6 +118,7 @@ public final class HeadUnitLink {
         var candidates = [handshakeDeadline].compactMap { $0 }
         if phase == .closing, let byeByeDeadline { candidates.append(byeByeDeadline) }
         if phase == .running, let next = pings.nextPingAt { candidates.append(next) }
+        if phase == .running, let next = audio?.nextDeadline { candidates.append(next) }
         return candidates.min()
     }
 

@@ -8,6 +8,8 @@ public enum RecordedService: String, Sendable, Hashable, CaseIterable {
     case mediaPlaybackStatus
     case mediaBrowser
     case dashportMedia = "dashport.media"
+    /// A media audio sink (its DATA is summarised, ``AudioSummary``).
+    case audioSink = "audio"
     case other
 
     /// The service of a channel the car listed.
@@ -18,6 +20,7 @@ public enum RecordedService: String, Sendable, Hashable, CaseIterable {
         case .mediaPlaybackStatus?: self = .mediaPlaybackStatus
         case .mediaBrowser?: self = .mediaBrowser
         case .vendorExtension(let name, _)? where name == "dashport.media": self = .dashportMedia
+        case .mediaSink(let audioType, _, _)? where audioType != nil: self = .audioSink
         default: self = .other
         }
     }
@@ -117,6 +120,7 @@ public enum MessageCatalog {
         case .mediaPlaybackStatus: return playbackStatus(id)
         case .mediaBrowser: return browser(id)
         case .dashportMedia: return dashport(id)
+        case .audioSink: return audioSink(id)
         case .other: return .unknown("message\(messageId)")
         }
     }
@@ -179,6 +183,19 @@ public enum MessageCatalog {
         case .songNode: return .message(name, AAP.MediaSongNode.self)
         case .getNode: return .message(name, AAP.MediaGetNode.self)
         case .browseInput: return .message(name, AAP.MediaBrowserInput.self)
+        default: return .unknown(name)
+        }
+    }
+
+    private static func audioSink(_ id: Int32) -> MessageCodec {
+        let name = AAP.MediaMessageId(rawValue: id).description
+        switch AAP.MediaMessageId(rawValue: id) {
+        case .setup: return .message(name, AAP.MediaSetup.self)
+        case .start: return .message(name, AAP.MediaStart.self)
+        case .stop: return .message(name, AAP.MediaStop.self)
+        case .config: return .message(name, AAP.MediaConfig.self)
+        case .ack: return .message(name, AAP.MediaAck.self)
+        case .audioUnderflowNotification: return .message(name, AAP.AudioUnderflowNotification.self)
         default: return .unknown(name)
         }
     }

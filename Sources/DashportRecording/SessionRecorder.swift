@@ -9,7 +9,8 @@ import Synchronization
 /// server side, for any number of cars, and writes them as a ``SessionRecording``.
 ///
 /// Each car's channels are named by the services its SERVICE_DISCOVERY_RESPONSE listed, as the
-/// recorder saw it go by. Memory is capped (``maxBytes``): past the cap the recording stops and
+/// recorder saw it go by. Media audio on its audio sinks is summarised (``AudioSummary``), never
+/// recorded as PCM. Memory is capped (``maxBytes``): past the cap the recording stops and
 /// says so in its description, and the session itself is unaffected.
 public final class SessionRecorder: Sendable {
     /// Which end of the link the taps sit on.
@@ -33,6 +34,15 @@ public final class SessionRecorder: Sendable {
         var bytes = 0
         var truncated = false
         var cars = 0
+        /// Each car's audio sink channels, and the summary being filled per car and channel.
+        var audioChannels: [Int: Set<UInt8>] = [:]
+        var audio: [AudioKey: AudioSummary.Tally] = [:]
+        var audioTimes: [AudioKey: Int64] = [:]
+    }
+
+    struct AudioKey: Hashable {
+        var car: Int
+        var channel: UInt8
     }
 
     public init(side: Side, description: String, maxBytes: Int = 64 << 20, clock: any DashportClock = SystemClock()) {
@@ -62,8 +72,39 @@ public final class SessionRecorder: Sendable {
     }
 
     /// What was recorded so far.
+    /// What was recorded so far, with the audio summaries still being filled.
     public var recording: SessionRecording {
-        state.withLock { $0.recording }
+        state.withLock { state in
+            var recording = state.recording
+            for (key, tally) in state.audio.sorted(by: { ($0.key.car, $0.key.channel) < ($1.key.car, $1.key.channel) })
+            where tally.packets > 0 || tally.acks > 0 {
+                recording.entries.append(Self.summaryEntry(key, tally, timeMs: state.audioTimes[key] ?? 0))
+            }
+            return recording
+        }
+    }
+
+    static func summaryEntry(_ key: AudioKey, _ tally: AudioSummary.Tally, timeMs: Int64) -> RecordedMessage {
+        RecordedMessage(
+            car: key.car, timeMs: timeMs, direction: .server, channel: key.channel, service: .audioSink,
+            messageId: AudioSummary.dataId, name: AudioSummary.name, encrypted: true, body: tally.json)
+    }
+
+    /// DATA or ACK on an audio sink: counted into the channel's summary, which becomes a line when full.
+    private static func summarise(_ message: TappedMessage, car: Int, fromCar: Bool, millis: Int64, _ state: inout State) {
+        let key = AudioKey(car: car, channel: message.channel)
+        var tally = state.audio[key] ?? AudioSummary.Tally()
+        if message.messageId == AudioSummary.dataId, !fromCar {
+            if tally.isFull {
+                state.recording.entries.append(summaryEntry(key, tally, timeMs: state.audioTimes[key] ?? millis))
+                tally = AudioSummary.Tally(index: tally.index + 1)
+            }
+            tally.add(data: message.body)
+        } else {
+            tally.acks += 1
+        }
+        state.audio[key] = tally
+        state.audioTimes[key] = millis
     }
 
     public func record(_ message: TappedMessage, car: Int) {
@@ -71,6 +112,12 @@ public final class SessionRecorder: Sendable {
         let fromCar = (side == .car) == (message.direction == .sent)
         state.withLock { state in
             guard !state.truncated else { return }
+            if message.messageId == AudioSummary.dataId || message.messageId == AudioSummary.ackId,
+                state.audioChannels[car]?.contains(message.channel) == true
+            {
+                Self.summarise(message, car: car, fromCar: fromCar, millis: millis, &state)
+                return
+            }
             let service: RecordedService = message.channel == 0 ? .control : state.services[car]?[message.channel] ?? .other
             let codec = MessageCatalog.codec(service: service, messageId: message.messageId)
             let body = codec.toJSON(message.body)
@@ -78,8 +125,10 @@ public final class SessionRecorder: Sendable {
                 let response = try? AAP.ServiceDiscoveryResponse(serializedBytes: message.body)
             {
                 var table: [UInt8: RecordedService] = [:]
-                for listed in CarDescription.parse(response).0.services { table[listed.channel] = RecordedService(listed.kind) }
+                let services = CarDescription.parse(response).0.services
+                for listed in services { table[listed.channel] = RecordedService(listed.kind) }
                 state.services[car] = table
+                state.audioChannels[car] = Set(services.filter(\.isAudioSink).map(\.channel))
             }
             let entry = RecordedMessage(
                 car: car, timeMs: millis, direction: fromCar ? .car : .server, channel: message.channel,

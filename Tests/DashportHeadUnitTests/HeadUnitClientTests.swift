@@ -18,11 +18,11 @@ import Testing
             to: phone.address, configuration: Self.carConfiguration, identity: try TestTLS.carIdentity.get())
         let events = Recorder.recording(client.events)
 
-        let opened = await events.wait { Self.openedChannels($0).count == 4 && Self.pings($0) >= 1 }
-        #expect(opened, "all four listed channels open and the phone pings")
+        let opened = await events.wait { Self.openedChannels($0).count == 5 && Self.pings($0) >= 1 }
+        #expect(opened, "all five listed channels (the audio sink too) open and the phone pings")
         #expect(await client.phase == .running)
         #expect(await client.version == AAPVersion(major: 1, minor: 6))
-        #expect(await client.openChannels == [8, 13, 15, 16])
+        #expect(await client.openChannels == [4, 8, 13, 15, 16])
 
         let items = await events.items
         #expect(items.first == .link(.versionNegotiated(AAPVersion(major: 1, minor: 6))))
@@ -85,7 +85,7 @@ import Testing
         let client = try await HeadUnitClient.connect(
             to: phone.address, configuration: Self.carConfiguration, identity: try TestTLS.carIdentity.get())
         let events = Recorder.recording(client.events)
-        #expect(await events.wait { Self.openedChannels($0).count == 4 })
+        #expect(await events.wait { Self.openedChannels($0).count == 5 })
         try await phone.firstConnection().sayByeBye()
         let disconnect = await client.closed(within: .seconds(20))
         #expect(disconnect == .link(.peerByeBye(reason: 1)))

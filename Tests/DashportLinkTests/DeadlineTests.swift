@@ -47,7 +47,7 @@ import Testing
     @Test func unansweredChannelOpenTimesOut() throws {
         let link = try LinkHarness(headUnit: HeadUnitConfiguration(unansweredChannelOpens: [15]))
         link.connectAndSettle()
-        #expect(link.phoneOpenedChannels.sorted() == [8, 13, 16])
+        #expect(link.phoneOpenedChannels.sorted() == [4, 8, 13, 16])
         #expect(link.headUnitEvents.contains(.channelOpenUnanswered(channel: 15, listed: true)))
 
         link.advance(by: .milliseconds(4999))
@@ -77,7 +77,7 @@ import Testing
         link.perform(link.headUnit.sendUnchecked(channel: 15, messageId: 8, body: success, encrypted: true))
         link.pump()
         #expect(link.phoneEvents.last == .channelOpened(CarService(channel: 15, kind: .mediaBrowser)))
-        #expect(link.phone.openServices.map(\.channel) == [8, 13, 15, 16])
+        #expect(link.phone.openServices.map(\.channel) == [4, 8, 13, 15, 16])
     }
 
     /// A refusal is reported with the head unit's status.
@@ -86,7 +86,7 @@ import Testing
         link.connectAndSettle()
         let extensionService = try #require(link.phone.car?.service(onChannel: 16))
         #expect(link.phoneEvents.contains(.channelOpenFailed(extensionService, .status(-4))))
-        #expect(link.phoneOpenedChannels.sorted() == [8, 13, 15])
+        #expect(link.phoneOpenedChannels.sorted() == [4, 8, 13, 15])
         link.advance(by: .seconds(10))
         #expect(link.phoneEvents.filter { if case .channelOpenFailed = $0 { true } else { false } }.count == 1)
     }

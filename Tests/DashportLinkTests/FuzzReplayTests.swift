@@ -40,8 +40,9 @@ import DashportLink
 
     /// A running-mode seed really reaches the running link: its service message arrives.
     @Test func runningSeedDeliversItsMessage() {
-        // Head unit as configured by 0x01; then op 1: channel index 0 (input, 8), id 0x8001, 3 bytes.
-        let script = LinkFuzz.Script([0x01, 0x01, 0x00, 0x80, 0x01, 0x03, 0x0A, 0x0B, 0x0C])
+        // Head unit as configured by 0x01; then op 1: channel index 1 (input, 8; the audio sink 4 sorts
+        // first), id 0x8001, 3 bytes.
+        let script = LinkFuzz.Script([0x01, 0x01, 0x01, 0x80, 0x01, 0x03, 0x0A, 0x0B, 0x0C])
         script.run()
         #expect(script.watch.messages.count == 1)
         #expect(script.watch.messages.first?.channel == 8)

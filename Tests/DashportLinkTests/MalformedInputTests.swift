@@ -120,7 +120,7 @@ import DashportRandom
         link.perform(link.headUnit.injectRaw(WireInspector.plainFrame(id: 3, body: [])))
         link.pump()
         #expect(link.phone.phase == .running)
-        #expect(link.phoneOpenedChannels.count == 4)
+        #expect(link.phoneOpenedChannels.count == 5)
     }
 
     /// A message shorter than its 2-byte id.

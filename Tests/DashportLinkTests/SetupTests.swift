@@ -29,14 +29,14 @@ import Testing
         let car = try #require(link.phone.car)
         #expect(events.contains(.discovered(car)))
         #expect(car == HeadUnitConfiguration.aasdkLikeCar)
-        #expect(link.phoneOpenedChannels.sorted() == [8, 13, 15, 16])
-        #expect(link.phone.openServices.map(\.channel) == [8, 13, 15, 16])
-        #expect(link.headUnit.openChannels == [8, 13, 15, 16])
+        #expect(link.phoneOpenedChannels.sorted() == [4, 8, 13, 15, 16])
+        #expect(link.phone.openServices.map(\.channel) == [4, 8, 13, 15, 16])
+        #expect(link.headUnit.openChannels == [4, 8, 13, 15, 16])
         #expect(link.phone.nextDeadline != nil, "a running link keeps pinging")
         let requests = link.headUnitEvents.filter { if case .channelOpenRequested = $0 { true } else { false } }
         #expect(
             requests
-                == [8, 13, 15, 16].map {
+                == [8, 13, 15, 16, 4].map {
                     .channelOpenRequested(channel: $0, priority: 0, serviceId: Int32($0), encrypted: true)
                 }, "priority 0 and service_id = channel, encrypted")
     }
@@ -57,7 +57,7 @@ import Testing
             default: "other"
             }
         }
-        #expect(order == ["version", "tls", "auth", "discovered", "opened", "opened", "opened", "opened"])
+        #expect(order == ["version", "tls", "auth", "discovered", "opened", "opened", "opened", "opened", "opened"])
         #expect(link.headUnitEvents.contains(.discoveryRequested(labelText: "Label", deviceName: "Device")))
     }
 
@@ -113,7 +113,7 @@ import Testing
         let discovery = try #require(encrypted.first)
         #expect(discovery.header.channel == 0 && discovery.header.flags.rawValue == 0x0B)
         let opens = encrypted.filter { $0.header.channel != 0 }
-        #expect(opens.map(\.header.channel) == [8, 13, 15, 16])
+        #expect(opens.map(\.header.channel) == [8, 13, 15, 16, 4], "in the order the car lists them")
         #expect(opens.allSatisfy { $0.header.flags.rawValue == 0x0F })
         for frame in encrypted {
             #expect(frame.payload.count > 29, "each encrypted frame is one AES-GCM record")
@@ -155,6 +155,6 @@ import Testing
         let link = try LinkHarness(splitSeed: seed)
         link.connectAndSettle()
         #expect(link.phoneClose == nil && link.headUnitClose == nil)
-        #expect(link.phoneOpenedChannels.sorted() == [8, 13, 15, 16])
+        #expect(link.phoneOpenedChannels.sorted() == [4, 8, 13, 15, 16])
     }
 }

@@ -162,7 +162,7 @@ struct FloodOverTCPTests {
         try await TestServer.with { server in
             let flooder = try await TestCar.connect(to: server.server.address)
             defer { Task { await flooder.abort() } }
-            try await flooder.waitUntil("linked") { $0.openedChannels.count == 4 }
+            try await flooder.waitUntil("linked") { $0.openedChannels.count == 5 }
             let body = AAP.PingRequest(timestamp: 1).serializedBytes()
             let message: [UInt8] = [0x00, 0x0B] + body  // PING_REQUEST
             let frame: [UInt8] = [0, 0x03, UInt8(message.count >> 8), UInt8(message.count & 0xFF)] + message
@@ -183,7 +183,7 @@ struct FloodOverTCPTests {
             #expect(maxQueued <= CarMailbox.inboundHighWater + 64 * 1024, "queued \(maxQueued) of \(sent) sent")
             let good = try await TestCar.connect(to: server.server.address)
             defer { Task { await good.abort() } }
-            try await good.waitUntil("a good car links beside the flooder") { $0.openedChannels.count == 4 }
+            try await good.waitUntil("a good car links beside the flooder") { $0.openedChannels.count == 5 }
         }
     }
 }

@@ -14,14 +14,14 @@ struct LinkOverTCPTests {
     @Test func aCarCompletesTheLinkSeesPingsAndItsByeByeIsAnswered() async throws {
         try await TestServer.with { server in
             let car = try await TestCar.connect(to: server.server.address)
-            try await car.waitUntil("channels open and two pings") { $0.openedChannels.count == 4 && $0.pingsReceived >= 2 }
+            try await car.waitUntil("channels open and two pings") { $0.openedChannels.count == 5 && $0.pingsReceived >= 2 }
 
             #expect(await car.version == AAPVersion(major: 1, minor: 6))
             let tls = try #require(await car.tls)
             #expect(tls.version == "TLSv1.2")
             #expect(tls.cipher.contains("AES") && tls.cipher.contains("GCM"))
             #expect(tls.peerFingerprint == server.server.certificateFingerprint)
-            #expect(await car.openedChannels == [8, 13, 15, 16])
+            #expect(await car.openedChannels == [4, 8, 13, 15, 16])
 
             await car.sayByeBye()
             try await car.waitUntil("bye-bye answered") { $0.closeReason != nil }
@@ -34,7 +34,7 @@ struct LinkOverTCPTests {
         let server = try await TestServer.start()
         var cars: [TestCar] = []
         for _ in 0..<3 { cars.append(try await TestCar.connect(to: server.server.address)) }
-        for car in cars { try await car.waitUntil("channels open") { $0.openedChannels.count == 4 } }
+        for car in cars { try await car.waitUntil("channels open") { $0.openedChannels.count == 5 } }
         #expect(server.server.connectionCount == 3)
         await server.stop()
         for car in cars {
@@ -56,7 +56,7 @@ struct LinkOverTCPTests {
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             for car in cars {
-                try await car.waitUntil("channels open", timeout: .seconds(120)) { $0.openedChannels.count == 4 }
+                try await car.waitUntil("channels open", timeout: .seconds(120)) { $0.openedChannels.count == 5 }
             }
             #expect(server.server.connectionCount == 200)
             for car in cars { await car.abort() }

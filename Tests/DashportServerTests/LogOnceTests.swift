@@ -21,8 +21,8 @@ struct LogOnceTests {
                 #expect(lines(fragment).count == 1, "\(fragment): \(lines(fragment).map { "\($0.label): \($0.message)" })")
             }
             let opened = lines("channel opened")
-            #expect(opened.count == 4, "one line per channel: \(opened.map(\.message))")
-            #expect(Set(opened.compactMap { $0.metadata.first { $0.0 == "channel" }?.1 }).count == 4)
+            #expect(opened.count == 5, "one line per channel: \(opened.map(\.message))")
+            #expect(Set(opened.compactMap { $0.metadata.first { $0.0 == "channel" }?.1 }).count == 5)
             for record in records where record.label == "car" || record.label == "link" || record.label == "media" {
                 #expect(record.metadata.contains { $0.0 == "peer" }, "names the peer: \(record.message)")
                 let keys = record.metadata.map(\.0)

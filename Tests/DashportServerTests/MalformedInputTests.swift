@@ -50,12 +50,12 @@ struct MalformedInputTests {
     func badInputClosesOnlyThatConnection(_ misbehaviour: Misbehaviour) async throws {
         try await TestServer.with { server in
             let good = try await TestCar.connect(to: server.server.address)
-            try await good.waitUntil("good car linked") { $0.openedChannels.count == 4 }
+            try await good.waitUntil("good car linked") { $0.openedChannels.count == 5 }
 
             let bad = try await TestCar.connect(
                 to: server.server.address, configuration: Self.carWithSensor, startLink: misbehaviour.linksFirst)
             if misbehaviour.linksFirst {
-                try await bad.waitUntil("bad car linked") { $0.openedChannels.count == 4 }
+                try await bad.waitUntil("bad car linked") { $0.openedChannels.count == 5 }
             }
             switch misbehaviour {
             case .garbageBeforeVersion:

@@ -19,7 +19,7 @@ struct PerCarFootprintTests {
 
             let car = try await TestCar.connect(to: server.server.address)
             try await car.waitUntil("channels open and the media hello") {
-                $0.openedChannels.count == 4 && !$0.messages(on: 16).isEmpty
+                $0.openedChannels.count == 5 && !$0.messages(on: 16).isEmpty
             }
             // Playback status, input (remote playback) and the media channel each subscribe once;
             // the media channel also to the browse core's notifications.

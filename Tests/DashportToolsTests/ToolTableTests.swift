@@ -3,6 +3,7 @@
 import DashportCommandLine
 import Testing
 import DashportTransport
+import DashportHeadUnit
 import DashportLink
 
 /// Each tool's option table, through the shared parser: what its options mean, and that its
@@ -38,6 +39,38 @@ import DashportLink
             _ = try Arguments(arguments, spec: BrowseCommand.spec)
         } catch {
             #expect(error.description == message)
+        }
+    }
+
+    /// The media audio sink's options: defaults like openauto, the DHU's window, ackless, focus modes.
+    @Test func browseAudioOptionsBuildTheSinkAndTheCar() throws {
+        let plain = try #require(try BrowseCommand.parse(try Arguments(["127.0.0.1:1"], spec: BrowseCommand.spec)))
+        #expect(plain.configuration.car.mediaAudioSink?.channel == 4)
+        #expect(plain.configuration.audio?.window == 1 && plain.configuration.audio?.sendsAcks == true)
+        #expect(plain.configuration.audio?.focus == .openauto)
+        #expect(plain.saveAudio == nil && !plain.playAudio)
+
+        let dhu = try #require(
+            try BrowseCommand.parse(
+                try Arguments(
+                    [
+                        "127.0.0.1:1", "--audio-window", "4096", "--ackless", "--focus-loss-after", "2", "--focus-regain-after", "1.5",
+                        "--save-audio", "/tmp/a.wav", "--play-audio",
+                    ],
+                    spec: BrowseCommand.spec)))
+        #expect(dhu.configuration.audio?.window == 4096 && dhu.configuration.audio?.sendsAcks == false)
+        #expect(dhu.configuration.audio?.focus == .unsolicitedLoss(after: .seconds(2), regainAfter: .milliseconds(1500)))
+        #expect(dhu.saveAudio == "/tmp/a.wav" && dhu.playAudio)
+
+        let silent = try #require(
+            try BrowseCommand.parse(try Arguments(["127.0.0.1:1", "--no-audio", "--focus", "ohu"], spec: BrowseCommand.spec)))
+        #expect(silent.configuration.car.mediaAudioSink == nil)
+        #expect(silent.configuration.audio?.focus == .unsolicitedGainAfterSetup)
+
+        for bad in [
+            ["--focus", "rude"], ["--focus-regain-after", "1"], ["--audio-window", "0"], ["--focus", "ohu", "--focus-loss-after", "1"],
+        ] {
+            #expect(throws: UsageError.self) { try BrowseCommand.parse(try Arguments(["127.0.0.1:1"] + bad, spec: BrowseCommand.spec)) }
         }
     }
 

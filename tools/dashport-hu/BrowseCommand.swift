@@ -1,4 +1,5 @@
 import DashportCommandLine
+import Foundation
 import DashportEmulator
 import DashportHeadUnit
 import DashportLink
@@ -25,6 +26,17 @@ enum BrowseCommand {
             .flag("full", "error screens: full (all 5, the default)"),
             .value("max-depth", "N", "deepest level the car opens"),
             .value("art-size", "PX", "artwork box, PX × PX (also asked for by \"art\")"),
+            // The media audio sink (channel 4, PCM 48000/16/2, MEDIA) and audio focus.
+            .flag("no-audio", "list no media audio sink (focus requests are still answered)"),
+            .value("audio-window", "N", "max_unacked in CONFIG: 1 (default, as openauto) … 4096 (as Google's DHU)"),
+            .flag("ackless", "never ACK audio DATA (a protocol 5.0 head unit)"),
+            .value(
+                "focus", "MODE", "audio focus: openauto (default, answers at once), never-gain (gains unanswered), ohu (+ GAIN after SETUP)"
+            ),
+            .value("focus-loss-after", "S", "send an unsolicited LOSS S seconds after the first START"),
+            .value("focus-regain-after", "S", "with --focus-loss-after: an unsolicited GAIN S seconds after that LOSS"),
+            .value("save-audio", "FILE", "write the audio heard to FILE as a WAV (48000/16/2) when the session ends"),
+            .flag("play-audio", "play the audio heard on this machine (aplay, else pacat)"),
             // The session.
             .flag("usb", "connect over USB instead (Android Open Accessory switch, then bulk); positional VID:PID"),
             .value("page-size", "N", "items per page asked for (default: the server's choice)"),
@@ -47,6 +59,9 @@ enum BrowseCommand {
         var logger: Logger
         /// `--identity DIR`; nil: a new client certificate.
         var identity: TLSIdentity? = nil
+        /// `--save-audio`, `--play-audio`.
+        var saveAudio: String?
+        var playAudio = false
     }
 
     static func run(_ arguments: [String]) async -> Int32 {
@@ -84,6 +99,10 @@ enum BrowseCommand {
             guard case .input(let keycodes) = service.kind else { return service }
             return CarService(channel: service.channel, kind: .input(keycodes: keycodes + [24, 25, 164]))
         }
+        configuration.audio = try audioConfiguration(parsed)
+        if parsed.flag("no-audio") {
+            configuration.car.services.removeAll { $0.isAudioSink }
+        }
         var script: EmulatorScript?
         if let path = parsed.string("script") {
             let text = try Console.readScript(path, limit: EmulatorScript.maxBytes)
@@ -101,24 +120,60 @@ enum BrowseCommand {
             options: BrowseShellOptions(
                 pageSize: try parsed.count("page-size"), artSize: artSize,
                 saveArtDirectory: parsed.string("save-art"), expectTimeout: timeout),
-            timeout: timeout, script: script, logger: try parsed.logger(), identity: try parsed.identity())
+            timeout: timeout, script: script, logger: try parsed.logger(), identity: try parsed.identity(),
+            saveAudio: parsed.string("save-audio"), playAudio: parsed.flag("play-audio"))
+    }
+
+    /// The media sink's window, ACKs and focus mode from the options.
+    static func audioConfiguration(_ parsed: Arguments) throws(UsageError) -> MediaSinkConfiguration {
+        var audio = MediaSinkConfiguration()
+        if let window = try parsed.count("audio-window") {
+            guard window <= 65_536 else { throw UsageError("--audio-window: at most 65536") }
+            audio.window = window
+        }
+        audio.sendsAcks = !parsed.flag("ackless")
+        // ACK receive timestamps in ns since the Unix epoch, as a real head unit sends them.
+        audio.epochOffset = .nanoseconds(Int64(Date().timeIntervalSince1970 * 1e9))
+        switch parsed.string("focus") ?? "openauto" {
+        case "openauto": audio.focus = .openauto
+        case "never-gain": audio.focus = .neverAnswerGain
+        case "ohu": audio.focus = .unsolicitedGainAfterSetup
+        case let other: throw UsageError("--focus: \"\(other)\" is not openauto, never-gain or ohu")
+        }
+        if parsed.string("focus-loss-after") != nil {
+            guard audio.focus == .openauto else { throw UsageError("--focus-loss-after answers like openauto; leave out --focus") }
+            let regain: Duration? =
+                parsed.string("focus-regain-after") == nil ? nil : try parsed.seconds("focus-regain-after", default: .zero)
+            audio.focus = .unsolicitedLoss(after: try parsed.seconds("focus-loss-after", default: .zero), regainAfter: regain)
+        } else if parsed.string("focus-regain-after") != nil {
+            throw UsageError("--focus-regain-after needs --focus-loss-after")
+        }
+        return audio
     }
 
     static func browse(_ setup: Setup, tap: (@Sendable (TappedMessage) -> Void)? = nil) async -> Int32 {
         let client: HeadUnitClient
         let session: MediaChannelSession
+        let audio: AudioOutput?
+        do {
+            audio = try AudioOutput.start(saveTo: setup.saveAudio, play: setup.playAudio)
+        } catch {
+            Console.err("dashport-hu browse: \(error)")
+            return 1
+        }
         do {
             if let address = setup.address {
                 client = try await HeadUnitClient.connect(
                     to: address, configuration: setup.configuration, identity: setup.identity, timeout: setup.timeout,
-                    logger: setup.logger, tap: tap)
+                    logger: setup.logger, tap: tap, audioOutput: audio?.sink)
             } else {
                 client = try await USBConnect.client(
                     match: setup.usb, configuration: setup.configuration, identity: setup.identity, timeout: setup.timeout,
-                    transcript: Transcript { Console.out($0) }, logger: setup.logger)
+                    transcript: Transcript { Console.out($0) }, logger: setup.logger, audioOutput: audio?.sink)
             }
             session = try MediaChannelSession.start(client: client, timeout: setup.timeout)
         } catch {
+            await audio?.finish()
             Console.err("dashport-hu browse: \(error)")
             return 1
         }
@@ -144,6 +199,7 @@ enum BrowseCommand {
             await client.close()
         }
         _ = await printer.value
+        await audio?.finish()
         return status
     }
 

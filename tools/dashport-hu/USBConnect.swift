@@ -18,7 +18,7 @@ enum USBConnect {
 
     static func client(
         match: USBDeviceMatch?, configuration: HeadUnitConfiguration, identity: TLSIdentity? = nil, timeout: Duration,
-        transcript: Transcript, logger: Logger
+        transcript: Transcript, logger: Logger, audioOutput: (@Sendable ([Int16]) -> Void)? = nil
     ) async throws -> HeadUnitClient {
         // The client identity first: RSA key generation can take seconds on a slow machine, and the
         // phone's handshake deadline runs from the moment the accessory is configured.
@@ -36,6 +36,6 @@ enum USBConnect {
         }
         let stream = USBHostStream.open(connected.pipe, peer: "usb \(connected.device)", logger: logger.labelled("usb"))
         return try await HeadUnitClient.start(
-            on: stream, configuration: configuration, context: context, logger: logger)
+            on: stream, configuration: configuration, context: context, logger: logger, audioOutput: audioOutput)
     }
 }

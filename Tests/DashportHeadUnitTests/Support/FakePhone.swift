@@ -102,6 +102,19 @@ actor FakePhoneConnection {
     /// The car's description as the phone parsed it.
     var car: CarDescription? { link?.car }
 
+    /// Sends one message as the phone (audio focus on channel 0, media sink messages), like a server would.
+    func send(channel: UInt8, messageId: UInt16, body: [UInt8]) throws {
+        guard let link else { return }
+        perform(try link.send(channel: channel, messageId: messageId, body: body))
+    }
+
+    /// Every message the phone received on `channel`, as (message id, body).
+    func messages(on channel: UInt8) -> [(UInt16, [UInt8])] {
+        events.compactMap { event in
+            if case .message(channel, let id, let body) = event { (id, body) } else { nil }
+        }
+    }
+
     /// Starts the phone's bye-bye.
     func sayByeBye() {
         guard let link else { return }
