@@ -132,6 +132,7 @@ struct ReplayRun {
                 closedCars[car] = reason
             case .message(let car, let message):
                 take(message, car: car)
+                if aborted { return false }
             }
         }
         return true
@@ -171,6 +172,13 @@ struct ReplayRun {
             expected: entry.body, actual: actual, message: entry.name, volatile: recording.volatile)
         if !differences.isEmpty {
             fail(entry, "the server's \(entry.name) differs", differences)
+            if SessionReplayer.sessionStateMessages.contains(entry.name) {
+                // Said now, and the replay stops: what follows compares against a session the
+                // recording never had, and would wait out the timeout for messages never sent.
+                logger.warning(SessionReplayer.freshServerHint)
+                report.hints.append(SessionReplayer.freshServerHint)
+                aborted = true
+            }
         }
     }
 

@@ -63,14 +63,31 @@ public struct ReplayReport: Sendable, CustomStringConvertible {
     public var failures: [ReplayFailure] = []
     /// Server messages compared (equal or not).
     public var compared = 0
+    /// What the failures probably mean, for people (``SessionReplayer/freshServerHint``).
+    public var hints: [String] = []
     public var passed: Bool { failures.isEmpty }
 
     public var description: String {
         if passed { return "replay passed: \(compared) server messages matched" }
         return
             (["replay FAILED: \(failures.count) problem(s), \(compared) server messages compared"]
-            + failures.map(\.description)).joined(separator: "\n")
+            + failures.map(\.description) + hints.map { "hint: \($0)" }).joined(separator: "\n")
     }
+}
+
+extension SessionReplayer {
+    /// The server messages that carry the session (what plays, where, the queue, the timer): a
+    /// recording starts from a server with no session, and one that has played since differs here.
+    public static let sessionStateMessages: Set<String> = [
+        "status", "playbackState", "metadata", "mediaItemState", "queueState", "sleepTimerState",
+    ]
+
+    /// Said (logged at once, and under the report) on the first difference in session state,
+    /// where the replay stops.
+    public static let freshServerHint =
+        "the server's session state differs from the recording's, so the replay stopped there: a replay expects a fresh "
+        + "server, one whose state directory holds no session yet. Start one with `dashport serve --state-dir \"$(mktemp -d)\" --listen 127.0.0.1:5277`, "
+        + "or let the replay start its own: `dashport-hu replay --serve FILE`"
 }
 
 /// One problem: where in the recording, and what differed.

@@ -37,6 +37,11 @@ public struct HeadUnitConfiguration: Sendable {
     public var discoveryResponseBody: [UInt8]?
     /// Setup must finish within this time from ``HeadUnitLink/start(now:)``.
     public var handshakeDeadline: Duration
+    /// The phone's first bytes must come within this time from ``HeadUnitLink/start(now:)``, or
+    /// the link closes with ``LinkCloseReason/notAAPServer(_:)``: an AAP phone answers
+    /// VERSION_REQUEST at once, an HTTP server waits silently for the rest of a request. `nil`:
+    /// only ``handshakeDeadline`` applies.
+    public var firstAnswerDeadline: Duration? = .seconds(3)
     /// After our BYEBYE_REQUEST, how long to wait for the answer before closing anyway.
     public var byeByeGrace: Duration
     public var limits: FrameLimits

@@ -41,6 +41,10 @@ public final class HeadUnitLink {
     var pings: PingKeeper
     var startedAt: Duration?
     var byeByeDeadline: Duration?
+    /// The phone's first bytes (up to 24) while the version answer is awaited: they tell an AAP
+    /// phone (channel 0, plaintext) from some other server before a whole frame has come.
+    var firstBytes: [UInt8] = []
+    var receivedAny = false
 
     /// `tls` must be a client session (`TLSConfiguration.client`) that has not started yet.
     public init(configuration: HeadUnitConfiguration = HeadUnitConfiguration(), tls: TLSSession, logger: Logger = .silent) {
@@ -68,7 +72,14 @@ public final class HeadUnitLink {
         if startedAt == nil { startedAt = now }
         var out = HeadUnitOutbox()
         let awaitingVersion = phase == .versionExchange
-        let sample = awaitingVersion ? Array(bytes.prefix(24)) : []
+        if !bytes.isEmpty { receivedAny = true }
+        if awaitingVersion, firstBytes.count < 24 { firstBytes += bytes.prefix(24 - firstBytes.count) }
+        if awaitingVersion, !Self.couldStartVersionAnswer(firstBytes) {
+            // An AAP phone's first frame is on channel 0, in plaintext: say so now, not at the
+            // handshake deadline after waiting for a "frame" an HTTP or SSH banner announced.
+            close(.notAAPServer(Self.describeFirstBytes(firstBytes)), &out)
+            return out.actions
+        }
         wire.feed(bytes)
         while phase != .closed {
             do {
@@ -76,10 +87,17 @@ public final class HeadUnitLink {
                 dispatch(message, now: now, &out)
             } catch {
                 // Bytes that do not even frame before the version answer: some other kind of server.
-                close(awaitingVersion ? .notAAPServer(Self.describeFirstBytes(sample)) : error, &out)
+                close(awaitingVersion ? .notAAPServer(Self.describeFirstBytes(firstBytes)) : error, &out)
             }
         }
         return out.actions
+    }
+
+    /// Whether `bytes` (the first the peer sent) can begin a VERSION_RESPONSE frame: channel 0,
+    /// neither the encrypted nor the control-on-a-channel bit (aap-protocol.md §1.2).
+    static func couldStartVersionAnswer(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count >= 2 else { return bytes.first.map { $0 == 0 } ?? true }
+        return bytes[0] == 0 && bytes[1] & (FrameFlags.encrypted.rawValue | FrameFlags.control.rawValue) == 0
     }
 
     /// The first bytes a peer sent, as text when they are printable (an HTTP or SSH banner), else hex.
@@ -97,7 +115,9 @@ public final class HeadUnitLink {
         guard phase != .closed else { return [] }
         if startedAt == nil { startedAt = now }
         var out = HeadUnitOutbox()
-        if let deadline = handshakeDeadline, now >= deadline {
+        if let deadline = firstAnswerDeadline, now >= deadline, let wait = configuration.firstAnswerDeadline {
+            close(.notAAPServer("nothing came back within \(wait) of the VERSION_REQUEST; an AAP phone answers at once"), &out)
+        } else if let deadline = handshakeDeadline, now >= deadline {
             close(.handshakeTimeout(phase: phase), &out)
         } else if phase == .closing, let deadline = byeByeDeadline, now >= deadline {
             close(.byeBye(answered: false), &out)
@@ -115,7 +135,7 @@ public final class HeadUnitLink {
     /// When ``tick(now:)`` must be called next; `nil` when nothing is scheduled.
     public var nextDeadline: Duration? {
         guard phase != .closed else { return nil }
-        var candidates = [handshakeDeadline].compactMap { $0 }
+        var candidates = [handshakeDeadline, firstAnswerDeadline].compactMap { $0 }
         if phase == .closing, let byeByeDeadline { candidates.append(byeByeDeadline) }
         if phase == .running, let next = pings.nextPingAt { candidates.append(next) }
         if phase == .running, let next = audio?.nextDeadline { candidates.append(next) }
@@ -175,6 +195,12 @@ public final class HeadUnitLink {
     private var handshakeDeadline: Duration? {
         guard let startedAt, phase.isSetup else { return nil }
         return startedAt + configuration.handshakeDeadline
+    }
+
+    /// When the phone's silence means it is no phone: before its first byte only.
+    private var firstAnswerDeadline: Duration? {
+        guard let startedAt, let wait = configuration.firstAnswerDeadline, !receivedAny, phase == .versionExchange else { return nil }
+        return startedAt + wait
     }
 
     /// Whether AUTH_COMPLETE and pings we originate or answer go out encrypted now.

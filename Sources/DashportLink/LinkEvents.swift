@@ -111,7 +111,8 @@ public enum LinkAction: Sendable, Hashable {
 public enum LinkCloseReason: Error, Sendable, Hashable, CustomStringConvertible {
     /// The first bytes were not an AAP VERSION_REQUEST on channel 0 (not a head unit, or garbage).
     case notAAP(String)
-    /// (Car role) the peer's first bytes are not AAP frames: not a phone (an HTTP or SSH server, ...).
+    /// (Car role) the peer's first bytes are not AAP frames, or nothing came back within the
+    /// first-answer deadline: not a phone (an HTTP or SSH server, ...).
     case notAAPServer(String)
     /// The head unit asked for a major version we do not speak; we answered status 0xFFFF (§8.7).
     case versionMismatch(requested: AAPVersion)
@@ -162,7 +163,7 @@ public enum LinkCloseReason: Error, Sendable, Hashable, CustomStringConvertible 
     public var description: String {
         switch self {
         case .notAAP(let detail): "not an AAP head unit: \(detail)"
-        case .notAAPServer(let detail): "this is not an AAP server (\(detail))"
+        case .notAAPServer(let detail): "this is not an AAP phone (\(detail))"
         case .versionMismatch(let v): "head unit asked for unsupported protocol version \(v); answered 0xFFFF"
         case .versionRejected(let v, let status):
             "phone rejected our protocol version (answered \(v), status \(status))"

@@ -7,10 +7,12 @@ public import DashportHeadUnit
 public let patientHandshakeDeadline: Duration = .seconds(120)
 
 extension HeadUnitConfiguration {
-    /// The same car with ``patientHandshakeDeadline``.
+    /// The same car with ``patientHandshakeDeadline``, for the whole setup and for the phone's
+    /// first answer.
     public var patient: HeadUnitConfiguration {
         var configuration = self
         configuration.handshakeDeadline = patientHandshakeDeadline
+        configuration.firstAnswerDeadline = patientHandshakeDeadline
         return configuration
     }
 }

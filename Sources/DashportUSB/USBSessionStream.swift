@@ -18,6 +18,9 @@ public final class USBSessionStream: ByteStream {
         var chunks: [[UInt8]] = []
         var head = 0
         var queued = 0
+        /// Bytes the writer has taken and not yet reported sent (``chunkSent()``): a close waits for
+        /// them too, or the car's last answer (a BYEBYE_RESPONSE) races the re-enumeration.
+        var inFlight = 0
         var closeRequested = false
         var finished = false
         var activated = false
@@ -81,7 +84,7 @@ public final class USBSessionStream: ByteStream {
         let now = state.withLock { state -> Bool in
             guard !state.finished else { return false }
             state.closeRequested = true
-            return state.queued == 0
+            return state.queued == 0 && state.inFlight == 0
         }
         if now { end(nil, local: true) } else { writerWake.signal() }
     }
@@ -150,6 +153,7 @@ public final class USBSessionStream: ByteStream {
                 }
             }
             state.queued -= chunk.count
+            state.inFlight += chunk.count
             if state.head == state.chunks.count || state.head > 64 {
                 state.chunks.removeFirst(state.head)
                 state.head = 0
@@ -160,9 +164,13 @@ public final class USBSessionStream: ByteStream {
         return chunk
     }
 
-    /// The writer sent a chunk; a requested close happens once everything is out.
+    /// The writer sent a chunk (the host has taken it); a requested close happens once everything
+    /// is out, so nothing the stream ends with (the session's re-enumeration) cuts it off.
     public func chunkSent() {
-        let done = state.withLock { !$0.finished && $0.closeRequested && $0.queued == 0 }
+        let done = state.withLock { state -> Bool in
+            state.inFlight = 0
+            return !state.finished && state.closeRequested && state.queued == 0
+        }
         if done { end(nil, local: true) }
     }
 
@@ -178,6 +186,7 @@ public final class USBSessionStream: ByteStream {
             state.chunks = []
             state.head = 0
             state.queued = 0
+            state.inFlight = 0
             return state.takeSatisfiedWaiters()
         }
         guard let ready else { return }

@@ -29,6 +29,9 @@ enum ConnectCommand {
             .flag("no-ping-answers", "never answer the phone's pings, as openauto"),
             .value("timeout", "S", "seconds for the connect and for the pings (default 10)"),
             Arguments.identityOption,
+            .value(
+                "first-answer", "S",
+                "seconds the phone has to answer the VERSION_REQUEST before it is called not an AAP phone (default 3)"),
             .value("log-level", "L", "trace, debug, info, notice, warning (default), error; to stderr"),
         ])
 
@@ -57,6 +60,7 @@ enum ConnectCommand {
             base.version = try parsed.version(default: base.version)
             base.controlEncryption = parsed.flag("encrypted-control") ? .encrypted : .plain
             base.answersPings = !parsed.flag("no-ping-answers")
+            base.firstAnswerDeadline = try parsed.seconds("first-answer", default: .seconds(3))
             configuration = base.withDashportProfile(CarProfileOptions().profile)
         } catch {
             Console.err("dashport-hu connect: \(error)\n")
