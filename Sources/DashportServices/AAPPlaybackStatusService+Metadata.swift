@@ -27,9 +27,7 @@ extension AAPPlaybackStatusService {
     ///
     /// Timing rules: metadata for a new item waits for its cover up to
     /// ``Configuration/artworkBudget``, then goes without it (at the next ``tick(now:)``); a cover
-    /// that arrives later is sent in a second metadata message. Statuses wait with the metadata: the
-    /// one owed is due at once when this answer lets the metadata go (``nextDeadline``), so the
-    /// driver's next ``tick(now:)`` sends it, after the metadata. A nil, empty or oversized answer
+    /// that arrives later is sent in a second metadata message. A nil, empty or oversized answer
     /// sends metadata without art (once). A cover for an item that is no longer current (or whose
     /// cover URI changed meanwhile) is dropped. Items that share a cover URI share one fetch.
     public mutating func artworkArrived(itemId: String, bytes: [UInt8]?) -> [Action] {
@@ -60,10 +58,6 @@ extension AAPPlaybackStatusService {
         self.artwork = artwork
         return actions + sendMetadata(for: artwork.phase)
     }
-
-    /// Whether the current item's metadata waits for its cover (within the budget); statuses wait
-    /// with it.
-    var isMetadataHeld: Bool { artworkBudgetEnd != nil }
 
     /// When metadata stops waiting for the cover being fetched, if it is still waiting.
     var artworkBudgetEnd: Duration? {

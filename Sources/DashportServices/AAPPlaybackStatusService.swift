@@ -21,11 +21,6 @@ public import DashportSession
 /// - MEDIA_PLAYBACK_METADATA (0x8003) on every item change, with the cover fetched at
 ///   ``Configuration/artworkWidth`` × ``Configuration/artworkHeight``; see
 ///   ``artworkArrived(itemId:bytes:)`` for the cover's timing rules.
-/// - Metadata first: while a new item's metadata waits for its cover, every status waits too (it
-///   is owed, and paid right after the metadata), so a car never shows the new state, PLAYING
-///   above all, under the old item's title. A cover that comes within the budget (a cached one
-///   always does) goes with that first metadata, so there is one metadata message, not a second
-///   one popping the cover in.
 ///
 /// Every field is written explicitly (real phones send shuffle and repeat as explicit false):
 /// status carries all six; metadata carries song, artist, album and duration (empty or 0 when
@@ -142,10 +137,9 @@ public struct AAPPlaybackStatusService: Sendable {
         item = snapshot.mediaItem.item
         lastStatus = nil
         lastMetadata = nil
-        // Metadata first; the status with it, or once the cover came or its budget ran out.
-        statusOwedSince = now
-        var actions = itemChanged(now: now)
-        if !isMetadataHeld { actions.append(sendStatus(now: now)) }
+        statusOwedSince = nil
+        var actions = [sendStatus(now: now)]
+        actions += itemChanged(now: now)
         return actions
     }
 
@@ -159,11 +153,6 @@ public struct AAPPlaybackStatusService: Sendable {
             guard started else { return [] }
             let owed = statusOwedSince != nil
             guard owed || Self.isDiscontinuity(from: previous, to: state) else { return [] }
-            if isMetadataHeld {
-                // The metadata waits for its cover: the status follows it.
-                statusOwedSince = statusOwedSince ?? now
-                return []
-            }
             return [sendStatus(now: now)]
         case .mediaItem(let state):
             let previous = item
@@ -204,16 +193,15 @@ public struct AAPPlaybackStatusService: Sendable {
         AAPServiceLog.outcome(of: command, result).map { [.log($0)] } ?? []
     }
 
-    /// Time passed: sends metadata whose cover is over budget, then pays an owed status (not while
-    /// metadata still waits for its cover), and sends the periodic status while playing. Safe to
-    /// call at any time, as often as the driver likes.
+    /// Time passed: pays an owed status, sends metadata whose cover is over budget, and sends the
+    /// periodic status while playing. Safe to call at any time, as often as the driver likes.
     public mutating func tick(now: Duration) -> [Action] {
         guard started else { return [] }
-        var actions = artworkBudgetCheck(now: now)
-        guard !isMetadataHeld else { return actions }
+        var actions: [Action] = []
         if let owed = statusOwedSince, owed <= now {
             actions.append(sendStatus(now: now))
         }
+        actions += artworkBudgetCheck(now: now)
         if let due = periodicStatusDue, due <= now {
             statusCheckedAt = now
             let status = statusMessage(now: now)
@@ -223,12 +211,9 @@ public struct AAPPlaybackStatusService: Sendable {
     }
 
     /// When ``tick(now:)`` next has something to do, or nil when only an input will change anything.
-    /// While metadata waits for its cover, that is the budget's end (every status waits for it); a
-    /// status owed after the cover came is due at once.
     public var nextDeadline: Duration? {
         guard started else { return nil }
-        if let end = artworkBudgetEnd { return end }
-        return [statusOwedSince, periodicStatusDue].compactMap { $0 }.min()
+        return [statusOwedSince, artworkBudgetEnd, periodicStatusDue].compactMap { $0 }.min()
     }
 
     // MARK: Status
