@@ -21,12 +21,12 @@ struct PerCarFootprintTests {
             try await car.waitUntil("channels open and the media hello") {
                 $0.openedChannels.count == 5 && !$0.messages(on: 16).isEmpty
             }
-            // Playback status, input (remote playback) and the media channel each subscribe once;
-            // the media channel also to the browse core's notifications.
-            try await eventually("three session and one browse handler") {
+            // Playback status, input (remote playback), the media channel and the audio sink (play
+            // state) each subscribe once; the media channel also to the browse core's notifications.
+            try await eventually("four session and one browse handler") {
                 let sessionNow = await session.handlerSubscriberCount
                 let browseNow = await browse.handlerSubscriberCount
-                return sessionNow == sessionBefore + 3 && browseNow == browseBefore + 1
+                return sessionNow == sessionBefore + 4 && browseNow == browseBefore + 1
             }
 
             // No stream (which would need a task per subscription to wait on it) was added.

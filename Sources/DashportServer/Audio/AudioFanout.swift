@@ -19,7 +19,7 @@ final class AudioFanout: Sendable {
     /// Packets kept: what a car that fell behind may still catch up on.
     static let ringCapacity = 16
     /// How far behind the newest packet a car's cursor may be before it skips ahead.
-    static let maxBehind = 4
+    static let maxBehind = 8
 
     struct Read {
         var packets: [AudioPacket]
