@@ -103,7 +103,7 @@ let package = Package(
             // Session recordings (issue 9): the JSON-lines format, the recorder behind a link tap,
             // volatile fields and body comparison. Sans-IO apart from reading and writing a file.
             name: "DashportRecording",
-            dependencies: ["DashportMessages", "DashportLink", "DashportClock", "DashportDigest"],
+            dependencies: ["DashportMessages", "DashportLink", "DashportClock", "DashportDigest", "DashportFiles"],
             swiftSettings: strict
         ),
 

@@ -24,6 +24,9 @@ public struct FileError: Error, Sendable, Hashable, CustomStringConvertible {
         case tooLarge(bytes: Int, limit: Int)
         /// The file changed size while it was read.
         case changedWhileReading
+        /// Another user could change (or read) what lives here: `problem` says who and how,
+        /// `fix` is the command that makes it private.
+        case notPrivate(problem: String, fix: String)
     }
 
     /// The attempted operation as a verb (`open`, `write`, `rename`, `create directory`, …).
@@ -56,6 +59,7 @@ public struct FileError: Error, Sendable, Hashable, CustomStringConvertible {
         case .missingParent(let parent): "its parent directory \(parent) does not exist (only the last component is created)"
         case .tooLarge(let bytes, let limit): "it is \(bytes) bytes, more than the \(limit) accepted"
         case .changedWhileReading: "it changed size while being read"
+        case .notPrivate(let problem, let fix): "\(problem); \(fix)"
         }
     }
 }

@@ -17,6 +17,8 @@ extension Files {
         /// Which file this is (`st_dev`, `st_ino`): a path that now leads to another file differs.
         public var device: UInt64
         public var inode: UInt64
+        /// The owner's user id (`st_uid`).
+        public var owner: UInt32
 
         init(_ info: stat) {
             size = Int(info.st_size)
@@ -26,6 +28,7 @@ extension Files {
             mode = UInt32(info.st_mode & 0o7777)
             device = UInt64(info.st_dev)
             inode = UInt64(info.st_ino)
+            owner = UInt32(info.st_uid)
         }
     }
 

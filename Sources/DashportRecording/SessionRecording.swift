@@ -1,3 +1,4 @@
+import DashportFiles
 public import DashportMessages
 
 /// A recorded AAP session: what one or more cars and a Dashport server said to each other, one
@@ -192,9 +193,10 @@ extension SessionRecording {
         }
     }
 
-    /// Writes `recording` to `path` atomically: a temporary file next to it, flushed, then renamed.
+    /// Writes `recording` to `path` atomically through ``Files`` (a temporary file created 0600
+    /// with `O_EXCL|O_NOFOLLOW`, flushed, renamed): a recording holds what a car asked for, so no
+    /// other user may read it, not even for the moment between create and rename.
     public static func write(_ recording: SessionRecording, to path: String) throws {
-        let data = Data(recording.serialized().utf8)
-        try data.write(to: URL(fileURLWithPath: path), options: [.atomic])
+        try Files.writeAtomically(Array(recording.serialized().utf8), to: path, mode: 0o600)
     }
 }

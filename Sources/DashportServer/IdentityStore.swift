@@ -36,6 +36,8 @@ extension TLSIdentity {
                 try Files.makeParents(of: stateDirectory) { log.notice("created \($0) (mode 0700)") }
             }
             if try Files.makeDirectory(stateDirectory) { log.notice("created the state directory (mode 0700)") }
+            // Another user who can write here could replace the key and certificate (ssh's StrictModes).
+            try Files.checkPrivateDirectory(stateDirectory, purpose: "state directory")
         } catch {
             throw .identity(file: stateDirectory, reason: error.causeText)
         }
@@ -45,6 +47,7 @@ extension TLSIdentity {
         switch (try exists(keyPath), try exists(certificatePath)) {
         case (true, true):
             let key = try loadKey(keyPath, logger: log)
+            try checkPrivate(certificatePath, purpose: "server certificate", forbidden: 0o022)
             let certificateBytes = try read(certificatePath)
             guard TLSIdentity.isCertificatePEM(certificateBytes) else {
                 throw .identity(file: certificatePath, reason: "not a PEM certificate")
@@ -82,18 +85,22 @@ extension TLSIdentity {
         }
     }
 
-    /// The key file's bytes, checked to be an unencrypted PEM private key.
+    /// The key file's bytes, checked to be ours alone and an unencrypted PEM private key.
     private static func loadKey(_ path: String, logger: Logger) throws(TLSError) -> [UInt8] {
+        try checkPrivate(path, purpose: "server key", forbidden: 0o077)
         let bytes = try read(path)
         guard TLSIdentity.isPrivateKeyPEM(bytes) else {
             throw .identity(file: path, reason: "not an unencrypted PEM private key")
         }
-        if let mode = Files.status(path)?.mode, mode & 0o077 != 0 {
-            logger.warning(
-                "private key is readable by other users; chmod 600 it",
-                ["file": path, "mode": String(mode, radix: 8)])
-        }
         return bytes
+    }
+
+    /// A key others can read is no secret, a certificate others can change is not ours: refused,
+    /// with the `chmod`/`chown` that fixes it.
+    private static func checkPrivate(_ path: String, purpose: String, forbidden: UInt32) throws(TLSError) {
+        do { try Files.checkPrivateFile(path, purpose: purpose, forbidden: forbidden) } catch {
+            throw .identity(file: path, reason: error.causeText)
+        }
     }
 
     /// The identity a server in `stateDirectory` presents, never creating anything: for

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import DashportFiles
 import DashportLog
 import DashportRecording
 import Synchronization
@@ -8,16 +9,19 @@ import Synchronization
 enum SessionFiles {
     private static let counter = Atomic<Int>(0)
 
-    /// Creates the directory (0700) when recording is on; a directory that cannot be made is
-    /// refused at start, not discovered at the first car.
+    /// Creates the directory (0700) when recording is on and refuses one that another user owns
+    /// or can write to (they could read the cars' sessions or swap a link in where a recording is
+    /// written); a directory that cannot be used is refused at start, not discovered at the first car.
     static func prepare(_ directory: String?) throws(ConfigurationError) -> String? {
         guard let directory else { return nil }
         do {
-            try FileManager.default.createDirectory(
-                atPath: directory, withIntermediateDirectories: true,
-                attributes: [.posixPermissions: 0o700])
+            if Files.status(directory) == nil {
+                try Files.makeParents(of: directory)
+                try Files.makeDirectory(directory)
+            }
+            try Files.checkPrivateDirectory(directory, purpose: "record directory")
         } catch {
-            throw ConfigurationError("--record-dir \(directory): \(ConfigurationError.reason(error))")
+            throw ConfigurationError("--record-dir \(directory): \(error.causeText)")
         }
         return directory
     }
@@ -29,8 +33,8 @@ enum SessionFiles {
         let stamp = Date.ISO8601FormatStyle().format(Date()).replacing(":", with: "")
         let path = "\(directory)/\(stamp)-\(number).jsonl"
         do {
+            // Created 0600 from the start (O_CREAT|O_EXCL|O_NOFOLLOW, mode at open), never chmod-ed later.
             try SessionRecording.write(recording, to: path)
-            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
             logger.info("session recorded", ["file": path, "messages": "\(recording.entries.count)"])
         } catch {
             logger.warning("could not write the session recording \(path): \(error)")

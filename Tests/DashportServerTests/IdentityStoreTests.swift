@@ -145,14 +145,69 @@ import Testing
         }
     }
 
-    @Test func aLooselyPermittedKeyIsUsedWithAWarning() throws {
+    /// A key others can read is no secret: refused, naming the file and the chmod that fixes it
+    /// (it used to be used with a warning). A certificate others can change is refused the same way.
+    @Test func aLooselyPermittedKeyOrCertificateIsRefusedWithTheFix() throws {
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let made = try TLSIdentity.loadOrCreate(stateDirectory: temporary.path)
+        let key = temporary.file(TLSIdentity.keyFileName)
+        let certificate = temporary.file(TLSIdentity.certificateFileName)
+        chmod(key, 0o644)
+        #expect(
+            throws: TLSError.identity(
+                file: key, reason: "other users can read it (mode 0644); chmod 0600 \(key)")
+        ) { try TLSIdentity.loadOrCreate(stateDirectory: temporary.path) }
+        chmod(key, 0o600)
+        chmod(certificate, 0o666)
+        #expect(
+            throws: TLSError.identity(
+                file: certificate, reason: "other users can write to it (mode 0666); chmod 0644 \(certificate)")
+        ) { try TLSIdentity.loadOrCreate(stateDirectory: temporary.path) }
+        chmod(certificate, 0o644)  // readable by all is fine: a certificate is public
+        #expect(try TLSIdentity.loadOrCreate(stateDirectory: temporary.path).fingerprintSHA256 == made.fingerprintSHA256)
+    }
+
+    /// A state directory another user can write to lets them replace the key and certificate:
+    /// refused at start with the chmod that fixes it, whether it is new to us or already holds an
+    /// identity; `dashport fingerprint` (loadExisting) refuses it too.
+    @Test(arguments: [0o777, 0o1777, 0o770, 0o702])
+    func aStateDirectoryOthersCanWriteToIsRefused(mode: Int) throws {
         let temporary = try TemporaryDirectory()
         defer { temporary.remove() }
         _ = try TLSIdentity.loadOrCreate(stateDirectory: temporary.path)
-        chmod(temporary.file(TLSIdentity.keyFileName), 0o644)
-        let sink = CollectingSink()
-        _ = try TLSIdentity.loadOrCreate(stateDirectory: temporary.path, logger: Logger(label: "tls", sink: sink))
-        #expect(sink.contains(.warning, "readable by other users"))
+        chmod(temporary.path, mode_t(mode))
+        let octal = "0" + String(mode, radix: 8)
+        let expected = TLSError.identity(
+            file: temporary.path,
+            reason: "other users can write to it (mode \(octal)); chmod go-w \(temporary.path) (0700 is best)")
+        #expect(throws: expected) { try TLSIdentity.loadOrCreate(stateDirectory: temporary.path) }
+        #expect(throws: expected) { try TLSIdentity.loadExisting(stateDirectory: temporary.path) }
+        chmod(temporary.path, 0o755)  // readable by others, writable by us alone: accepted
+        _ = try TLSIdentity.loadOrCreate(stateDirectory: temporary.path)
+    }
+
+    /// The attack: another user owns the key and certificate (they replaced them with their own).
+    /// The server refuses them instead of serving the attacker's certificate. Needs root to give a
+    /// file to another user; skipped otherwise.
+    @Test(.enabled(if: geteuid() == 0, "needs root to chown to another user"))
+    func filesOrADirectoryOwnedByAnotherUserAreRefused() throws {
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        _ = try TLSIdentity.loadOrCreate(stateDirectory: temporary.path)
+        let nobody: uid_t = 65534
+        let certificate = temporary.file(TLSIdentity.certificateFileName)
+        chown(certificate, nobody, gid_t(nobody))
+        #expect(
+            throws: TLSError.identity(
+                file: certificate,
+                reason: "it is owned by user 65534, not by this user (0); chown 0 \(certificate), or use a directory of this user's")
+        ) { try TLSIdentity.loadOrCreate(stateDirectory: temporary.path) }
+        chown(certificate, 0, 0)
+        chown(temporary.path, nobody, gid_t(nobody))
+        #expect(throws: TLSError.self) { try TLSIdentity.loadOrCreate(stateDirectory: temporary.path) }
+        chown(temporary.path, 0, 0)
+        _ = try TLSIdentity.loadOrCreate(stateDirectory: temporary.path)
     }
 
     @Test func anUnreadableCAFileIsAConfigurationErrorNamingIt() throws {
