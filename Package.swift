@@ -77,7 +77,7 @@ let package = Package(
 
         // MARK: Support
         .target(name: "DashportThread", dependencies: ["CDashportLinux"], swiftSettings: strict),
-        .target(name: "DashportLog", dependencies: ["DashportThread"], swiftSettings: strict),
+        .target(name: "DashportLog", dependencies: ["DashportThread", "DashportClock"], swiftSettings: strict),
         .target(name: "DashportClock", swiftSettings: strict),
         .target(name: "DashportFiles", swiftSettings: strict),
         .target(name: "DashportCommandLine", swiftSettings: strict),
@@ -318,7 +318,8 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "DashportLogTests", dependencies: ["DashportLog"], swiftSettings: strict),
+        .testTarget(
+            name: "DashportLogTests", dependencies: ["DashportLog", "DashportClock", "DashportTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "DashportBrowseTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportBrowse", "DashportFiles"],
             swiftSettings: strict),

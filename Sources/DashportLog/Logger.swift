@@ -60,14 +60,41 @@ public struct LogRecord: Sendable, Equatable {
     /// escapes (``escaped(_:)``), and a value with a space, `"` or `=` is quoted with its quotes and
     /// backslashes escaped, so a car's search query or model name can neither start a forged line,
     /// drive the terminal, nor add a `key=value` of its own.
+    ///
+    /// Bounded, whatever a peer sent: the message is cut at ``maxMessageBytes`` and each value at
+    /// ``maxValueBytes`` (UTF-8, on a character boundary), the cut saying how much was left out, so a
+    /// car's 200 KB model name costs one short line, not a 200 KB one.
     public func formatted(timestamp: Date) -> String {
         let levelName = level.description.prefix(7)
         let padding = String(repeating: " ", count: 7 - levelName.count)
-        var line = "\(LogRecord.timestampFormat.format(timestamp)) \(levelName)\(padding) \(label): \(LogRecord.escaped(message))"
+        let text = LogRecord.escaped(LogRecord.truncated(message, maxBytes: LogRecord.maxMessageBytes))
+        var line = "\(LogRecord.timestampFormat.format(timestamp)) \(levelName)\(padding) \(label): \(text)"
         for (key, value) in metadata {
-            line += " \(LogRecord.escaped(key))=\(LogRecord.quoted(value))"
+            let cut = LogRecord.truncated(value, maxBytes: LogRecord.maxValueBytes)
+            line += " \(LogRecord.escaped(LogRecord.truncated(key, maxBytes: 64)))=\(LogRecord.quoted(cut))"
         }
         return line
+    }
+
+    /// The longest message written (UTF-8 bytes, before escaping); the rest is cut.
+    public static let maxMessageBytes = 2048
+    /// The longest metadata value written (UTF-8 bytes, before escaping); the rest is cut.
+    public static let maxValueBytes = 256
+
+    /// `text` cut to at most `maxBytes` UTF-8 bytes on a character boundary, ending in
+    /// `…[+N bytes]` when anything was cut.
+    public static func truncated(_ text: String, maxBytes: Int) -> String {
+        let total = text.utf8.count
+        guard total > maxBytes else { return text }
+        var kept = 0
+        var end = text.startIndex
+        for index in text.indices {
+            let size = text[index].utf8.count
+            if kept + size > maxBytes { break }
+            kept += size
+            end = text.index(after: index)
+        }
+        return String(text[..<end]) + "…[+\(total - kept) bytes]"
     }
 
     /// `text` with every character that could break or forge a log line written as an escape:

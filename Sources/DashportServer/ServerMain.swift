@@ -15,7 +15,8 @@ public enum ServerMain {
         // Lines are written by the sink's own thread: logging never blocks the reactor.
         let sink = AsyncLogSink()
         defer { sink.flush() }
-        let logger = Logger(label: "dashport", level: configuration.logLevel, sink: sink)
+        // No peer can grow the log by more than its budget (8 KiB/s, 64 KiB burst; repeats counted).
+        let logger = Logger(label: "dashport", level: configuration.logLevel, sink: PeerLogBudget(wrapping: sink))
         let signals = TerminationSignals()
         let server = try await DashportServer.start(configuration: configuration, logger: logger)
         // The one line on standard output: scripts and tests read the port from it.
