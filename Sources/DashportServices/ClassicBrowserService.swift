@@ -165,8 +165,11 @@ public struct ClassicBrowserService: Sendable {
         // The root has no start; the others ask for `start ..< start + size`, one or two core pages.
         let start = kind == .root ? 0 : max(0, Int(message.start ?? 0))
         let size = configuration.pageSize
+        // The answer echoes the path; one past the cap (already refused above) is echoed cut to the
+        // cap, so a car's 900 KB path never comes back as a 900 KB answer.
+        let echoed = path.utf8.count <= configuration.maxPathBytes ? path : Self.cut(path, maxBytes: configuration.maxPathBytes)
         var request = ClassicBrowserRequest(
-            requestPath: path, kind: kind, start: start, wantsArt: message.getAlbumArtOrDefault,
+            requestPath: echoed, kind: kind, start: start, wantsArt: message.getAlbumArtOrDefault,
             pageSize: size, firstPage: start / size, deadline: now + configuration.requestTimeout)
         let number = take()
         let car = configuration.car
@@ -285,6 +288,18 @@ public struct ClassicBrowserService: Sendable {
     private func problem(_ problem: Problem, level: LogLevel = .warning) -> Action {
         logger.log(level, problem.description)
         return .problem(problem)
+    }
+
+    /// `path`'s longest prefix of at most `maxBytes` UTF-8 bytes ending on a character boundary.
+    static func cut(_ path: String, maxBytes: Int) -> String {
+        var kept = 0
+        var end = path.startIndex
+        for index in path.indices {
+            kept += path[index].utf8.count
+            guard kept <= maxBytes else { break }
+            end = path.index(after: index)
+        }
+        return String(path[..<end])
     }
 
     /// A path short enough for a log line or a problem (the first 256 characters).
