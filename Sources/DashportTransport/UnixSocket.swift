@@ -9,8 +9,11 @@ import Synchronization
 /// Created safely: an existing path that is not a socket is refused, never replaced; a socket
 /// another process still listens on is refused; a stale socket (nobody listening) is removed. The
 /// socket is made mode 0600 before it listens, so no one else can connect even for a moment; the
-/// directory's own permissions are the second fence. Beyond `maxConnections` a new peer is closed
-/// at once. On shutdown the path is removed if it is still this socket.
+/// directory's own permissions are the second fence. Beyond `maxConnections` the oldest connection
+/// is closed to make room for the new one: only the owner can connect, and the owner's own stuck
+/// script holding every slot must not lock out the owner's next `dashport ctl` (a healthy request
+/// lasts milliseconds, so the oldest is the stuck one). On shutdown the path is removed if it is
+/// still this socket.
 public final class UnixListener: Sendable {
     public let path: String
     public let maxConnections: Int
@@ -21,6 +24,8 @@ public final class UnixListener: Sendable {
     private let inode: (dev: UInt64, ino: UInt64)
     private let handler = Mutex<(@Sendable (TCPConnection) -> Void)?>(nil)
     private let live = Atomic<Int>(0)
+    /// Open connections, oldest first (touched on the reactor thread and by their finish).
+    private let open = Mutex<[(id: ObjectIdentifier, connection: TCPConnection)]>([])
     private let closed = Atomic<Bool>(false)
 
     /// The longest path a Unix socket can have (`sun_path` less its terminating NUL).
@@ -134,15 +139,26 @@ extension UnixListener: Selectable {
     }
 
     private func admit(_ peer: Int32) {
-        guard let onAccept = handler.withLock({ $0 }), live.load(ordering: .relaxed) < maxConnections else {
-            logger.warning("control connection cap reached; closing the new connection", ["cap": "\(maxConnections)"])
+        guard let onAccept = handler.withLock({ $0 }) else {
             Glibc.close(peer)
             return
         }
+        if live.load(ordering: .relaxed) >= maxConnections, let oldest = open.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
+            logger.warning(
+                "control connection cap reached; closing the oldest connection to make room", ["cap": "\(maxConnections)"])
+            oldest.connection.abort()
+        }
         live.add(1, ordering: .relaxed)
+        let box = Mutex<ObjectIdentifier?>(nil)
         let connection = TCPConnection(
             fd: peer, remote: nil, phase: .open, loop: loop, outboundBufferLimit: 1 << 20, logger: logger,
-            onFinish: { [self] in live.subtract(1, ordering: .relaxed) })
+            onFinish: { [self] in
+                live.subtract(1, ordering: .relaxed)
+                if let id = box.withLock({ $0 }) { open.withLock { $0.removeAll { $0.id == id } } }
+            })
+        let id = ObjectIdentifier(connection)
+        box.withLock { $0 = id }
+        open.withLock { $0.append((id, connection)) }
         if let failure = connection.register() {
             logger.error("cannot watch a control connection: \(errnoText(failure))")
             connection.abort()
