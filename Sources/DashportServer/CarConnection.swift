@@ -103,13 +103,20 @@ struct CarConnection {
                 case .send(let bytes):
                     stream.write(bytes)
                 case .event(let event):
-                    if case .authComplete = event, let ticket,
-                        case .full(let limit) = context.admission.authenticated(ticket)
-                    {
-                        logger.warning("closing: \(limit) cars are linked already (max-connections)")
-                        stream.close()
-                        finished = true
-                        continue
+                    if case .authComplete = event, let ticket {
+                        var refused = true
+                        switch context.admission.authenticated(ticket) {
+                        case .full(let limit):
+                            logger.warning("closing: \(limit) cars are linked already (max-connections)")
+                        case .fullForAddress(let limit, let host):
+                            logger.warning("closing: \(limit) cars from \(host) are linked already (max-cars-per-address)")
+                        case .linked, .gone: refused = false
+                        }
+                        if refused {
+                            stream.close()
+                            finished = true
+                            continue
+                        }
                     }
                     if ConnectedCar.describes(event) { context.registry.update(id) { $0.observe(event) } }  // `dashport ctl cars`
                     let outgoing = services.linkEvent(event, now: clock.now.sinceOrigin)
@@ -146,6 +153,8 @@ struct CarConnection {
                 // cannot push its own handshake deadline back.
                 if let deadline = link.nextDeadline, deadline <= now { perform(link.tick(now: now)) }
                 if !finished { perform(link.receive(bytes, now: now)) }
+                // Valid handshake steps keep this connection ahead of sockets that sent nothing valid.
+                if let ticket, !finished { Self.reportProgress(link.phase, ticket: ticket, to: context.admission) }
                 // Unfinished messages count against the process-wide budget, whatever the phase.
                 let held = finished ? 0 : link.pendingMessageBytes
                 if context.reassembly.recharge(from: charged, to: held) {
@@ -237,6 +246,15 @@ struct CarConnection {
     /// for flooding its setup is owed no answer, and an orderly close would first read and drop up to
     /// 256 KiB of what it queued (so the kernel does not answer it with a reset anyway), a recv per
     /// 4 KiB on the reactor thread, for each of the hundreds of connections a second a flooder makes.
+    /// Tells admission how far the handshake got (version exchanged, TLS done).
+    static func reportProgress(_ phase: LinkPhase, ticket: UInt64, to admission: HandshakeAdmission) {
+        switch phase {
+        case .versionExchange: break
+        case .tlsHandshake: admission.progressed(ticket, to: 1)
+        default: admission.progressed(ticket, to: 2)
+        }
+    }
+
     static func resets(_ reason: LinkCloseReason) -> Bool {
         switch reason {
         case .notASetupFrame, .setupFramesExceeded, .setupInputExceeded: true

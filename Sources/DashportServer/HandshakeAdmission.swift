@@ -6,11 +6,16 @@ import Synchronization
 /// A connection is *pending* from accept until the car's AUTH_COMPLETE (after the TLS handshake and
 /// the peer-certificate check); then it is *linked*. Linked cars have their own `maxLinked` slots;
 /// pending connections share a smaller budget, `maxPending`, of which one address may hold at most
-/// `maxPendingPerAddress` (loopback excepted: every local process shares it). A new connection is always taken in: when its address is at its limit the
-/// oldest pending connection *from that address* is closed, else when the budget is full the oldest
-/// pending connection overall is. So idle or slow sockets can only push out each other, never a car
-/// that finished its handshake, and a real car arriving during a flood is the newest, last in line
-/// to be closed. Every socket counts against the listener's hard cap of `maxLinked + maxPending`.
+/// `maxPendingPerAddress` (loopback excepted: every local process shares it). When a new
+/// connection's address is at its limit, one pending connection *from that address* makes room,
+/// else when the budget is full one pending connection overall does: the one that has made the
+/// least progress (``progressed(_:to:)``: nothing valid yet, then a version exchange, then TLS
+/// under way), the oldest among equals. A socket that has sent nothing valid goes before a car in
+/// the middle of TLS, and when everyone pending has made progress the newcomer (which has not) is
+/// refused instead, so a car that keeps sending valid steps links under any connect flood. Linked
+/// cars are never pushed out; one address may hold at most `maxLinkedPerAddress` of the linked
+/// slots, so no one local process keeps every car out for ever. Every socket counts against the
+/// listener's hard cap of `maxLinked + maxPending`.
 ///
 /// ``admit(host:peer:abort:)`` runs on the reactor thread at accept, so a flood is trimmed as it
 /// arrives, before any connection task runs. Thread-safe.
@@ -19,6 +24,8 @@ final class HandshakeAdmission: Sendable {
         var maxLinked: Int
         var maxPending: Int
         var maxPendingPerAddress: Int
+        /// Linked cars one address may hold (loopback included).
+        var maxLinkedPerAddress: Int = .max
         /// Whether `maxPendingPerAddress` applies to loopback hosts (127.0.0.0/8, ::1) too.
         var perAddressOnLoopback = false
     }
@@ -28,6 +35,8 @@ final class HandshakeAdmission: Sendable {
         case linked
         /// `maxLinked` cars are linked already: the caller closes this one.
         case full(limit: Int)
+        /// `maxLinkedPerAddress` cars from this address are linked already: the caller closes this one.
+        case fullForAddress(limit: Int, host: String)
         /// It was closed to make room before it got there; its close is under way.
         case gone
     }
@@ -36,6 +45,8 @@ final class HandshakeAdmission: Sendable {
         var host: String
         var peer: String
         var abort: @Sendable () -> Void
+        /// How far its handshake got: 0 nothing valid, 1 version exchanged, 2 TLS done.
+        var progress = 0
     }
 
     private struct State {
@@ -43,7 +54,9 @@ final class HandshakeAdmission: Sendable {
         /// Keyed by ticket: tickets grow, so the smallest is the oldest.
         var pending: [UInt64: Pending] = [:]
         var pendingPerHost: [String: Int] = [:]
-        var linked: Set<UInt64> = []
+        /// Linked tickets and their hosts.
+        var linked: [UInt64: String] = [:]
+        var linkedPerHost: [String: Int] = [:]
         /// Closed to make room since the budget and every address were last at most half full
         /// (a flood is logged once when it starts and once when it is over).
         var evictedInFlood = 0
@@ -61,31 +74,42 @@ final class HandshakeAdmission: Sendable {
     var pendingCount: Int { state.withLock { $0.pending.count } }
     var linkedCount: Int { state.withLock { $0.linked.count } }
 
-    /// Takes a new connection in as pending and returns its ticket; closes (with `abort`, outside the
-    /// lock) the pending connection it displaces, if any.
-    func admit(host: String, peer: String, abort: @escaping @Sendable () -> Void) -> UInt64 {
-        let (ticket, evicted, why, firstInFlood) = state.withLock { state -> (UInt64, Pending?, String, Bool) in
-            state.next += 1
-            let ticket = state.next
-            var victim: UInt64?
+    /// Takes a new connection in as pending and returns its ticket, closing (with `abort`, outside
+    /// the lock) the pending connection it displaces, if any; nil when the newcomer itself is refused
+    /// because every connection it could displace has made progress (the caller closes it).
+    func admit(host: String, peer: String, abort: @escaping @Sendable () -> Void) -> UInt64? {
+        let (ticket, evicted, why, firstInFlood) = state.withLock { state -> (UInt64?, Pending?, String, Bool) in
+            var candidates: [UInt64: Pending]?
             var why = ""
             if limits.perAddressOnLoopback || !Self.isLoopback(host),
                 state.pendingPerHost[host, default: 0] >= limits.maxPendingPerAddress
             {
-                victim = state.pending.filter { $0.value.host == host }.keys.min()
+                candidates = state.pending.filter { $0.value.host == host }
                 why = "\(limits.maxPendingPerAddress) connections from \(host) are already in the handshake"
             } else if state.pending.count >= limits.maxPending {
-                victim = state.pending.keys.min()
+                candidates = state.pending
                 why = "\(limits.maxPending) connections are already in the handshake"
             }
+            // The least progress goes first, the oldest (smallest ticket) among equals.
+            let victim = candidates?.min { ($0.value.progress, $0.key) < ($1.value.progress, $1.key) }
+            if let victim, victim.value.progress > 0 {
+                state.evictedInFlood += 1
+                return (nil, nil, why, state.evictedInFlood == 1)
+            }
             var evicted: Pending?
-            if let victim, let entry = Self.removePending(victim, from: &state) {
+            if let victim, let entry = Self.removePending(victim.key, from: &state) {
                 evicted = entry
                 state.evictedInFlood += 1
             }
+            state.next += 1
+            let ticket = state.next
             state.pending[ticket] = Pending(host: host, peer: peer, abort: abort)
             state.pendingPerHost[host, default: 0] += 1
-            return (ticket, evicted, why, evicted != nil && state.evictedInFlood == 1)
+            return (ticket, evicted, why, (evicted != nil) && state.evictedInFlood == 1)
+        }
+        if ticket == nil {
+            let line = "refusing a new connection: every connection in the handshake is making progress (\(why))"
+            if firstInFlood { logger.warning(line, ["peer": peer]) } else { logger.debug(line, ["peer": peer]) }
         }
         if let evicted {
             if firstInFlood {
@@ -102,23 +126,44 @@ final class HandshakeAdmission: Sendable {
         return ticket
     }
 
+    /// The connection's handshake got to `level` (1: version exchanged, 2: TLS done): it is kept
+    /// ahead of connections that got less far.
+    func progressed(_ ticket: UInt64, to level: Int) {
+        state.withLock { state in
+            guard let entry = state.pending[ticket], entry.progress < level else { return }
+            state.pending[ticket]?.progress = level
+        }
+    }
+
     /// The car finished its handshake: it leaves the pending budget for a linked slot, if one is free.
     func authenticated(_ ticket: UInt64) -> Verdict {
         state.withLock { state -> Verdict in
-            guard Self.removePending(ticket, from: &state) != nil else {
-                return state.linked.contains(ticket) ? .linked : .gone
+            guard let entry = Self.removePending(ticket, from: &state) else {
+                return state.linked[ticket] != nil ? .linked : .gone
             }
             guard state.linked.count < limits.maxLinked else { return .full(limit: limits.maxLinked) }
-            state.linked.insert(ticket)
+            guard state.linkedPerHost[entry.host, default: 0] < limits.maxLinkedPerAddress else {
+                return .fullForAddress(limit: limits.maxLinkedPerAddress, host: entry.host)
+            }
+            state.linked[ticket] = entry.host
+            state.linkedPerHost[entry.host, default: 0] += 1
             return .linked
         }
+    }
+
+    /// Linked cars per address, most first: who holds the slots (`dashport ctl status`).
+    var linkedPerAddress: [(host: String, cars: Int)] {
+        state.withLock { $0.linkedPerHost.map { ($0.key, $0.value) } }.sorted { ($0.cars, $1.host) > ($1.cars, $0.host) }
     }
 
     /// The connection is over (whatever its state).
     func finished(_ ticket: UInt64) {
         let floodOver = state.withLock { state -> Int in
             _ = Self.removePending(ticket, from: &state)
-            state.linked.remove(ticket)
+            if let host = state.linked.removeValue(forKey: ticket) {
+                let left = state.linkedPerHost[host, default: 1] - 1
+                state.linkedPerHost[host] = left > 0 ? left : nil
+            }
             // Over once the budget and every address are back to at most half full.
             guard state.evictedInFlood > 0, state.pending.count <= limits.maxPending / 2,
                 state.pendingPerHost.values.allSatisfy({ $0 <= limits.maxPendingPerAddress / 2 })

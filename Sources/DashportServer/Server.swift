@@ -79,7 +79,7 @@ public final class DashportServer: Sendable {
         let admission = HandshakeAdmission(
             limits: .init(
                 maxLinked: configuration.maxConnections, maxPending: configuration.maxPendingConnections,
-                maxPendingPerAddress: configuration.maxPendingPerAddress,
+                maxPendingPerAddress: configuration.maxPendingPerAddress, maxLinkedPerAddress: configuration.maxCarsPerAddress,
                 perAddressOnLoopback: configuration.limitPendingPerLoopbackAddress),
             logger: logger.labelled("admission"))
         let context = ServerContext(
@@ -92,7 +92,10 @@ public final class DashportServer: Sendable {
         listener.start { connection in
             // On the reactor thread: a flood of connects is trimmed here, before any task runs.
             let host = connection.peerHost ?? connection.peerDescription
-            let ticket = admission.admit(host: host, peer: connection.peerDescription, abort: { connection.abort() })
+            guard let ticket = admission.admit(host: host, peer: connection.peerDescription, abort: { connection.abort() }) else {
+                connection.abort()  // every connection in the handshake is making progress: this one waits its turn
+                return
+            }
             // The car's worker runs on the reactor that owns its socket (EventLoop+TaskExecutor).
             Task.detached(executorPreference: connection.preferredExecutor) {
                 await CarConnection(stream: connection, context: context, ticket: ticket, host: host).run()

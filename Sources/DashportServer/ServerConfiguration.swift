@@ -43,6 +43,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// closed. Not applied to loopback peers (every local process shares 127.0.0.1 and ::1) unless
     /// ``limitPendingPerLoopbackAddress`` is set; ``maxPendingConnections`` always applies.
     public var maxPendingPerAddress: Int = 16
+    /// Linked cars one address may hold, loopback included (default 128, half the slots), so one
+    /// local process cannot keep every car out for ever; `dashport ctl status` says who holds them.
+    public var maxCarsPerAddress: Int = 128
     /// Applies ``maxPendingPerAddress`` to loopback peers too (tests of the limit over loopback TCP).
     public var limitPendingPerLoopbackAddress = false
     /// TCP keepalive on car connections, so a car that vanished without a FIN is noticed.
@@ -113,6 +116,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         }
         if maxConnections < 1 { throw ConfigurationError("--max-connections must be at least 1") }
         if maxPendingConnections < 1 { throw ConfigurationError("--max-pending-connections must be at least 1") }
+        if maxCarsPerAddress < 1 { throw ConfigurationError("--max-cars-per-address must be at least 1") }
         if maxPendingPerAddress < 1 { throw ConfigurationError("--max-pending-per-address must be at least 1") }
         if !(handshakeTimeoutSeconds > 0) || !handshakeTimeoutSeconds.isFinite {
             throw ConfigurationError("--handshake-timeout must be a positive number of seconds")
