@@ -152,9 +152,13 @@ struct CarConnection {
                 // A deadline that passed while bytes queued is handled before them, so a flood
                 // cannot push its own handshake deadline back.
                 if let deadline = link.nextDeadline, deadline <= now { perform(link.tick(now: now)) }
-                if !finished { perform(link.receive(bytes, now: now)) }
-                // Valid handshake steps keep this connection ahead of sockets that sent nothing valid.
-                if let ticket, !finished { Self.reportProgress(link.phase, ticket: ticket, to: context.admission) }
+                if !finished {
+                    let actions = link.receive(bytes, now: now)
+                    // Valid handshake steps keep this connection ahead of sockets that sent nothing
+                    // valid; told before the answer goes out, so the car's next step finds it kept.
+                    if let ticket { Self.reportProgress(link.phase, ticket: ticket, to: context.admission) }
+                    perform(actions)
+                }
                 // Unfinished messages count against the process-wide budget, whatever the phase.
                 let held = finished ? 0 : link.pendingMessageBytes
                 if context.reassembly.recharge(from: charged, to: held) {

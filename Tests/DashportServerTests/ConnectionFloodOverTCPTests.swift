@@ -99,6 +99,33 @@ import DashportLog
         }
     }
 
+    /// Issue 23 item 2: a car between handshake steps (version exchanged, TLS not started yet, as on
+    /// a slow bus) is kept while bare connects from its own address thrash the pending budget: they
+    /// push out each other, never the car that has made progress.
+    @Test func aCarMidHandshakeOutlivesAConnectThrashFromItsOwnAddress() async throws {
+        try await TestServer.with(configure: { $0.maxPendingConnections = 4 }) { server in
+            let car = try await TCPClient.connect(to: server.server.address)
+            let answers = Mutex<[UInt8]>([])
+            let closed = Mutex(false)
+            car.start { event in
+                switch event {
+                case .received(let bytes): answers.withLock { $0 += bytes }
+                case .closed: closed.withLock { $0 = true }
+                }
+            }
+            car.write([0x00, 0x03, 0x00, 0x06, 0x00, 0x01, 0x00, 0x01, 0x00, 0x06])  // VERSION_REQUEST 1.6
+            try await eventually("the version response") { answers.withLock { $0.count } >= 10 }
+            let idle = IdleSockets()
+            defer { idle.abortAll() }
+            try await idle.open(200, to: server.server.address)
+            // Every bare socket but the newest three made room for another; the car kept its place.
+            try await idle.waitForClosed(atLeast: 200 - 3)
+            #expect(!closed.withLock { $0 }, "the car that had exchanged versions was pushed out")
+            #expect(server.log.contains(.warning, "closing the oldest connection still in the handshake"))
+            car.abort()
+        }
+    }
+
     @Test func loopbackPeersShareOnlyTheOverallBudget() async throws {
         try await TestServer.with(configure: {
             $0.maxPendingPerAddress = 2
