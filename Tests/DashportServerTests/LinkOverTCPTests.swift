@@ -48,6 +48,7 @@ struct LinkOverTCPTests {
         try await TestServer.with(configure: {
             $0.maxConnections = 256
             $0.maxPendingConnections = 256
+            $0.maxCarsPerAddress = 256  // every car is 127.0.0.1
         }) { server in
             let cars = try await withThrowingTaskGroup(of: TestCar.self) { group in
                 for _ in 0..<200 {
