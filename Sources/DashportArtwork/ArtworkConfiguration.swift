@@ -21,6 +21,10 @@ public struct ArtworkConfiguration: Sendable {
     public var defaultSize = 256
     /// Largest box side a request may ask for.
     public var maxSize = 2048
+    /// Distinct sizes made of one cover. A car asking for yet another is answered with the
+    /// nearest size already made (the smallest that covers the box, else the largest), so a peer
+    /// cycling through hundreds of sizes costs at most this many decodes and cache files per cover.
+    public var maxSizesPerCover = 8
     /// Decodes running at once. libvips is threaded itself; more would only compete for memory.
     public var maxConcurrentDecodes = 2
     /// Outer deadline of one request (waiting for a shared download, decoding): never a hang.

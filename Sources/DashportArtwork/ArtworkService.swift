@@ -39,6 +39,7 @@ public actor ArtworkService {
     private var subscribers: [Int: AsyncStream<ArtworkNotification>.Continuation] = [:]
     private var nextSubscriber = 0
     private var loggedOnce = BoundedOnceSet(capacity: 256)
+    private var sizes: ArtworkSizeBudget
 
     /// - Parameters:
     ///   - fetcher: downloads originals; `nil` means ``CurlArtworkFetcher``.
@@ -67,6 +68,7 @@ public actor ArtworkService {
             recheckInterval: configuration.fileRecheckInterval
         )
         self.cache = ArtworkDiskCache(directory: configuration.cacheDirectory, maxBytes: configuration.maxCacheBytes, logger: logger)
+        self.sizes = ArtworkSizeBudget(maxPerKey: configuration.maxSizesPerCover, maxKeys: configuration.maxRegisteredKeys)
         for root in registry.missingRoots {
             logger.warning("artwork root does not exist; no file under it is served", ["root": root])
         }
@@ -128,17 +130,23 @@ public actor ArtworkService {
     public func statistics() -> ArtworkStatistics { stats }
 
     private func answer(_ key: ArtworkKey, width: Int, height: Int) async -> Result<ArtworkImage, ArtworkError> {
-        let box = ArtworkBox(
+        let asked = ArtworkBox(
             width: width == 0 ? configuration.defaultSize : width,
             height: height == 0 ? configuration.defaultSize : height
         )
-        guard (1...configuration.maxSize).contains(box.width), (1...configuration.maxSize).contains(box.height) else {
+        guard (1...configuration.maxSize).contains(asked.width), (1...configuration.maxSize).contains(asked.height) else {
             return .failure(.invalidSize(width: width, height: height))
         }
         guard let registration = registry.registration(for: key) else {
             let shown = String(key.rawValue.prefix(64))  // the key comes from the car: keep what is kept small
             if loggedOnce.insert("key \(shown)") { logger.warning("artwork request for an unregistered key", ["key": shown]) }
             return .failure(.notRegistered(key))
+        }
+        let (box, snapped) = sizes.box(for: key, asked: asked)
+        if snapped, loggedOnce.insert("sizes \(key.rawValue)") {
+            logger.notice(
+                "a car asks for more than \(configuration.maxSizesPerCover) sizes of one cover: answering with the nearest made",
+                ["key": key.rawValue, "asked": "\(asked)", "answered": "\(box)"])
         }
         if let image = cache.thumbnail(key, box) {
             stats.cacheHits += 1

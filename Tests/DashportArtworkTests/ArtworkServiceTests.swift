@@ -87,6 +87,27 @@ import Glibc
         #expect(stats.cacheHits + 1 <= 20)
     }
 
+    /// A peer cycling through hundreds of sizes of one cover costs at most `maxSizesPerCover`
+    /// decodes (and cache files): past them a size is answered with the nearest one made, the
+    /// smallest that covers the box, else the largest. Said once in the log.
+    @Test func hundredsOfSizesOfOneCoverCostAFewDecodes() async throws {
+        defer { server.stop() }
+        let sink = CollectingSink()
+        let artwork = service({ $0.maxSizesPerCover = 4 }, logger: Logger(label: "test", sink: sink))
+        let key = try #require(await artwork.register(server.url("/landscape.jpg")))
+        for side in [64, 128, 256, 512] { _ = try await artwork.image(for: key, width: side, height: side) }
+        var widths: [Int] = []
+        for side in stride(from: 65, through: 600, by: 7) {
+            widths.append(try await artwork.image(for: key, width: side, height: side).width)
+        }
+        #expect(Set(widths) == [128, 256, 512], "the nearest made size that covers the box")
+        #expect(try await artwork.image(for: key, width: 900, height: 900).width == 512, "none covers it: the largest")
+        #expect(try await artwork.image(for: key, width: 64, height: 64).width == 64, "a made size is served as asked")
+        let stats = await artwork.statistics()
+        #expect(stats.resizes == 4)
+        #expect(sink.records.filter { $0.message.contains("sizes of one cover") }.count == 1)
+    }
+
     @Test func concurrentRequestsForDifferentBoxesShareOneDownload() async throws {
         defer { server.stop() }
         let artwork = service()
