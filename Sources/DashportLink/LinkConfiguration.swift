@@ -44,6 +44,11 @@ public struct LinkConfiguration: Sendable {
     public var limits: FrameLimits
     /// Which of the listed services we send CHANNEL_OPEN_REQUEST for.
     public var wantsService: @Sendable (CarService) -> Bool
+    /// Messages decoded (and decrypted) per ``PhoneLink/receive(_:now:)`` at most; the rest wait in
+    /// the link for the next call (``PhoneLink/hasMoreToDecode``), so one car's 64 KiB of pings is
+    /// handled in slices with the other cars served between them (swift-nio's
+    /// `maxMessagesPerRead`).
+    public var maxMessagesPerReceive = 64
 
     public init(
         labelText: String = "Dashport",

@@ -89,9 +89,17 @@ public final class PhoneLink {
             }
         }
         wire.feed(bytes)
+        hasMoreToDecode = false
+        var decoded = 0
         while phase != .closed {
+            guard decoded < configuration.maxMessagesPerReceive else {
+                hasMoreToDecode = true
+                break
+            }
             do {
                 guard let message = try wire.nextMessage() else { break }
+                decoded += 1
+                messagesReceived &+= 1
                 dispatch(message, now: now, &out)
             } catch {
                 close(phase == .versionExchange ? .notAAP("\(error)") : error, &out)
@@ -99,6 +107,12 @@ public final class PhoneLink {
         }
         return out.actions
     }
+
+    /// Received bytes are left undecoded after ``LinkConfiguration/maxMessagesPerReceive``
+    /// messages: call ``receive(_:now:)`` again (with no new bytes, or more) to go on.
+    public private(set) var hasMoreToDecode = false
+    /// Messages received from the car so far (every channel, pings included).
+    public private(set) var messagesReceived: UInt64 = 0
 
     /// Fires what is due at `now`: the handshake and idle deadlines, channel-open timeouts, our
     /// next ping, the bye-bye grace. Call it at ``nextDeadline`` (earlier calls are harmless).

@@ -131,6 +131,7 @@ struct CarConnection {
 
         perform(link.tick(now: clock.now.sinceOrigin))
         timer.arm(at: link.nextDeadline)
+        var rate = MessageRateBudget(context.messageRate)
         /// Inputs taken one after the other without waiting for any.
         var handledInARow = 0
         while true {
@@ -153,11 +154,23 @@ struct CarConnection {
                 // cannot push its own handshake deadline back.
                 if let deadline = link.nextDeadline, deadline <= now { perform(link.tick(now: now)) }
                 if !finished {
+                    let before = link.messagesReceived
                     let actions = link.receive(bytes, now: now)
                     // Valid handshake steps keep this connection ahead of sockets that sent nothing
                     // valid; told before the answer goes out, so the car's next step finds it kept.
                     if let ticket { Self.reportProgress(link.phase, ticket: ticket, to: context.admission) }
                     perform(actions)
+                    // At most `maxMessagesPerReceive` per slice, with the other cars served between
+                    // slices; no new bytes are taken meanwhile, so nothing grows.
+                    while link.hasMoreToDecode && !finished {
+                        await Task.yield()
+                        perform(link.receive([], now: clock.now.sinceOrigin))
+                    }
+                    if !finished, await throttle(Int(link.messagesReceived &- before), phase: link.phase, rate: &rate) {
+                        stream.abort()
+                        finished = true
+                        break
+                    }
                 }
                 // Unfinished messages count against the process-wide budget, whatever the phase.
                 let held = finished ? 0 : link.pendingMessageBytes
@@ -250,6 +263,30 @@ struct CarConnection {
     /// for flooding its setup is owed no answer, and an orderly close would first read and drop up to
     /// 256 KiB of what it queued (so the kernel does not answer it with a reset anyway), a recv per
     /// 4 KiB on the reactor thread, for each of the hundreds of connections a second a flooder makes.
+    /// Charges `messages` against the car's message budget and, past it, waits (reading paused:
+    /// the mailbox fills and the reactor stops reading this socket). True when the car has been
+    /// over its budget so long that it is to be closed.
+    private func throttle(_ messages: Int, phase: LinkPhase, rate: inout MessageRateBudget) async -> Bool {
+        guard phase == .running || phase == .discovery else { return false }
+        let wasOver = rate.isOver
+        switch rate.charge(messages, now: context.core.clock.now.sinceOrigin) {
+        case .within:
+            return false
+        case .slowDown(let wait):
+            if !wasOver {
+                logger.warning(
+                    "car sends more than \(rate.limits.perSecond) messages a second: reading from it is paused while it is over",
+                    ["burst": "\(rate.limits.burst)"])
+            }
+            try? await context.core.clock.sleep(for: wait)
+            return false
+        case .close:
+            logger.warning(
+                "closing connection: the car sent more than \(rate.limits.perSecond) messages a second for \(rate.limits.closeAfter)")
+            return true
+        }
+    }
+
     /// Tells admission how far the handshake got (version exchanged, TLS done).
     static func reportProgress(_ phase: LinkPhase, ticket: UInt64, to admission: HandshakeAdmission) {
         switch phase {

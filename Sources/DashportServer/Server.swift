@@ -87,7 +87,11 @@ public final class DashportServer: Sendable {
             deadlines: DeadlineScheduler(clock: core.clock),
             recordDirectory: try SessionFiles.prepare(configuration.recordDirectory),
             reassembly: ReassemblyBudget(limit: configuration.maxUnfinishedMessageBytes),
-            writeStallLimit: .milliseconds(Int64(configuration.writeStallTimeoutSeconds * 1000)), audio: audio)
+            writeStallLimit: .milliseconds(Int64(configuration.writeStallTimeoutSeconds * 1000)),
+            messageRate: .init(
+                perSecond: configuration.maxMessagesPerSecond, burst: 2 * configuration.maxMessagesPerSecond,
+                closeAfter: .milliseconds(Int64(configuration.messageFloodCloseSeconds * 1000))),
+            audio: audio)
         audio?.start()
         listener.start { connection in
             // On the reactor thread: a flood of connects is trimmed here, before any task runs.

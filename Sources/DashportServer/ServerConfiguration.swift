@@ -46,6 +46,11 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Linked cars one address may hold, loopback included (default 128, half the slots), so one
     /// local process cannot keep every car out for ever; `dashport ctl status` says who holds them.
     public var maxCarsPerAddress: Int = 128
+    /// Messages a linked car may send per second (bursts of twice that); past it its reading is
+    /// paused, and after 30 s over it the car is closed. Real head units send a few a second.
+    public var maxMessagesPerSecond: Int = 5000
+    /// How long a car may stay over ``maxMessagesPerSecond`` before it is closed.
+    public var messageFloodCloseSeconds: Double = 30
     /// Applies ``maxPendingPerAddress`` to loopback peers too (tests of the limit over loopback TCP).
     public var limitPendingPerLoopbackAddress = false
     /// TCP keepalive on car connections, so a car that vanished without a FIN is noticed.
@@ -116,6 +121,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         }
         if maxConnections < 1 { throw ConfigurationError("--max-connections must be at least 1") }
         if maxPendingConnections < 1 { throw ConfigurationError("--max-pending-connections must be at least 1") }
+        if maxMessagesPerSecond < 1 { throw ConfigurationError("--max-messages-per-second must be at least 1") }
         if maxCarsPerAddress < 1 { throw ConfigurationError("--max-cars-per-address must be at least 1") }
         if maxPendingPerAddress < 1 { throw ConfigurationError("--max-pending-per-address must be at least 1") }
         if !(handshakeTimeoutSeconds > 0) || !handshakeTimeoutSeconds.isFinite {

@@ -20,6 +20,8 @@ struct ServerContext: Sendable {
     var reassembly = ReassemblyBudget()
     /// How long a car may leave more than the outbound high-water mark unread before it is closed.
     var writeStallLimit: Duration = .seconds(15)
+    /// Messages a linked car may send per second before its reading is paused (see ``MessageRateBudget``).
+    var messageRate = MessageRateBudget.Limits()
     /// How many close warnings one address gets logged (see ``RepeatedCloseLog``).
     var closeLog = RepeatedCloseLog()
     /// The session's audio, fanned out to the cars' media audio sinks; nil when the session makes

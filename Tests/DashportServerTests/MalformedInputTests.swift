@@ -74,6 +74,9 @@ struct MalformedInputTests {
                 await bad.writeRaw([0x00, 0x03, 0x00, 0x06, 0x00, 0x01, 0x00, 0x01, 0x00, 0x06])
                 await bad.writeRaw([0x00, 0x03, 0x00, 0x0A, 0x00, 0x03] + Array("NOT-TLS!".utf8))
             case .disconnectMidFrame:
+                // Frozen first: an audio CONFIG or a ping answer of its link would otherwise
+                // complete the half header and the phone would see a bad frame, not a vanished car.
+                await bad.freeze()
                 await bad.writeRaw([13, 0x0B, 0x00])
                 try await Task.sleep(for: .milliseconds(50))
                 await bad.abort()

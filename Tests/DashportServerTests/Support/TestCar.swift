@@ -55,9 +55,19 @@ actor TestCar {
 
     private var now: Duration { clock.now.sinceOrigin }
 
+    /// Set by ``freeze()``: the car's link says nothing more (no answers, no pings), so raw bytes
+    /// written afterwards reach the phone exactly as written, never interleaved with the link's.
+    private var frozen = false
+
+    /// Stops the car's link from sending anything; the socket stays open.
+    func freeze() {
+        frozen = true
+        stopTimer()
+    }
+
     private func transport(_ event: TransportEvent) {
         switch event {
-        case .received(let bytes): perform(link.receive(bytes, now: now))
+        case .received(let bytes): if !frozen { perform(link.receive(bytes, now: now)) }
         case .closed:
             transportClosed = true
             stopTimer()
@@ -66,6 +76,7 @@ actor TestCar {
 
     private func tick() {
         timerDeadline = nil
+        guard !frozen else { return }
         perform(link.tick(now: now))
     }
 
