@@ -9,7 +9,15 @@ import DashportSession
 /// largest async frame for life, 2–7 KiB each): commands are run by a task that exists only
 /// while commands are queued, and core pushes reach the car through handlers the core calls
 /// (``attach(_:)``), not through a task per subscription waiting on a stream.
+///
+/// **Fair to the other cars**: at most ``maxConcurrentRequests`` of this car's requests run at
+/// once; the rest wait here, in order, and start as earlier ones finish. A car keeping 32 searches
+/// in flight on the largest catalog then competes with another car's one search as 4 to 1, not
+/// 32 to 1 (issue 23 item 4). Commands and subscriptions are not held back by requests.
 final class CoreBridge: Sendable {
+    /// This car's requests running at once; the rest queue (each service caps what it has in flight).
+    static let maxConcurrentRequests = 4
+
     /// How a push subscription is ended.
     typealias Unsubscribe = @Sendable () async -> Void
 
@@ -23,6 +31,10 @@ final class CoreBridge: Sendable {
         var draining = false
         /// Push subscriptions to end at ``stop()``.
         var unsubscribes: [Unsubscribe] = []
+        /// Requests running now, and those waiting for a place, oldest first.
+        var requestsRunning = 0
+        var requestsWaiting: [@Sendable () async -> ServiceInput?] = []
+        var waitingHead = 0
     }
 
     let inputs: CarMailbox
@@ -98,6 +110,49 @@ final class CoreBridge: Sendable {
         }
     }
 
+    /// A request of this car's (a browse, a search, a cover): run like ``run(_:)`` when fewer than
+    /// ``maxConcurrentRequests`` are running, else queued behind them.
+    func request(_ work: @escaping @Sendable () async -> ServiceInput?) {
+        let start = state.withLock { state -> Bool in
+            guard !state.stopped else { return false }
+            guard state.requestsRunning < Self.maxConcurrentRequests else {
+                state.requestsWaiting.append(work)
+                return false
+            }
+            state.requestsRunning += 1
+            return true
+        }
+        if start { runRequest(work) }
+    }
+
+    private func runRequest(_ work: @escaping @Sendable () async -> ServiceInput?) {
+        run { [self] in
+            let input = await work()
+            if let next = requestDone() { runRequest(next) }
+            return input
+        }
+    }
+
+    /// One request finished: the next waiting one, which takes its place.
+    private func requestDone() -> (@Sendable () async -> ServiceInput?)? {
+        state.withLock { state in
+            guard !state.stopped, state.waitingHead < state.requestsWaiting.count else {
+                state.requestsRunning -= 1
+                return nil
+            }
+            let next = state.requestsWaiting[state.waitingHead]
+            state.waitingHead += 1
+            if state.waitingHead == state.requestsWaiting.count {
+                state.requestsWaiting = []
+                state.waitingHead = 0
+            }
+            return next
+        }
+    }
+
+    /// Requests waiting for a place (a test seam).
+    var waitingRequests: Int { state.withLock { $0.requestsWaiting.count - $0.waitingHead } }
+
     /// Posts an input to the car's stream now.
     func post(_ input: ServiceInput) {
         inputs.yield(.services(input))
@@ -116,6 +171,8 @@ final class CoreBridge: Sendable {
         let (running, unsubscribes) = state.withLock { state -> ([Task<Void, Never>], [Unsubscribe]) in
             state.stopped = true
             state.commands.removeAll()
+            state.requestsWaiting = []
+            state.waitingHead = 0
             defer {
                 state.running.removeAll()
                 state.unsubscribes.removeAll()

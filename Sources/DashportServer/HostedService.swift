@@ -86,6 +86,15 @@ struct ServiceHost {
         bridge.run { await work().map { ServiceInput(channel: channel, $0) } }
     }
 
+    /// Like ``run(_:)`` for the core work a car asks for (browse, search, item): at most
+    /// ``CoreBridge/maxConcurrentRequests`` run at once per car, the rest in order, so one car's
+    /// pile of searches cannot take every thread from the others. Covers use ``run(_:)``: they
+    /// wait on the network and have their own decode limit.
+    func request(_ work: @escaping @Sendable () async -> (any Sendable)?) {
+        let channel = self.channel
+        bridge.request { await work().map { ServiceInput(channel: channel, $0) } }
+    }
+
     /// Hands `payload` to this service on the connection's worker, without a task.
     func post(_ payload: any Sendable) {
         bridge.post(ServiceInput(channel: channel, payload))

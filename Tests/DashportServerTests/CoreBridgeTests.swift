@@ -96,3 +96,61 @@ struct CoreBridgeTests {
         bridge.stop()  // the bridge lives (and is stopped) only after the core dropped the handler
     }
 }
+
+/// Opens on demand: a request waits on it until the test lets it finish.
+private final class Gate: Sendable {
+    private let state = Mutex<(started: Int, open: Bool, waiters: [CheckedContinuation<Void, Never>])>((0, false, []))
+    var started: Int { state.withLock { $0.started } }
+    func pass() async {
+        await withCheckedContinuation { continuation in
+            let go = state.withLock { state -> Bool in
+                state.started += 1
+                if state.open { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if go { continuation.resume() }
+        }
+    }
+    func open() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.open = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        waiters.forEach { $0.resume() }
+    }
+}
+
+/// Issue 23 item 4: one car's pile of requests runs at most `maxConcurrentRequests` at a time,
+/// the rest in order behind them, so it competes with another car's one request as 4 to 1.
+@Suite struct CoreBridgeFairnessTests {
+    @Test func aCarsRequestsBeyondItsShareWaitInOrder() async throws {
+        let mailbox = CarMailbox(stream: FakeStream())
+        let bridge = CoreBridge(inputs: mailbox)
+        let gate = Gate()
+        let order = Mutex<[Int]>([])
+        for number in 0..<32 {
+            bridge.request {
+                order.withLock { $0.append(number) }
+                await gate.pass()
+                return ServiceInput(channel: 9, number)
+            }
+        }
+        try await eventually("the first requests started") { gate.started == CoreBridge.maxConcurrentRequests }
+        #expect(bridge.waitingRequests == 32 - CoreBridge.maxConcurrentRequests)
+        #expect(bridge.pendingCount == CoreBridge.maxConcurrentRequests)
+        gate.open()
+        var answered: [Int] = []
+        while answered.count < 32 {
+            guard case .services(let input) = await mailbox.next(), let number = input.payload as? Int else { continue }
+            answered.append(number)
+        }
+        #expect(Set(answered) == Set(0..<32))
+        // The waiting ones (4 onwards) started one by one, oldest first.
+        #expect(Array(order.withLock { $0 }.dropFirst(4)) == Array(4..<32))
+        #expect(bridge.waitingRequests == 0)
+        try await eventually("no task left") { bridge.pendingCount == 0 }
+        bridge.stop()
+    }
+}

@@ -55,9 +55,9 @@ struct HostedClassicBrowser: HostedService {
             case .send(let message):
                 out.append(message)
             case .browse(let ticket, let parentId, let page, let pageSize, let car):
-                host.run { Input.children(ticket, await browse.children(of: parentId, page: page, pageSize: pageSize, for: car)) }
+                host.request { Input.children(ticket, await browse.children(of: parentId, page: page, pageSize: pageSize, for: car)) }
             case .fetchItem(let ticket, let itemId, let car):
-                host.run { Input.item(ticket, await browse.item(id: itemId, for: car)) }
+                host.request { Input.item(ticket, await browse.item(id: itemId, for: car)) }
             case .fetchArtwork(let ticket, let uri, let width, let height):
                 host.run {
                     guard let key = await artwork.register(uri) else { return Input.artwork(ticket, nil) }

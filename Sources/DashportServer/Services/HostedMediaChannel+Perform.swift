@@ -23,7 +23,7 @@ extension HostedMediaChannel {
                 }
                 let answers = host.answers
                 let generation = answers.generation
-                host.run {
+                host.request {
                     let (answer, reports) = await browse.childrenReporting(of: parentId, page: page, pageSize: pageSize, for: car)
                     let keys = await artworkKeys(for: MediaChannelService.artworkURIs(in: answer), artwork)
                     // Kept with the reports this car's profile caused (a tab dropped, a branch cut), which
@@ -33,13 +33,13 @@ extension HostedMediaChannel {
                     return Input.browse(ticket, answer, artworkKeys: keys, carReports: reports)
                 }
             case .browse(let ticket, .search(let query, let page, let pageSize, let car)):
-                host.run {
+                host.request {
                     let answer = await browse.search(query, page: page, pageSize: pageSize, for: car)
                     return Input.browse(
                         ticket, answer, artworkKeys: await artworkKeys(for: MediaChannelService.artworkURIs(in: answer), artwork))
                 }
             case .browse(let ticket, .item(let id, let car)):
-                host.run {
+                host.request {
                     let (item, reports) = await browse.itemReporting(id: id, for: car)
                     return Input.item(
                         ticket, item, artworkKeys: await artworkKeys(for: MediaChannelService.artworkURIs(in: item), artwork),
