@@ -41,7 +41,7 @@ final class ControlServer: Sendable {
         let logger = logger.labelled("control")
         let listener: UnixListener
         do {
-            listener = try UnixListener.bind(path: path, maxConnections: maxConnections, logger: logger)
+            listener = try UnixListener.bind(path: path, maxConnections: maxConnections, evictingOldest: true, logger: logger)
         } catch {
             throw ConfigurationError("control socket: \(error)")
         }

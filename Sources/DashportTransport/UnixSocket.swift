@@ -9,14 +9,16 @@ import Synchronization
 /// Created safely: an existing path that is not a socket is refused, never replaced; a socket
 /// another process still listens on is refused; a stale socket (nobody listening) is removed. The
 /// socket is made mode 0600 before it listens, so no one else can connect even for a moment; the
-/// directory's own permissions are the second fence. Beyond `maxConnections` the oldest connection
-/// is closed to make room for the new one: only the owner can connect, and the owner's own stuck
-/// script holding every slot must not lock out the owner's next `dashport ctl` (a healthy request
-/// lasts milliseconds, so the oldest is the stuck one). On shutdown the path is removed if it is
-/// still this socket.
+/// directory's own permissions are the second fence. Beyond `maxConnections` a new peer is closed
+/// at once, or (`evictingOldest`, the control socket) the oldest connection is closed to make room
+/// for it: only the owner can connect, and the owner's own stuck script holding every slot must
+/// not lock out the owner's next `dashport ctl` (a healthy request lasts milliseconds, so the
+/// oldest is the stuck one). On shutdown the path is removed if it is still this socket.
 public final class UnixListener: Sendable {
     public let path: String
     public let maxConnections: Int
+    /// At the cap, close the oldest connection for a new one (else the new one is closed).
+    public let evictingOldest: Bool
     private let fd: Int32
     private let id: UInt64
     private let loop: EventLoop
@@ -33,7 +35,8 @@ public final class UnixListener: Sendable {
 
     /// Binds `path` (mode 0600) and listens; throws ``TransportError/io(_:)`` with a clear reason.
     public static func bind(
-        path: String, maxConnections: Int = 8, outboundBufferLimit: Int = 1 << 20, logger: Logger, loop: EventLoop = .shared
+        path: String, maxConnections: Int = 8, evictingOldest: Bool = false, outboundBufferLimit: Int = 1 << 20, logger: Logger,
+        loop: EventLoop = .shared
     ) throws(TransportError) -> UnixListener {
         var status = stat()
         if lstat(path, &status) == 0 {
@@ -79,10 +82,14 @@ public final class UnixListener: Sendable {
         }
         return UnixListener(
             fd: fd, path: path, inode: (UInt64(status.st_dev), UInt64(status.st_ino)), maxConnections: maxConnections,
-            logger: logger, loop: loop)
+            evictingOldest: evictingOldest, logger: logger, loop: loop)
     }
 
-    private init(fd: Int32, path: String, inode: (dev: UInt64, ino: UInt64), maxConnections: Int, logger: Logger, loop: EventLoop) {
+    private init(
+        fd: Int32, path: String, inode: (dev: UInt64, ino: UInt64), maxConnections: Int, evictingOldest: Bool, logger: Logger,
+        loop: EventLoop
+    ) {
+        self.evictingOldest = evictingOldest
         self.fd = fd
         self.path = path
         self.inode = inode
@@ -143,9 +150,13 @@ extension UnixListener: Selectable {
             Glibc.close(peer)
             return
         }
-        if live.load(ordering: .relaxed) >= maxConnections, let oldest = open.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
-            logger.warning(
-                "control connection cap reached; closing the oldest connection to make room", ["cap": "\(maxConnections)"])
+        if live.load(ordering: .relaxed) >= maxConnections {
+            guard evictingOldest, let oldest = open.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else {
+                logger.warning("connection cap reached; closing the new connection", ["cap": "\(maxConnections)"])
+                Glibc.close(peer)
+                return
+            }
+            logger.warning("connection cap reached; closing the oldest connection to make room", ["cap": "\(maxConnections)"])
             oldest.connection.abort()
         }
         live.add(1, ordering: .relaxed)
