@@ -1,3 +1,5 @@
+import DashportLink
+import DashportHeadUnit
 import DashportLog
 import DashportTestSupport
 import Foundation
@@ -53,6 +55,24 @@ import Testing
             #expect(await !good.transportClosed)
             #expect(server.log.records.filter { $0.message.contains("reading from it is paused") }.count == 1)
             await good.abort()
+        }
+    }
+}
+
+/// Issue 23 item 3 over real TCP: a car whose make is 200 KB costs the log short lines only.
+@Suite struct LongCarStringsOverTCPTests {
+    @Test func aCarsHugeMakeIsCutInEveryLogLine() async throws {
+        try await TestServer.with { server in
+            var configuration = HeadUnitConfiguration()
+            configuration.car.identity.make = String(repeating: "M", count: 200_000)
+            configuration.car.identity.model = String(repeating: "m", count: 200_000)
+            let car = try await TestCar.connect(to: server.server.address, configuration: configuration)
+            try await car.waitUntil("linked") { $0.openedChannels.count >= 3 }
+            let lines = server.log.records.map { $0.formatted(timestamp: Date()) }
+            let longest = lines.map(\.utf8.count).max() ?? 0
+            #expect(longest < LogRecord.maxMessageBytes + 16 * LogRecord.maxValueBytes, "longest line \(longest) bytes")
+            #expect(lines.contains { $0.contains("MMMM") && $0.contains("bytes]") }, "the make is logged, cut")
+            await car.abort()
         }
     }
 }
