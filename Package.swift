@@ -21,6 +21,7 @@
 //   Core            DashportBrowse  DashportArtwork  DashportSession
 //   Services        DashportServices   (sans-IO AAP + Dashport media channel services)
 //                   DashportControl    (sans-IO line protocol of the local control socket, `dashport ctl`)
+//                   DashportMPD        (MPD's line protocol, sans-IO codec + connections on the transport's reactor)
 //   Transport       DashportTransport  (TCP over epoll; moves bytes only)
 //                   DashportUSB        (USB gadget over FunctionFS: AOA on ep0, bulk byte streams)
 //                   DashportUSBHost    (the car's USB side over libusb, for the emulator)
@@ -130,6 +131,10 @@ let package = Package(
 
         .target(name: "DashportControl", dependencies: ["DashportSession"], swiftSettings: strict),
 
+        // MARK: MPD client (issue 19): sans-IO codec of MPD's line protocol + connections on the reactor
+        .target(
+            name: "DashportMPD", dependencies: ["DashportTransport", "DashportClock", "DashportLog"], swiftSettings: strict),
+
         // MARK: Transport and server
         .target(name: "DashportTransport", dependencies: ["CDashportLinux", "DashportThread", "DashportLog"], swiftSettings: strict),
         .target(
@@ -236,6 +241,7 @@ let package = Package(
             dependencies: [
                 "DashportLink", "DashportHeadUnit", "DashportTLS", "DashportFrames", "DashportMessages",
                 "DashportServices", "DashportSession", "DashportBrowse", "DashportClock", "DashportControl", "DashportRandom",
+                "DashportMPD",
             ],
             path: "tools/fuzz/Drivers",
             swiftSettings: strict
@@ -261,12 +267,19 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        .executableTarget(
+            name: "FuzzMPD",
+            dependencies: ["DashportFuzzDrivers"],
+            path: "tools/fuzz/FuzzMPD",
+            swiftSettings: strict
+        ),
+
         // MARK: Test support (one target every test suite shares)
         .target(
             name: "DashportTestSupport",
             dependencies: [
                 "DashportFuzzDrivers", "DashportClock", "DashportTLS", "DashportServer", "DashportEmulator", "DashportHeadUnit",
-                "DashportBrowse", "DashportArtwork", "DashportLog",
+                "DashportBrowse", "DashportArtwork", "DashportLog", "DashportMPD",
             ],
             swiftSettings: strict
         ),
@@ -358,6 +371,14 @@ let package = Package(
         .testTarget(
             name: "DashportControlTests",
             dependencies: ["DashportFuzzDrivers", "DashportTestSupport", "DashportControl", "DashportSession"],
+            exclude: ["FuzzCrashes"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "DashportMPDTests",
+            dependencies: [
+                "DashportFuzzDrivers", "DashportTestSupport", "DashportMPD", "DashportClock", "DashportLog", "DashportTransport",
+            ],
             exclude: ["FuzzCrashes"],
             swiftSettings: strict
         ),
