@@ -22,6 +22,7 @@
 //   Services        DashportServices   (sans-IO AAP + Dashport media channel services)
 //                   DashportControl    (sans-IO line protocol of the local control socket, `dashport ctl`)
 //                   DashportMPD        (MPD's line protocol, sans-IO codec + connections on the transport's reactor)
+//                   DashportMPDSource  (MPD's database as the browse provider, MPD as the session's player)
 //   Transport       DashportTransport  (TCP over epoll; moves bytes only)
 //                   DashportUSB        (USB gadget over FunctionFS: AOA on ep0, bulk byte streams)
 //                   DashportUSBHost    (the car's USB side over libusb, for the emulator)
@@ -134,6 +135,13 @@ let package = Package(
         // MARK: MPD client (issue 19): sans-IO codec of MPD's line protocol + connections on the reactor
         .target(
             name: "DashportMPD", dependencies: ["DashportTransport", "DashportClock", "DashportLog"], swiftSettings: strict),
+        .target(
+            // MPD's database as the browse provider and MPD as the session's player (issue 19).
+            name: "DashportMPDSource",
+            dependencies: [
+                "DashportMPD", "DashportBrowse", "DashportSession", "DashportClock", "DashportLog", "DashportDigest", "DashportFiles",
+            ],
+            swiftSettings: strict),
 
         // MARK: Transport and server
         .target(name: "DashportTransport", dependencies: ["CDashportLinux", "DashportThread", "DashportLog"], swiftSettings: strict),
@@ -150,7 +158,7 @@ let package = Package(
                 "CDashportLinux", "DashportTransport", "DashportUSB", "DashportLink", "DashportServices", "DashportControl", "DashportTLS",
                 "DashportRecording",
                 "DashportBrowse", "DashportArtwork", "DashportSession", "DashportClock", "DashportLog",
-                "DashportFiles", "DashportDigest", "DashportCommandLine",
+                "DashportFiles", "DashportDigest", "DashportCommandLine", "DashportMPD", "DashportMPDSource",
             ],
             swiftSettings: strict
         ),
@@ -387,7 +395,8 @@ let package = Package(
             dependencies: [
                 "DashportTestSupport", "DashportClock", "DashportServer", "DashportEmulator", "DashportRecording", "DashportHeadUnit",
                 "DashportTransport", "DashportArtwork", "DashportMessages", "DashportLink", "DashportLog", "DashportTLS", "DashportFrames",
-                "DashportBrowse", "DashportFiles", "DashportCommandLine", "DashportControl", "DashportSession",
+                "DashportBrowse", "DashportFiles", "DashportCommandLine", "DashportControl", "DashportSession", "DashportMPD",
+                "DashportMPDSource",
             ],
             swiftSettings: strict
         ),

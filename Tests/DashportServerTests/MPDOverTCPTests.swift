@@ -1,0 +1,185 @@
+import DashportBrowse
+import DashportLog
+import DashportMessages
+import DashportServer
+import DashportTestSupport
+import Foundation
+import Testing
+
+/// `dashport serve --mpd`: a real mpd (MPDHarness) as the library and the player, seen by
+/// in-process cars over TCP.
+@Suite("MPD over TCP")
+struct MPDOverTCPTests {
+    static let media = MediaChannelOverTCPTests.mediaChannel
+    let walker = MediaChannelOverTCPTests()
+
+    func withServer(_ harness: MPDHarness, password: String? = nil, _ body: (TestServer, TestCar) async throws -> Void) async throws {
+        try await TestServer.with(configure: { configuration in
+            configuration.mpd = harness.socketPath
+            configuration.mpdPassword = password ?? harness.password
+        }) { server in
+            let car = try await TestCar.connect(to: server.server.address, configuration: MediaChannelOverTCPTests.dashportCar())
+            try await car.waitUntil("server hello") { $0.messages(on: Self.media).contains { $0.id == 0x8001 } }
+            try await body(server, car)
+            await car.abort()
+        }
+    }
+
+    func result(_ car: TestCar, _ requestId: UInt32) async throws -> DashportMedia.BrowseResult {
+        try await car.waitUntil("answer \(requestId)") { car in
+            car.messages(on: Self.media).contains {
+                $0.id == 0x8006 && (try? DashportMedia.BrowseResult(serializedBytes: $0.body))?.requestId == requestId
+            }
+        }
+        return try #require(
+            await car.messages(on: Self.media).lazy.filter { $0.id == 0x8006 }
+                .compactMap { try? DashportMedia.BrowseResult(serializedBytes: $0.body) }.first { $0.requestId == requestId })
+    }
+
+    func send(_ car: TestCar, _ id: UInt16, _ body: [UInt8]) async {
+        await car.sendUnchecked(channel: Self.media, messageId: id, body: body)
+    }
+
+    func waitForItem(_ car: TestCar, title: String) async throws {
+        try await car.waitUntil("the car's item is \(title)") { car in
+            car.messages(on: Self.media).last { $0.id == 0x800D }
+                .flatMap { try? DashportMedia.MediaItemState(serializedBytes: $0.body) }?.item?.title == title
+        }
+    }
+
+    @Test func theTabsAndListsACarSees() async throws {
+        let harness = try await MPDHarness.start()
+        try await withServer(harness) { server, car in
+            let tabs = try await walker.children(car, of: BrowseItem.rootId, requestId: 1)
+            #expect(tabs.map(\.id) == ["tab/albums", "tab/artists", "tab/playlists", "tab/folders"])
+            #expect(tabs.map(\.title) == ["Albums", "Artists", "Playlists", "Folders"])
+            let albums = try await walker.children(car, of: "tab/albums", requestId: 2)
+            #expect(albums.map(\.title) == ["Alpha", "Beta", "Gamma"])
+            #expect(albums.map(\.subtitle) == ["Ann Artist", "Bob Band", "Various Artists"])
+            // Alpha's cover.jpg and Gamma's embedded picture are served as keys; Beta has none.
+            #expect(albums.map { $0.artworkKey != nil } == [true, false, true])
+            #expect(Set(albums.compactMap(\.artworkKey)).count == 2)
+            let alpha = try await walker.children(car, of: albums[0].id, requestId: 3)
+            #expect(alpha.map(\.title) == ["Dawn", "Noon", "Dusk"], "disc/track order, not file order")
+            let artists = try await walker.children(car, of: "tab/artists", requestId: 4)
+            #expect(artists.map(\.title) == ["Ann Artist", "Bob Band", "Various Artists"])
+            #expect(try await walker.children(car, of: artists[0].id, requestId: 5).map(\.title) == ["Alpha"])
+            let playlists = try await walker.children(car, of: "tab/playlists", requestId: 6)
+            #expect(playlists.map(\.title) == [MPDLibrary.playlistName])
+            #expect(try await walker.children(car, of: playlists[0].id, requestId: 7).map(\.title) == ["Fall", "Dawn"])
+            let folders = try await walker.children(car, of: "tab/folders", requestId: 8)
+            #expect(folders.map(\.title) == ["Ann Artist", "Bob Band", "Misc", "Various"])
+            // Ids come from tags and paths: the same after a restart of everything.
+            #expect(albums[0].id == "album/Ann Artist/Alpha")
+            #expect(!server.log.records.contains { $0.message.contains("catalog") && $0.message.contains("demo") })
+        }
+    }
+
+    @Test func searchGoesThroughMPD() async throws {
+        let harness = try await MPDHarness.start()
+        try await withServer(harness) { _, car in
+            await send(car, 0x8005, DashportMedia.Search(requestId: 1, query: "ember", page: 0, pageSize: 20).serializedBytes())
+            guard case .items(let page) = try await result(car, 1).outcome else {
+                Issue.record("no items")
+                return
+            }
+            #expect(page.items.map(\.title) == ["Ember"])
+        }
+    }
+
+    @Test func playAnAlbumThenNextFromTheCarAndFromMpc() async throws {
+        let harness = try await MPDHarness.start()
+        try await withServer(harness) { _, car in
+            await send(car, 0x8008, DashportMedia.PlayFromMediaId(requestId: 1, mediaId: "album/Ann Artist/Alpha").serializedBytes())
+            try await waitForItem(car, title: "Dawn")
+            let queue = try harness.mpc("playlist", "-f", "%title%").split(separator: "\n")
+            #expect(queue == ["Dawn", "Noon", "Dusk"])
+            #expect(try harness.mpc("current", "-f", "%title%") == "Dawn\n")
+            // The car's NEXT moves MPD...
+            await send(
+                car, 0x800A, DashportMedia.PlaybackCommand(requestId: 2, command: .skipToNext(DashportMedia.Empty())).serializedBytes())
+            try await waitForItem(car, title: "Noon")
+            #expect(try harness.mpc("current", "-f", "%title%") == "Noon\n")
+            // ... and another MPD client moves the car.
+            try harness.mpc("next")
+            try await waitForItem(car, title: "Dusk")
+            try harness.mpc("pause")
+            try await car.waitUntil("paused") { car in
+                car.messages(on: Self.media).last { $0.id == 0x800C }
+                    .flatMap { try? DashportMedia.PlaybackState(serializedBytes: $0.body) }?.status == .paused
+            }
+        }
+    }
+
+    @Test func aDatabaseUpdatePushesChildrenChangedForTheChangedLists() async throws {
+        let harness = try await MPDHarness.start()
+        try await withServer(harness) { _, car in
+            #expect(try await walker.children(car, of: "tab/albums", requestId: 1).count == 3)
+            #expect(try await walker.children(car, of: "artist/Ann Artist", requestId: 2).map(\.title) == ["Alpha"])
+            #expect(try await walker.children(car, of: "tab/playlists", requestId: 3).count == 1)
+            #expect(try await walker.children(car, of: "album/Bob Band/Beta", requestId: 4).count == 2)
+            let music = harness.musicDirectory
+            try FileManager.default.createDirectory(atPath: music + "/Ann Artist/Delta", withIntermediateDirectories: true)
+            try FileManager.default.copyItem(
+                atPath: music + "/Ann Artist/Alpha/c-Dawn.flac", toPath: music + "/Ann Artist/Delta/01 Dawn.flac")
+            let retag = Process()
+            retag.executableURL = URL(fileURLWithPath: "/usr/bin/metaflac")
+            retag.arguments = ["--remove-tag=ALBUM", "--set-tag=ALBUM=Delta", music + "/Ann Artist/Delta/01 Dawn.flac"]
+            try retag.run()
+            retag.waitUntilExit()
+            try await harness.update()
+            try await car.waitUntil("children-changed for Albums and Ann Artist") { car in
+                let pushed = Set(
+                    car.messages(on: Self.media).filter { $0.id == 0x8007 }
+                        .compactMap { try? DashportMedia.ChildrenChanged(serializedBytes: $0.body).parentId })
+                return pushed.isSuperset(of: ["tab/albums", "artist/Ann Artist"])
+            }
+            let pushed = await CatalogReloadOverTCPTests.pushes(car)
+            #expect(!pushed.contains("tab/playlists") && !pushed.contains("album/Bob Band/Beta"), "\(pushed)")
+            #expect(try await walker.children(car, of: "tab/albums", requestId: 5).map(\.title) == ["Alpha", "Beta", "Delta", "Gamma"])
+        }
+    }
+
+    @Test func mpdKilledAndRestartedIsReconnectedAndCarsAreTold() async throws {
+        let harness = try await MPDHarness.start()
+        try await withServer(harness) { server, car in
+            #expect(try await walker.children(car, of: "tab/albums", requestId: 1).count == 3)
+            harness.kill()
+            try await server.waitForLog("lost MPD")
+            try await car.waitUntil("the car is told MPD is not answering") { car in
+                car.messages(on: Self.media).contains { $0.id == 0x800F }
+            }
+            try await harness.launch()
+            try await car.waitUntil("everything invalidated once MPD is back") { car in
+                car.messages(on: Self.media).contains { $0.id == 0x8007 }
+            }
+            #expect(try await walker.children(car, of: "tab/albums", requestId: 2).map(\.title) == ["Alpha", "Beta", "Gamma"])
+            #expect(server.log.records.filter { $0.message.contains("connected to MPD") }.count >= 2)
+        }
+    }
+
+    @Test func aWrongPasswordIsAScreenThatSaysWhatToFix() async throws {
+        let harness = try await MPDHarness.start(password: "sesame")
+        try await withServer(harness, password: "open") { server, car in
+            await send(
+                car, 0x8003, DashportMedia.GetChildren(requestId: 1, parentId: "tab/albums", page: 0, pageSize: 20).serializedBytes())
+            guard case .errorScreen(let screen) = try await result(car, 1).outcome else {
+                Issue.record("not an error screen")
+                return
+            }
+            #expect(screen.message.contains("password"))
+            try await server.waitForLog("refused the password")
+        }
+    }
+
+    @Test func mpdAndACatalogTogetherAreRefused() {
+        var configuration = ServerConfiguration()
+        configuration.mpd = "/run/mpd/socket"
+        configuration.catalog = "/tmp/catalog.json"
+        #expect(throws: ConfigurationError.self) { try configuration.validate() }
+        configuration.catalog = nil
+        configuration.mpd = "music.local:6600"
+        #expect(throws: ConfigurationError.self) { try configuration.validate() }
+        #expect(ServerConfiguration().mpd == nil, "nothing changes without --mpd")
+    }
+}
