@@ -39,7 +39,9 @@ extension MPDPlaybackHandler {
             state.status == .playing
             ? [.pause, .skipToPrevious, .skipToNext, .seekTo] : [.play, .skipToPrevious, .skipToNext, .seekTo]
         if let error = status["error"] {
+            // A song MPD cannot decode, an output that failed: the car shows it; a stopped player is in error.
             state.errorMessage = "MPD: \(error)"
+            if state.status == .stopped { state.status = .error }
             logger.warning("MPD reports: \(error)")
         }
         let entries = queue?.items ?? shown.items

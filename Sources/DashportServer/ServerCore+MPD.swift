@@ -43,6 +43,7 @@ public final class MPDSource: Sendable {
             for await event in events {
                 switch event {
                 case .changed(let subsystems):
+                    if subsystems.contains("update") { await Self.logUpdating(client: library.client, logger: logger) }
                     let changed = await library.refresh(subsystems)
                     if !changed.isEmpty {
                         logger.notice(
@@ -57,6 +58,7 @@ public final class MPDSource: Sendable {
                         await browse.invalidate(nil)
                     }
                     wasDown = false
+                    await Self.logUpdating(client: library.client, logger: logger)
                     await player.mpdChanged(["player", "playlist"], core: session)
                 case .disconnected(let error):
                     wasDown = true
@@ -69,6 +71,15 @@ public final class MPDSource: Sendable {
             }
         }
         follower.withLock { $0 = task }
+    }
+
+    /// Says in the log when MPD is (re)building its database: lists may be incomplete meanwhile,
+    /// and once it ends the changed lists are pushed to every car.
+    static func logUpdating(client: MPDClient, logger: Logger) async {
+        guard let status = try? await client.run(MPDCommand("status")) else { return }
+        if let job = status["updating_db"] {
+            logger.notice("MPD is updating its database (job \(job)); lists may be incomplete until it finishes, then cars are told")
+        }
     }
 
     /// What a car may read about an MPD fault (no socket paths).

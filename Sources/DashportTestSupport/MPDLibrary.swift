@@ -7,7 +7,8 @@ import Foundation
 /// - `Ann Artist/Alpha` — FLAC, 2001, Ambient, album artist Ann Artist, a `cover.jpg`; files named so
 ///   that their order on disk (Dusk, Noon, Dawn) is not the disc/track order (Dawn 1-1, Noon 1-2,
 ///   Dusk 2-1); Noon carries `REPLAYGAIN_TRACK_GAIN=-3.00 dB`.
-/// - `Bob Band/Beta` — Ogg Vorbis, 2005, Rock: Rise (1), Fall (2); no cover.
+/// - `Bob Band/Beta` — Ogg Vorbis, 2005, Rock: Rise (1), Fall (2); a `cover.jpg` that is not an
+///   image (``unreadableCover``), so the album has no cover.
 /// - `Various/Gamma` — 2010, Pop, album artist Various Artists: Spark (1, FLAC by Cat Singer, with an
 ///   embedded picture), Ember (2, MP3 by Ann Artist).
 /// - `Misc/broken.flac` — bytes no decoder takes.
@@ -57,6 +58,8 @@ public enum MPDLibrary {
     public static let playlistName = "Road Trip"
     public static let playlistSongs = ["Bob Band/Beta/02 Fall.ogg", "Ann Artist/Alpha/c-Dawn.flac"]
     public static let brokenFile = "Misc/broken.flac"
+    /// What Beta's `cover.jpg` holds: no image format.
+    public static let unreadableCover = "this is not a picture"
 
     /// The demo covers used as the folder cover and the embedded picture (Fixtures/demo/covers).
     public static var folderCover: String { fixtures + "/demo/covers/night-drive.jpg" }
@@ -76,6 +79,7 @@ public enum MPDLibrary {
         script += "cp \(quoted(folderCover)) 'Ann Artist/Alpha/cover.jpg'\n"
         script += "metaflac --import-picture-from=\(quoted("3||Front cover||" + embeddedCover)) 'Various/Gamma/01 Spark.flac'\n"
         script += "metaflac --set-tag='REPLAYGAIN_TRACK_GAIN=-3.00 dB' 'Ann Artist/Alpha/b-Noon.flac'\n"
+        script += "printf '%s' \(quoted(unreadableCover)) > 'Bob Band/Beta/cover.jpg'\n"
         script += "head -c 4096 /dev/zero | tr '\\0' 'x' > \(quoted(brokenFile))\n"
         script += "mkdir -p \(quoted(playlists))\n"
         script +=

@@ -56,8 +56,9 @@ struct MPDOverTCPTests {
             let albums = try await walker.children(car, of: "tab/albums", requestId: 2)
             #expect(albums.map(\.title) == ["Alpha", "Beta", "Gamma"])
             #expect(albums.map(\.subtitle) == ["Ann Artist", "Bob Band", "Various Artists"])
-            // Alpha's cover.jpg and Gamma's embedded picture are served as keys; Beta has none.
+            // Alpha's cover.jpg and Gamma's embedded picture are served as keys; Beta's is no image.
             #expect(albums.map { $0.artworkKey != nil } == [true, false, true])
+            #expect(server.log.contains(.warning, "neither JPEG nor PNG"))
             #expect(Set(albums.compactMap(\.artworkKey)).count == 2)
             let alpha = try await walker.children(car, of: albums[0].id, requestId: 3)
             #expect(alpha.map(\.title) == ["Dawn", "Noon", "Dusk"], "disc/track order, not file order")
@@ -111,9 +112,22 @@ struct MPDOverTCPTests {
         }
     }
 
-    @Test func aDatabaseUpdatePushesChildrenChangedForTheChangedLists() async throws {
+    @Test func aSongMPDCannotDecodeIsAnErrorTheCarShows() async throws {
         let harness = try await MPDHarness.start()
         try await withServer(harness) { _, car in
+            let broken = "dir/Misc#" + MPDLibrary.brokenFile
+            await send(car, 0x8008, DashportMedia.PlayFromMediaId(requestId: 1, mediaId: broken).serializedBytes())
+            try await car.waitUntil("an error state naming the decode failure") { car in
+                let state = car.messages(on: Self.media).last { $0.id == 0x800C }
+                    .flatMap { try? DashportMedia.PlaybackState(serializedBytes: $0.body) }
+                return state?.errorMessage?.contains("decode") == true
+            }
+        }
+    }
+
+    @Test func aDatabaseUpdatePushesChildrenChangedForTheChangedLists() async throws {
+        let harness = try await MPDHarness.start()
+        try await withServer(harness) { server, car in
             #expect(try await walker.children(car, of: "tab/albums", requestId: 1).count == 3)
             #expect(try await walker.children(car, of: "artist/Ann Artist", requestId: 2).map(\.title) == ["Alpha"])
             #expect(try await walker.children(car, of: "tab/playlists", requestId: 3).count == 1)
@@ -128,6 +142,7 @@ struct MPDOverTCPTests {
             try retag.run()
             retag.waitUntilExit()
             try await harness.update()
+            try await server.waitForLog("MPD's library changed")
             try await car.waitUntil("children-changed for Albums and Ann Artist") { car in
                 let pushed = Set(
                     car.messages(on: Self.media).filter { $0.id == 0x8007 }
