@@ -2,6 +2,7 @@
 
 public import DashportClock
 public import DashportLog
+import Synchronization
 
 /// A client of one MPD server that outlives MPD's restarts.
 ///
@@ -166,12 +167,17 @@ public actor MPDClient {
             }
         }
         let timeout = configuration.connectTimeout
+        let expired = ExpiryFlag()
         let timer = Task {
             guard (try? await clock.sleep(for: timeout)) != nil else { return }
+            expired.set()
             attempt.cancel()
         }
         let opened = await attempt.value
         timer.cancel()
+        if case .failure = opened, expired.isSet {
+            return .failure(.unreachable(address, "no MPD greeting within \(timeout)"))
+        }
         guard case .success(let connection) = opened else { return opened }
         do throws(MPDError) {
             guard connection.version >= Self.minimumVersion else { throw .tooOld(connection.version, needs: Self.minimumVersion) }
@@ -245,4 +251,11 @@ public actor MPDClient {
             }
         }
     }
+}
+
+/// Whether a connect attempt's timer fired (so its failure is reported as the time-out it was).
+final class ExpiryFlag: Sendable {
+    private let fired = Atomic<Bool>(false)
+    func set() { fired.store(true, ordering: .relaxed) }
+    var isSet: Bool { fired.load(ordering: .relaxed) }
 }

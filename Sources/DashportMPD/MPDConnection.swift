@@ -77,11 +77,17 @@ public final class MPDConnection: Sendable {
             }
         }
         let shared = Shared(State(parser: MPDResponseParser(limits: limits), greetingSince: clock.now))
-        let greeted: Result<MPDVersion, MPDError> = await withCheckedContinuation { continuation in
-            shared.state.withLock { $0.greeting = continuation }
-            stream.start { event in
-                Self.handle(event, shared: shared, stream: stream, logger: logger.with("mpd", address.description))
+        // Cancelling the task (``MPDClient``'s connect timeout) closes the stream, which ends the wait
+        // for a greeting that never comes.
+        let greeted: Result<MPDVersion, MPDError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                shared.state.withLock { $0.greeting = continuation }
+                stream.start { event in
+                    Self.handle(event, shared: shared, stream: stream, logger: logger.with("mpd", address.description))
+                }
             }
+        } onCancel: {
+            stream.abort()
         }
         switch greeted {
         case .success(let version): return MPDConnection(stream: stream, shared: shared, version: version, clock: clock)

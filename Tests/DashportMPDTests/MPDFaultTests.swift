@@ -65,6 +65,19 @@ import Testing
         #expect(error == .protocolViolation(.malformedLine("this is not MPD")))
     }
 
+    @Test func aServerThatNeverGreetsIsGivenUpOn() async throws {
+        let server = try FakeServer(greeting: "", answer: nil)
+        var configuration = MPDClient.Configuration(address: server.address)
+        configuration.connectTimeout = .milliseconds(300)
+        let client = MPDClient(configuration: configuration, clock: SystemClock(), logger: .silent)
+        let error = await failure(client)
+        guard case .unreachable = error else {
+            Issue.record("not given up on: \(String(describing: error))")
+            return
+        }
+        #expect(error?.description.contains("no MPD greeting") == true)
+    }
+
     @Test func anMPDThatNeverAnswersTimesOut() async throws {
         // The greeting comes, then silence (an MPD whose pipe output nobody drains): the watchdog
         // closes the connection and the command fails instead of hanging.
