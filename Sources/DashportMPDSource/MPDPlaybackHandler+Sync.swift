@@ -8,7 +8,9 @@ public import DashportSession
 extension MPDPlaybackHandler {
     /// Reads MPD's `status` (and `playlistinfo` when the queue's version moved) and broadcasts it:
     /// the queue, the current song as the media item, the playback state with MPD's `elapsed`.
-    public func sync(session: SessionBroadcaster) async throws {
+    /// `positionMoved` false (a wake for the mixer or options only) keeps the shown anchor whatever
+    /// MPD's `elapsed` says (the reading's latency is no discontinuity).
+    public func sync(session: SessionBroadcaster, positionMoved: Bool = true) async throws {
         lastSession = session
         let status = try await client.run(MPDCommand("status"))
         var queue: QueueState?
@@ -44,6 +46,17 @@ extension MPDPlaybackHandler {
             if state.status == .stopped { state.status = .error }
             logger.warning("MPD reports: \(error)")
         }
+        // MPD's `elapsed` and our clock disagree by a few ms at every reading: within
+        // ``positionSlackMs`` of the shown anchor's projection it is the same position, and the
+        // shown anchor is kept, so an idle wake that changed nothing broadcasts nothing.
+        let current = await session.playbackState
+        if current.status == state.status, queue == nil, current.queueIndex == state.queueIndex,
+            !positionMoved
+                || (current.position.projectedMs(at: state.position.at, advancing: current.isAdvancing) - state.position.valueMs).magnitude
+                    <= Self.positionSlackMs
+        {
+            state.position = current.position
+        }
         let entries = queue?.items ?? shown.items
         let item = index.map { entries[$0] }
         if let duration = item?.durationMs { state.position.valueMs = min(state.position.valueMs, duration) }
@@ -76,8 +89,9 @@ extension MPDPlaybackHandler {
     public func mpdChanged(_ subsystems: Set<String>, core: SessionCore) async {
         guard !subsystems.isDisjoint(with: ["player", "playlist", "mixer", "options"]) else { return }
         if subsystems.contains("playlist") { queueVersion = nil }
+        let moved = !subsystems.isDisjoint(with: ["player", "playlist"])
         do {
-            try await core.exclusive { session in try await self.sync(session: session) }
+            try await core.exclusive { session in try await self.sync(session: session, positionMoved: moved) }
         } catch {
             logger.warning("cannot read MPD's state after a change: \(error)")
         }

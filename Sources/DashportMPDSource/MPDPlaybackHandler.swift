@@ -27,6 +27,9 @@ public actor MPDPlaybackHandler: SessionHandler {
     /// The ids the last "play this" gave MPD's queue, by position, to keep the car's ids for them.
     var loadedIds: [String] = []
     var lastSession: SessionBroadcaster?
+    /// How far MPD's `elapsed` may be from the shown position's projection and still be the same
+    /// position (not a discontinuity to broadcast): AAP carries whole seconds.
+    static let positionSlackMs: UInt64 = 250
 
     /// The sound MPD makes for the cars, once the server plugs a source in (nil: status, metadata
     /// and keys only; MPD plays on its own outputs).

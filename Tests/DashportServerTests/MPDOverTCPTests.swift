@@ -104,6 +104,15 @@ struct MPDOverTCPTests {
             // ... and another MPD client moves the car.
             try harness.mpc("next")
             try await waitForItem(car, title: "Dusk")
+            // Another client's volume is the car's remote volume; the playback state (playing on,
+            // MPD's elapsed a few ms off the shown anchor's projection) is not sent again.
+            let states = await car.messages(on: Self.media).count { $0.id == 0x800C }
+            try harness.mpc("volume", "30")
+            try await car.waitUntil("remote volume 30 %") { car in
+                car.messages(on: Self.media).last { $0.id == 0x8014 }
+                    .flatMap { try? DashportMedia.RemotePlaybackState(serializedBytes: $0.body) }?.remote?.volume == 0.3
+            }
+            #expect(await car.messages(on: Self.media).count { $0.id == 0x800C } == states)
             try harness.mpc("pause")
             try await car.waitUntil("paused") { car in
                 car.messages(on: Self.media).last { $0.id == 0x800C }
