@@ -11,7 +11,6 @@ extension MPDPlaybackHandler {
     /// `positionMoved` false (a wake for the mixer or options only) keeps the shown anchor whatever
     /// MPD's `elapsed` says (the reading's latency is no discontinuity).
     public func sync(session: SessionBroadcaster, positionMoved: Bool = true) async throws {
-        lastSession = session
         let status = try await client.run(MPDCommand("status"))
         var queue: QueueState?
         if status["playlist"] != queueVersion {

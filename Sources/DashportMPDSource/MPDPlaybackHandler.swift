@@ -26,7 +26,6 @@ public actor MPDPlaybackHandler: SessionHandler {
     var queueVersion: String?
     /// The ids the last "play this" gave MPD's queue, by position, to keep the car's ids for them.
     var loadedIds: [String] = []
-    var lastSession: SessionBroadcaster?
     /// How far MPD's `elapsed` may be from the shown position's projection and still be the same
     /// position (not a discontinuity to broadcast): AAP carries whole seconds.
     static let positionSlackMs: UInt64 = 250

@@ -121,6 +121,63 @@ struct MPDOverTCPTests {
         }
     }
 
+    func lastState(_ car: TestCar) async -> DashportMedia.PlaybackState? {
+        await car.messages(on: Self.media).last { $0.id == 0x800C }.flatMap { try? DashportMedia.PlaybackState(serializedBytes: $0.body) }
+    }
+
+    /// Sends `command`, waits for its COMMAND_RESULT, then for MPD to say `expected` in `mpc status`.
+    func command(
+        _ car: TestCar, _ id: UInt32, _ command: DashportMedia.PlaybackCommand.Command, mpd harness: MPDHarness,
+        shows expected: String
+    ) async throws {
+        await send(car, 0x800A, DashportMedia.PlaybackCommand(requestId: id, command: command).serializedBytes())
+        try await car.waitUntil("command \(id) answered") { car in
+            car.messages(on: Self.media).contains {
+                $0.id == 0x800B && (try? DashportMedia.CommandResult(serializedBytes: $0.body))?.requestId == id
+            }
+        }
+        try await eventually("mpc status showing \(expected)") { (try? harness.mpc("status"))?.contains(expected) == true }
+    }
+
+    @Test func everyCommandBothWays() async throws {
+        let harness = try await MPDHarness.start()
+        try await withServer(harness) { _, car in
+            await send(car, 0x8008, DashportMedia.PlayFromMediaId(requestId: 1, mediaId: "album/Ann Artist/Alpha").serializedBytes())
+            try await waitForItem(car, title: "Dawn")
+            // Car → MPD.
+            try await command(car, 2, .skipToQueueItem(2), mpd: harness, shows: "#3/3")
+            try await waitForItem(car, title: "Dusk")
+            try await command(car, 3, .skipToPrevious(DashportMedia.Empty()), mpd: harness, shows: "#2/3")
+            try await command(car, 4, .seekToMs(12_000), mpd: harness, shows: "0:12/")
+            try await command(car, 5, .setRepeatMode(.one), mpd: harness, shows: "repeat: on    random: off   single: on")
+            try await command(car, 6, .setShuffle(true), mpd: harness, shows: "random: on")
+            try await command(car, 7, .pause(DashportMedia.Empty()), mpd: harness, shows: "[paused]")
+            try await command(car, 8, .play(DashportMedia.Empty()), mpd: harness, shows: "[playing]")
+            try await command(car, 9, .stop(DashportMedia.Empty()), mpd: harness, shows: "volume:")
+            try await car.waitUntil("stopped, repeat one, shuffled") { car in
+                let state = car.messages(on: Self.media).last { $0.id == 0x800C }
+                    .flatMap { try? DashportMedia.PlaybackState(serializedBytes: $0.body) }
+                return state?.status == .stopped && state?.repeatMode == .one && state?.shuffle == true
+            }
+            // MPD → car.
+            try harness.mpc("repeat", "off")
+            try harness.mpc("random", "off")
+            try harness.mpc("play", "1")
+            try await car.waitUntil("playing Dawn, no repeat, in order") { car in
+                let state = car.messages(on: Self.media).last { $0.id == 0x800C }
+                    .flatMap { try? DashportMedia.PlaybackState(serializedBytes: $0.body) }
+                return state?.status == .playing && state?.repeatMode == .off && state?.shuffle == false
+            }
+            try await waitForItem(car, title: "Dawn")
+            try harness.mpc("seek", "20")
+            try await car.waitUntil("position 20 s") { car in
+                let state = car.messages(on: Self.media).last { $0.id == 0x800C }
+                    .flatMap { try? DashportMedia.PlaybackState(serializedBytes: $0.body) }
+                return (state?.position?.valueMs ?? 0) >= 19_000
+            }
+        }
+    }
+
     @Test func aSongMPDCannotDecodeIsAnErrorTheCarShows() async throws {
         let harness = try await MPDHarness.start()
         try await withServer(harness) { _, car in
@@ -205,5 +262,10 @@ struct MPDOverTCPTests {
         configuration.mpd = "music.local:6600"
         #expect(throws: ConfigurationError.self) { try configuration.validate() }
         #expect(ServerConfiguration().mpd == nil, "nothing changes without --mpd")
+        // The config file's keys are the option names; the password is best kept there.
+        let parsed = try? ConfigurationParser.parse(arguments: ["--config", "/etc/dashport.conf"]) { _ in
+            "mpd = /run/mpd/socket\nmpd-password = sesame\n"
+        }
+        #expect(parsed?.mpd == "/run/mpd/socket" && parsed?.mpdPassword == "sesame")
     }
 }
