@@ -239,6 +239,23 @@ struct MPDOverTCPTests {
         }
     }
 
+    @Test func mpdNotRunningAtStartIsSaidAndTheDemoIsNeverServed() async throws {
+        let directory = try TemporaryDirectory()
+        try await TestServer.with(configure: { $0.mpd = directory.file("no-mpd.sock") }) { server in
+            let car = try await TestCar.connect(to: server.server.address, configuration: MediaChannelOverTCPTests.dashportCar())
+            try await car.waitUntil("server hello") { $0.messages(on: Self.media).contains { $0.id == 0x8001 } }
+            try await server.waitForLog("is mpd running")
+            #expect(try await walker.children(car, of: BrowseItem.rootId, requestId: 1).map(\.id).allSatisfy { $0.hasPrefix("tab/") })
+            await send(
+                car, 0x8003, DashportMedia.GetChildren(requestId: 2, parentId: "tab/albums", page: 0, pageSize: 20).serializedBytes())
+            if case .items(let page) = try await result(car, 2).outcome { #expect(page.items.isEmpty) }
+            try await car.waitUntil("the car is told the library is not answering") { car in
+                car.messages(on: Self.media).contains { $0.id == 0x800F }
+            }
+            await car.abort()
+        }
+    }
+
     @Test func aWrongPasswordIsAScreenThatSaysWhatToFix() async throws {
         let harness = try await MPDHarness.start(password: "sesame")
         try await withServer(harness, password: "open") { server, car in
