@@ -62,6 +62,25 @@ struct MPDOverTCPTests {
             #expect(Set(albums.compactMap(\.artworkKey)).count == 2)
             let alpha = try await walker.children(car, of: albums[0].id, requestId: 3)
             #expect(alpha.map(\.title) == ["Dawn", "Noon", "Dusk"], "disc/track order, not file order")
+            #expect(alpha.allSatisfy { $0.artworkKey == albums[0].artworkKey }, "an album's songs show its cover")
+            // The covers come through the artwork pipeline at the size the car asks.
+            for (index, key) in albums.compactMap(\.artworkKey).enumerated() {
+                let id = UInt32(100 + index)
+                await send(car, 0x8010, DashportMedia.GetArtwork(requestId: id, key: key, width: 128, height: 128).serializedBytes())
+                try await car.waitUntil("cover \(key)") { car in
+                    car.messages(on: Self.media).contains {
+                        $0.id == 0x8011 && (try? DashportMedia.ArtworkResult(serializedBytes: $0.body))?.requestId == id
+                    }
+                }
+                let answer = try #require(
+                    await car.messages(on: Self.media).lazy.filter { $0.id == 0x8011 }
+                        .compactMap { try? DashportMedia.ArtworkResult(serializedBytes: $0.body) }.first { $0.requestId == id })
+                guard case .image(let image) = answer.outcome else {
+                    Issue.record("cover \(key) not served: \(String(describing: answer.outcome))")
+                    continue
+                }
+                #expect(image.width == 128 && image.height == 128 && image.data.starts(with: [0xFF, 0xD8]))
+            }
             let artists = try await walker.children(car, of: "tab/artists", requestId: 4)
             #expect(artists.map(\.title) == ["Ann Artist", "Bob Band", "Various Artists"])
             #expect(try await walker.children(car, of: artists[0].id, requestId: 5).map(\.title) == ["Alpha"])
