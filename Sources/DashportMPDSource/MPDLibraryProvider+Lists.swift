@@ -73,8 +73,7 @@ extension MPDLibraryProvider {
             let albums = try await call(MPDCommand("list", "album", "albumartist", name)).values(of: "Album").filter { !$0.isEmpty }
             return albums.sorted(by: Self.before).map { Self.albumItem(albumArtist: name, album: $0) }
         case .album(let albumArtist, let album):
-            let songs = MPDSong.songs(in: try await call(MPDCommand("find", "albumartist", albumArtist, "album", album)))
-            return songs.sorted(by: MPDSong.albumOrder).map { $0.item(in: parent) }
+            return try await albumSongs(albumArtist: albumArtist, album: album).map { $0.item(in: parent) }
         case .playlist(let name):
             return MPDSong.songs(in: try await call(MPDCommand("listplaylistinfo", name))).map { $0.item(in: parent) }
         case .directory(let path):
@@ -95,6 +94,20 @@ extension MPDLibraryProvider {
         }
     }
 
+    /// An album's songs in disc/track order. MPD's album artist falls back to the artist (in `list`
+    /// and `find` alike); an album with neither is listed under "" and found by its name alone.
+    func albumSongs(albumArtist: String, album: String, window: String? = nil) async throws -> [MPDSong] {
+        let filter = albumArtist.isEmpty ? ["album", album] : ["albumartist", albumArtist, "album", album]
+        let songs = MPDSong.songs(in: try await call(MPDCommand("find", arguments: filter + (window.map { ["window", $0] } ?? []))))
+        return (albumArtist.isEmpty ? songs.filter { $0.albumArtist == nil } : songs).sorted(by: MPDSong.albumOrder)
+    }
+
+    /// The list a song found by search belongs to: its album, or its folder when it has no album tag.
+    static func context(of song: MPDSong) -> MPDLibraryId {
+        guard let album = song.album, !album.isEmpty else { return .directory(song.directory) }
+        return .album(albumArtist: song.albumArtist ?? "", album: album)
+    }
+
     /// The page's rows with covers: an album's from its first song, a song's from its folder.
     func withCovers(_ items: [BrowseItem], in parent: MPDLibraryId?, songs: [MPDSong]? = nil) async -> [BrowseItem] {
         var result = items
@@ -103,8 +116,8 @@ extension MPDLibraryProvider {
             guard let id = MPDLibraryId(result[index].id) else { continue }
             switch id {
             case .album(let albumArtist, let album):
-                let first = try? await call(MPDCommand("find", "albumartist", albumArtist, "album", album, "window", "0:1"))
-                if let song = first.flatMap({ MPDSong.songs(in: $0).first }) { result[index].artworkUri = await covers.cover(for: song) }
+                let first = try? await albumSongs(albumArtist: albumArtist, album: album, window: albumArtist.isEmpty ? nil : "0:1")
+                if let song = first?.first { result[index].artworkUri = await covers.cover(for: song) }
             case .song(let uri, _):
                 if case .album = parent, let albumCover {
                     result[index].artworkUri = albumCover

@@ -79,9 +79,7 @@ public final class MPDLibraryProvider: BrowseProvider {
         let end = min(start + pageSize, Self.searchLimit)
         let response = try await call(MPDCommand("search", "any", needle, "window", "\(start):\(end)"))
         let songs = MPDSong.songs(in: response)
-        let items = songs.map { song in
-            song.item(in: .album(albumArtist: song.albumArtist ?? "", album: song.album ?? ""))
-        }
+        let items = songs.map { $0.item(in: Self.context(of: $0)) }
         return await withCovers(items, in: nil, songs: songs)
     }
 

@@ -104,6 +104,11 @@ struct MPDOverTCPTests {
                 return
             }
             #expect(page.items.map(\.title) == ["Ember"])
+            // Playing a search result queues its album, from that song.
+            let ember = try #require(page.items.first)
+            await send(car, 0x8008, DashportMedia.PlayFromMediaId(requestId: 2, mediaId: ember.id).serializedBytes())
+            try await waitForItem(car, title: "Ember")
+            #expect(try harness.mpc("playlist", "-f", "%title%").split(separator: "\n") == ["Spark", "Ember"])
         }
     }
 
