@@ -245,6 +245,22 @@ struct MPDOverTCPTests {
         }
     }
 
+    @Test func aPlaylistSavedByAnotherClientIsPushed() async throws {
+        let harness = try await MPDHarness.start()
+        try await withServer(harness) { _, car in
+            #expect(try await walker.children(car, of: "tab/playlists", requestId: 1).map(\.title) == [MPDLibrary.playlistName])
+            try harness.mpc("add", "Bob Band/Beta/01 Rise.ogg")
+            try harness.mpc("save", "Morning")
+            try await car.waitUntil("children-changed for Playlists") { car in
+                car.messages(on: Self.media).contains {
+                    $0.id == 0x8007 && (try? DashportMedia.ChildrenChanged(serializedBytes: $0.body))?.parentId == "tab/playlists"
+                }
+            }
+            #expect(try await walker.children(car, of: "tab/playlists", requestId: 2).map(\.title) == ["Morning", MPDLibrary.playlistName])
+            #expect(try await walker.children(car, of: "playlist/Morning", requestId: 3).map(\.title) == ["Rise"])
+        }
+    }
+
     @Test func mpdKilledAndRestartedIsReconnectedAndCarsAreTold() async throws {
         let harness = try await MPDHarness.start()
         try await withServer(harness) { server, car in
