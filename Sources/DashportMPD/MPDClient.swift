@@ -10,9 +10,10 @@ import Synchronization
 /// one that sits in `idle` and turns MPD's change notices into ``Event/changed(_:)``. The idle one
 /// is also the watchman: while MPD is down it reconnects with exponential back-off, and commands
 /// made meanwhile fail at once with the reason (``MPDError/unreachable(_:_:)``, a refused
-/// password, …) instead of hanging. A watchdog closes the command connection when its oldest
-/// command waits past ``Configuration/commandTimeout`` (an MPD whose pipe output nobody drains
-/// stops answering), so a caller gets ``MPDError/timedOut(_:_:)`` rather than waiting forever.
+/// password, …) instead of hanging. A watchdog (running only while commands wait) closes the
+/// command connection when its oldest command waits past ``Configuration/commandTimeout`` (an MPD
+/// whose pipe output nobody drains stops answering), so a caller gets ``MPDError/timedOut(_:_:)``
+/// rather than waiting forever.
 public actor MPDClient {
     public struct Configuration: Sendable, Hashable {
         public var address: MPDAddress
@@ -56,6 +57,8 @@ public actor MPDClient {
     private var subscribers: [Int: AsyncStream<Event>.Continuation] = [:]
     private var nextSubscriber = 0
     private var loops: [Task<Void, Never>] = []
+    /// Runs while commands are in flight (one task per busy spell, none while MPD is idle).
+    private var watchdogTask: Task<Void, Never>?
     private var idleConnection: MPDConnection?
     private var stopped = false
     /// The version of the last connection (nil before the first).
@@ -67,10 +70,10 @@ public actor MPDClient {
         self.logger = logger.labelled("mpd").with("mpd", configuration.address.description)
     }
 
-    /// Starts the idle connection (and with it reconnection) and the command watchdog.
+    /// Starts the idle connection (and with it reconnection).
     public func start() {
         guard loops.isEmpty, !stopped else { return }
-        loops = [Task { await self.idleLoop() }, Task { await self.watchdog() }]
+        loops = [Task { await self.idleLoop() }]
     }
 
     /// Closes both connections and ends every subscription; commands then fail with ``MPDError/stopped``.
@@ -78,6 +81,8 @@ public actor MPDClient {
         stopped = true
         loops.forEach { $0.cancel() }
         loops = []
+        watchdogTask?.cancel()
+        watchdogTask = nil
         idleConnection?.close()
         commands?.close()
         commands = nil
@@ -123,6 +128,7 @@ public actor MPDClient {
         for attempt in 0..<2 {
             let reused = commands != nil
             let connection = try await commandConnection()
+            if watchdogTask == nil { watchdogTask = Task { await self.watchdog() } }
             do throws(MPDError) {
                 return try await body(connection)
             } catch {
@@ -240,14 +246,19 @@ public actor MPDClient {
         }
     }
 
+    /// Checks every quarter of the timeout while a command waits; ends once none does (the next
+    /// command starts it again), so an idle server has no wake of its own for MPD.
     private func watchdog() async {
         let period = configuration.commandTimeout / 4
+        defer { watchdogTask = nil }
         while !stopped {
             guard (try? await clock.sleep(for: period)) != nil else { return }
-            if let commands, let waited = commands.oldestWait(now: clock.now), waited > configuration.commandTimeout {
+            guard let commands, let waited = commands.oldestWait(now: clock.now) else { return }
+            if waited > configuration.commandTimeout {
                 logger.error("MPD has not answered for \(waited); closing the command connection")
                 commands.close(.timedOut("a command", configuration.commandTimeout))
                 self.commands = nil
+                return
             }
         }
     }
