@@ -66,7 +66,13 @@ extension MPDPlaybackHandler {
     /// MPD's mixer as remote playback (absolute, 100 steps); withdrawn when MPD has no mixer.
     func declareVolume(_ status: MPDResponse, session: SessionBroadcaster) async throws {
         let volume = status["volume"].flatMap(Int.init).flatMap { $0 >= 0 ? $0 : nil }
-        let remote = volume.map { RemotePlayback(volume: Double(min($0, 100)) / 100, steps: 100, control: .absolute) }
+        // Muted by a car: MPD is at 0 and the car is shown the level unmute gives back. Another
+        // client raising the volume meanwhile ends the mute.
+        if volume != 0 { volumeBeforeMute = nil }
+        let shown = volumeBeforeMute ?? volume
+        let remote = shown.map {
+            RemotePlayback(volume: Double(min($0, 100)) / 100, muted: volumeBeforeMute != nil, steps: 100, control: .absolute)
+        }
         if await session.remotePlayback != remote { try await session.setRemotePlayback(remote) }
     }
 

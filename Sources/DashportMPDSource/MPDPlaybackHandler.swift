@@ -22,6 +22,9 @@ public actor MPDPlaybackHandler: SessionHandler {
     public nonisolated let library: MPDLibraryProvider
     nonisolated let clock: any DashportClock
     let logger: Logger
+    /// MPD's volume (0…100) before a car muted it, nil while not muted: MPD has no mute, so mute
+    /// is `setvol 0` and unmute gives this back.
+    var volumeBeforeMute: Int?
     /// MPD's queue version (`playlist:` of `status`) the queue channel last showed.
     var queueVersion: String?
     /// The ids the last "play this" gave MPD's queue, by position, to keep the car's ids for them.
@@ -107,7 +110,22 @@ public actor MPDPlaybackHandler: SessionHandler {
     public func onSetShuffle(_ enabled: Bool, session: SessionBroadcaster) async throws {
         try await send(MPDCommand("random", enabled ? "1" : "0"), session: session)
     }
+    public func onSetDeviceMuted(_ muted: Bool, session: SessionBroadcaster) async throws {
+        if muted {
+            guard volumeBeforeMute == nil else { return }
+            let volume = try await client.run(MPDCommand("status"))["volume"].flatMap(Int.init) ?? -1
+            guard volume >= 0 else { throw SessionHandlerError.notSupported("mute (MPD has no mixer)") }
+            volumeBeforeMute = volume
+            try await send(MPDCommand("setvol", "0"), session: session)
+        } else {
+            guard let volume = volumeBeforeMute else { return }
+            volumeBeforeMute = nil
+            try await send(MPDCommand("setvol", String(volume)), session: session)
+        }
+    }
+
     public func onSetDeviceVolume(_ volume: Double, session: SessionBroadcaster) async throws {
+        volumeBeforeMute = nil
         try await send(MPDCommand("setvol", String(Int((min(max(volume, 0), 1) * 100).rounded()))), session: session)
     }
 

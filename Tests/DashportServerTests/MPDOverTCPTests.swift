@@ -178,6 +178,14 @@ struct MPDOverTCPTests {
             try await command(car, 7, .pause(DashportMedia.Empty()), mpd: harness, shows: "[paused]")
             try await command(car, 8, .play(DashportMedia.Empty()), mpd: harness, shows: "[playing]")
             try await command(car, 9, .stop(DashportMedia.Empty()), mpd: harness, shows: "volume:")
+            try await command(car, 10, .setDeviceVolume(0.4), mpd: harness, shows: "volume: 40%")
+            try await command(car, 11, .setDeviceMuted(true), mpd: harness, shows: "volume:  0%")
+            try await car.waitUntil("muted at 40 %") { car in
+                let remote = car.messages(on: Self.media).last { $0.id == 0x8014 }
+                    .flatMap { try? DashportMedia.RemotePlaybackState(serializedBytes: $0.body) }?.remote
+                return remote?.muted == true && remote?.volume == 0.4
+            }
+            try await command(car, 12, .setDeviceMuted(false), mpd: harness, shows: "volume: 40%")
             try await car.waitUntil("stopped, repeat one, shuffled") { car in
                 let state = car.messages(on: Self.media).last { $0.id == 0x800C }
                     .flatMap { try? DashportMedia.PlaybackState(serializedBytes: $0.body) }
