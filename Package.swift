@@ -21,6 +21,8 @@
 //   Core            DashportBrowse  DashportArtwork  DashportSession
 //   Services        DashportServices   (sans-IO AAP + Dashport media channel services)
 //                   DashportControl    (sans-IO line protocol of the local control socket, `dashport ctl`)
+//                   DashportMPD        (MPD's line protocol, sans-IO codec + connections on the transport's reactor)
+//                   DashportMPDSource  (MPD's database as the browse provider, MPD as the session's player)
 //   Transport       DashportTransport  (TCP over epoll; moves bytes only)
 //                   DashportUSB        (USB gadget over FunctionFS: AOA on ep0, bulk byte streams)
 //                   DashportUSBHost    (the car's USB side over libusb, for the emulator)
@@ -130,6 +132,17 @@ let package = Package(
 
         .target(name: "DashportControl", dependencies: ["DashportSession"], swiftSettings: strict),
 
+        // MARK: MPD client (issue 19): sans-IO codec of MPD's line protocol + connections on the reactor
+        .target(
+            name: "DashportMPD", dependencies: ["DashportTransport", "DashportClock", "DashportLog"], swiftSettings: strict),
+        .target(
+            // MPD's database as the browse provider and MPD as the session's player (issue 19).
+            name: "DashportMPDSource",
+            dependencies: [
+                "DashportMPD", "DashportBrowse", "DashportSession", "DashportClock", "DashportLog", "DashportDigest", "DashportFiles",
+            ],
+            swiftSettings: strict),
+
         // MARK: Transport and server
         .target(name: "DashportTransport", dependencies: ["CDashportLinux", "DashportThread", "DashportLog"], swiftSettings: strict),
         .target(
@@ -145,7 +158,7 @@ let package = Package(
                 "CDashportLinux", "DashportTransport", "DashportUSB", "DashportLink", "DashportServices", "DashportControl", "DashportTLS",
                 "DashportRecording",
                 "DashportBrowse", "DashportArtwork", "DashportSession", "DashportClock", "DashportLog",
-                "DashportFiles", "DashportDigest", "DashportCommandLine",
+                "DashportFiles", "DashportDigest", "DashportCommandLine", "DashportMPD", "DashportMPDSource",
             ],
             swiftSettings: strict
         ),
@@ -236,6 +249,7 @@ let package = Package(
             dependencies: [
                 "DashportLink", "DashportHeadUnit", "DashportTLS", "DashportFrames", "DashportMessages",
                 "DashportServices", "DashportSession", "DashportBrowse", "DashportClock", "DashportControl", "DashportRandom",
+                "DashportMPD",
             ],
             path: "tools/fuzz/Drivers",
             swiftSettings: strict
@@ -261,12 +275,19 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        .executableTarget(
+            name: "FuzzMPD",
+            dependencies: ["DashportFuzzDrivers"],
+            path: "tools/fuzz/FuzzMPD",
+            swiftSettings: strict
+        ),
+
         // MARK: Test support (one target every test suite shares)
         .target(
             name: "DashportTestSupport",
             dependencies: [
                 "DashportFuzzDrivers", "DashportClock", "DashportTLS", "DashportServer", "DashportEmulator", "DashportHeadUnit",
-                "DashportBrowse", "DashportArtwork", "DashportLog",
+                "DashportBrowse", "DashportArtwork", "DashportLog", "DashportMPD",
             ],
             swiftSettings: strict
         ),
@@ -363,11 +384,20 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "DashportMPDTests",
+            dependencies: [
+                "DashportFuzzDrivers", "DashportTestSupport", "DashportMPD", "DashportClock", "DashportLog", "DashportTransport",
+            ],
+            exclude: ["FuzzCrashes"],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "DashportServerTests",
             dependencies: [
                 "DashportTestSupport", "DashportClock", "DashportServer", "DashportEmulator", "DashportRecording", "DashportHeadUnit",
                 "DashportTransport", "DashportArtwork", "DashportMessages", "DashportLink", "DashportLog", "DashportTLS", "DashportFrames",
-                "DashportBrowse", "DashportFiles", "DashportCommandLine", "DashportControl", "DashportSession",
+                "DashportBrowse", "DashportFiles", "DashportCommandLine", "DashportControl", "DashportSession", "DashportMPD",
+                "DashportMPDSource",
             ],
             swiftSettings: strict
         ),

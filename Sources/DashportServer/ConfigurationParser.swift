@@ -20,6 +20,10 @@ public enum ConfigurationParser {
                     + "created 0700 if missing, its parent must exist)"),
             .value("catalog", "FILE", "browse catalog JSON (default: the embedded demo library)"),
             .value(
+                "mpd", "ADDRESS",
+                "MPD as the library and the player: its socket path (/run/mpd/socket) or HOST:PORT; replaces the catalog"),
+            .value("mpd-password", "PASSWORD", "the password from MPD's mpd.conf, if it has one (better in --config FILE)"),
+            .value(
                 "control-socket", "PATH",
                 "the control socket for dashport ctl (default STATE-DIR/control.sock, else $XDG_RUNTIME_DIR/dashport "
                     + "or /run/dashport when the state directory cannot hold one; none: serve with a warning)"),
@@ -103,6 +107,8 @@ public enum ConfigurationParser {
         case "listen": config.listen = value
         case "state-dir": config.stateDirectory = value
         case "catalog": config.catalog = value
+        case "mpd": config.mpd = value
+        case "mpd-password": config.mpdPassword = value
         case "control-socket": config.controlSocket = value
         case "log-level":
             guard let level = LogLevel(name: value) else {

@@ -1,3 +1,4 @@
+import DashportMPD
 public import DashportLog
 public import DashportTransport
 public import FoundationEssentials
@@ -22,6 +23,10 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var stateDirectory: String = ServerConfiguration.defaultStateDirectory()
     /// The browse catalog (JSON); nil = the embedded demo library.
     public var catalog: String?
+    /// MPD as the library and the player (`--mpd`: a socket path or host:port); nil: the catalog.
+    public var mpd: String?
+    /// The password MPD asks for (`mpd-password`, best kept in the config file), if any.
+    public var mpdPassword: String?
     /// `--control-socket PATH`: where the control socket goes; nil: the state directory, else a
     /// runtime directory (``ControlSocketLocation``).
     public var controlSocket: String?
@@ -110,6 +115,10 @@ public struct ServerConfiguration: Sendable, Equatable {
             _ = try ListenAddress.parse(listen)  // first: a bad address is not an allowlist problem
         } catch {
             throw ConfigurationError("--listen \(error)")
+        }
+        if let mpd {
+            do throws(MPDAddressError) { _ = try MPDAddress.parse(mpd) } catch { throw ConfigurationError(error.description) }
+            if catalog != nil { throw ConfigurationError("--mpd and --catalog both name the library: give one of them") }
         }
         if !listensOnLoopback && allowedFingerprints.isEmpty && caFile == nil {
             throw ConfigurationError(

@@ -24,12 +24,15 @@ public struct ServerCore: Sendable {
     let reporters: [Task<Void, Never>]
     /// Memoised media-channel answers, dropped as the browse core reports changes.
     let answers: AnswerMemo
+    /// The MPD client and what follows its events, when the server serves MPD (`--mpd`).
+    public let mpd: MPDSource?
 
     public init(
         browse: BrowseCore, artwork: ArtworkService, session: SessionCore, clock: any DashportClock, catalogPath: String,
-        catalog: CatalogProvider? = nil
+        catalog: CatalogProvider? = nil, mpd: MPDSource? = nil
     ) {
         self.catalog = catalog
+        self.mpd = mpd
         let answers = AnswerMemo()
         self.answers = answers
         self.reporters = ServerCore.forwardReports(browse: browse, artwork: artwork, to: session, answers: answers)
@@ -52,6 +55,9 @@ public struct ServerCore: Sendable {
         provider customProvider: (any BrowseProvider)? = nil, artworkFetcher: (any ArtworkFetcher)? = nil,
         clock: any DashportClock = SystemClock()
     ) async throws -> ServerCore {
+        if customProvider == nil, let address = configuration.mpd {
+            return try await makeMPD(address: address, configuration: configuration, logger: logger, clock: clock)
+        }
         let catalogPath = try configuration.catalog ?? DemoLibrary.catalogPath(stateDirectory: configuration.stateDirectory)
         let catalog = customProvider == nil ? CatalogProvider(path: catalogPath) : nil
         // Safe: exactly one of the two is nil.
@@ -148,6 +154,7 @@ extension ServerCore {
     /// Stops forwarding reports.
     func stop() {
         reporters.forEach { $0.cancel() }
+        mpd?.stop()
     }
 }
 

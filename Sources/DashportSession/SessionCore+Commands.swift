@@ -199,3 +199,12 @@ extension SessionCore {
         }
     }
 }
+
+extension SessionCore {
+    /// Runs `body` like a command, from outside any command: for a handler whose player changes on
+    /// its own (MPD driven by another client), so the change is broadcast in turn with the cars'
+    /// commands. Errors from `body` are rethrown.
+    public func exclusive(_ body: @escaping @Sendable (SessionBroadcaster) async throws -> Void) async throws {
+        try await runExclusive(body)
+    }
+}

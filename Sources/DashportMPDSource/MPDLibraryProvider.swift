@@ -1,0 +1,148 @@
+// Sources/DashportMPDSource/MPDLibraryProvider.swift - MPD's database as Dashport's browse tree.
+
+public import DashportBrowse
+public import DashportLog
+public import DashportMPD
+import Synchronization
+
+/// The browse tree of an MPD library: four tabs (Albums, Artists, Playlists, Folders, within any
+/// car's tab cap), albums with their songs in disc/track order, album artists with their albums,
+/// stored playlists, the folder tree; search through MPD's `search any`. Ids come from tags and
+/// paths (``MPDLibraryId``). Covers come from MPD (``MPDCoverStore``) for the rows of the page
+/// asked, so a big library costs MPD a look-up per album shown, not per album.
+///
+/// Every whole list served is remembered (without covers, at most ``memoCapacity``). When MPD says
+/// its database or stored playlists changed, ``refresh(_:)`` asks MPD for each remembered list
+/// again and returns exactly the ids whose list now differs, for the server to push as
+/// children-changed. While MPD is down a browse throws ``MPDError`` (the browse core then answers
+/// from its disk cache and reports the library as not answering); a refused password is a
+/// ``BrowseError`` screen saying what to fix. Nothing else is ever served instead of the library.
+public final class MPDLibraryProvider: BrowseProvider {
+    public let client: MPDClient
+    let covers: MPDCoverStore
+    let logger: Logger
+    public static let memoCapacity = 512
+    /// The most songs a search returns (MPD's `window`).
+    public static let searchLimit = 200
+    private let memo = Mutex<[String: [BrowseItem]]>([:])
+
+    /// - Parameter coverDirectory: where covers read from MPD are written (an artwork root).
+    public init(client: MPDClient, coverDirectory: String, logger: Logger) {
+        self.client = client
+        self.logger = logger.labelled("mpd-library")
+        self.covers = MPDCoverStore(directory: coverDirectory, client: client, logger: self.logger)
+    }
+
+    public var coverDirectory: String { covers.directory }
+
+    public func children(of parentId: String, page: Int, pageSize: Int) async throws -> [BrowseItem] {
+        guard let parent = MPDLibraryId(parentId), parent.isList else { return [] }
+        let list = try await whole(parent)
+        guard page >= 0, pageSize > 0 else { return [] }
+        let (start, overflow) = page.multipliedReportingOverflow(by: pageSize)
+        guard !overflow, start < list.count else { return [] }
+        return await withCovers(Array(list[start..<min(list.count, start + pageSize)]), in: parent)
+    }
+
+    public func item(id: String) async throws -> BrowseItem? {
+        guard let parsed = MPDLibraryId(id) else { return nil }
+        switch parsed {
+        case .root: return BrowseItem(id: MPDLibraryId.rootId, title: "MPD", browsable: true, mediaType: .folder)
+        case .tab(let tab): return Self.tabItem(tab)
+        case .album(let albumArtist, let album): return Self.albumItem(albumArtist: albumArtist, album: album)
+        case .artist(let name): return Self.artistItem(name)
+        case .playlist(let name): return Self.playlistItem(name)
+        case .directory(let path): return Self.directoryItem(path)
+        case .song(let uri, let list):
+            let response = try await call(MPDCommand("lsinfo", uri))
+            guard let song = MPDSong.songs(in: response).first(where: { $0.uri == uri }) else { return nil }
+            return song.item(in: list, artworkUri: await covers.cover(for: song))
+        }
+    }
+
+    public func parentId(of id: String) -> String? {
+        switch MPDLibraryId(id) {
+        case .song(_, let list): list.id
+        case .tab: MPDLibraryId.rootId
+        case .album, .artist, .playlist, .directory, .root, nil: nil
+        }
+    }
+
+    public var supportsSearch: Bool { true }
+
+    /// Songs where any tag or the path contains `query` (MPD's `search any`, case-insensitive).
+    public func search(query: String, page: Int, pageSize: Int) async throws -> [BrowseItem] {
+        let needle = query.trimmingSpaces
+        guard !needle.isEmpty, page >= 0, pageSize > 0 else { return [] }
+        let (start, overflow) = page.multipliedReportingOverflow(by: pageSize)
+        guard !overflow, start < Self.searchLimit else { return [] }
+        let end = min(start + pageSize, Self.searchLimit)
+        let response = try await call(MPDCommand("search", "any", needle, "window", "\(start):\(end)"))
+        let songs = MPDSong.songs(in: response)
+        let items = songs.map { $0.item(in: Self.context(of: $0)) }
+        return await withCovers(items, in: nil, songs: songs)
+    }
+
+    /// The whole list of `parent`, from the memo or from MPD.
+    func whole(_ parent: MPDLibraryId) async throws -> [BrowseItem] {
+        if let known = memo.withLock({ $0[parent.id] }) { return known }
+        let list = try await fetch(parent)
+        memo.withLock { memo in
+            if memo.count >= Self.memoCapacity { memo.removeAll() }
+            memo[parent.id] = list
+        }
+        return list
+    }
+
+    /// Asks MPD again for every remembered list affected by `subsystems` (`database`,
+    /// `stored_playlist`) and returns the ids of those that changed. Covers are forgotten on a
+    /// database change.
+    public func refresh(_ subsystems: Set<String>) async -> [String] {
+        let database = subsystems.contains("database")
+        guard database || subsystems.contains("stored_playlist") else { return [] }
+        if database { covers.forget() }
+        let remembered = memo.withLock { $0 }
+        var changed: [String] = []
+        for (id, old) in remembered {
+            guard let parent = MPDLibraryId(id) else { continue }
+            let affected: Bool
+            switch parent {
+            case .root: affected = false
+            case .tab(.playlists), .playlist: affected = true
+            default: affected = database
+            }
+            guard affected else { continue }
+            let new = try? await fetch(parent)
+            memo.withLock { $0[id] = new }
+            if new != old { changed.append(id) }
+        }
+        return changed.sorted()
+    }
+
+    /// Forgets every remembered list (MPD came back: anything may have changed).
+    public func forgetAll() {
+        memo.withLock { $0.removeAll() }
+        covers.forget()
+    }
+
+    /// One command, with MPD's refusals of the password turned into the screen a car can show.
+    func call(_ command: MPDCommand) async throws -> MPDResponse {
+        do throws(MPDError) {
+            return try await client.run(command)
+        } catch {
+            if case .password = error {
+                throw BrowseError(
+                    code: .authenticationExpired,
+                    message: "MPD refused Dashport's password. Set the password from mpd.conf in Dashport's configuration.",
+                    resolution: BrowseError.Resolution(label: "Check the MPD password"))
+            }
+            throw error
+        }
+    }
+}
+
+extension String {
+    var trimmingSpaces: String {
+        String(drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+    }
+}
