@@ -266,7 +266,7 @@ let package = Package(
             name: "DashportTestSupport",
             dependencies: [
                 "DashportFuzzDrivers", "DashportClock", "DashportTLS", "DashportServer", "DashportEmulator", "DashportHeadUnit",
-                "DashportBrowse", "DashportArtwork", "DashportLog",
+                "DashportBrowse", "DashportArtwork", "DashportLog", "DashportSession",
             ],
             swiftSettings: strict
         ),

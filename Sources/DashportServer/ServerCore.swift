@@ -50,7 +50,7 @@ public struct ServerCore: Sendable {
     public static func make(
         configuration: ServerConfiguration, logger: Logger,
         provider customProvider: (any BrowseProvider)? = nil, artworkFetcher: (any ArtworkFetcher)? = nil,
-        clock: any DashportClock = SystemClock()
+        clock: any DashportClock = SystemClock(), handler customHandler: (any SessionHandler)? = nil
     ) async throws -> ServerCore {
         let catalogPath = try configuration.catalog ?? DemoLibrary.catalogPath(stateDirectory: configuration.stateDirectory)
         let catalog = customProvider == nil ? CatalogProvider(path: catalogPath) : nil
@@ -67,7 +67,8 @@ public struct ServerCore: Sendable {
         artworkConfiguration.downloadTimeout = configuration.artworkDownloadTimeout
         let artwork = ArtworkService(configuration: artworkConfiguration, logger: logger, fetcher: artworkFetcher, clock: clock)
 
-        let handler = DemoPlaybackHandler(library: provider, clock: clock, remoteVolume: configuration.session.remoteVolume)
+        let handler =
+            customHandler ?? DemoPlaybackHandler(library: provider, clock: clock, remoteVolume: configuration.session.remoteVolume)
         let session = SessionCore(
             handler: handler, clock: clock,
             persistence: SessionStore(directory: URL(fileURLWithPath: state + "/session")),
