@@ -260,6 +260,12 @@ let package = Package(
             path: "tools/fuzz/FuzzControl",
             swiftSettings: strict
         ),
+        .executableTarget(
+            name: "FuzzSession",
+            dependencies: ["DashportFuzzDrivers"],
+            path: "tools/fuzz/FuzzSession",
+            swiftSettings: strict
+        ),
 
         // MARK: Test support (one target every test suite shares)
         .target(
@@ -328,7 +334,11 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "DashportSessionTests",
-            dependencies: ["DashportTestSupport", "DashportClock", "DashportSession", "DashportBrowse", "DashportLog", "DashportRandom"],
+            dependencies: [
+                "DashportFuzzDrivers", "DashportTestSupport", "DashportClock", "DashportSession", "DashportBrowse", "DashportLog",
+                "DashportRandom",
+            ],
+            exclude: ["FuzzCrashes"],
             swiftSettings: strict),
         .testTarget(
             name: "DashportServicesTests",
