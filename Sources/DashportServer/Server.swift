@@ -125,7 +125,8 @@ public final class DashportServer: Sendable {
                 explicit: configuration.controlSocket, stateDirectory: configuration.stateDirectory,
                 service: ControlService(
                     registry: context.registry, core: core, reloader: reloader, address: listener.boundAddress,
-                    fingerprint: identity.fingerprintSHA256, stateDirectory: configuration.stateDirectory, startedAt: Date()),
+                    fingerprint: identity.fingerprintSHA256, stateDirectory: configuration.stateDirectory, startedAt: Date(),
+                    audioInput: audioPlan?.input),
                 logger: logger, clock: clock)
         } catch {
             watcher?.stop()

@@ -57,7 +57,7 @@ final class AudioInputServer: Sendable {
                 _ = try? Files.makeDirectory(String(path[..<slash]))
             }
             do {
-                let listener = try UnixListener.bind(path: path, maxConnections: maxConnections, logger: logger)
+                let listener = try UnixListener.bind(path: path, maxConnections: maxConnections, logger: logger, kind: "audio input")
                 let server = AudioInputServer(listener: listener, input: input, logger: logger.with("socket", path))
                 listener.start { [weak server] connection in
                     guard let server else { return connection.abort() }

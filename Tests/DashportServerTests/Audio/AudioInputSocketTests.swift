@@ -1,3 +1,4 @@
+import DashportControl
 import DashportHeadUnit
 import DashportSession
 import DashportTestSupport
@@ -37,6 +38,9 @@ struct AudioInputSocketTests {
             try await car.waitUntil("a second of the fed audio") { ($0.audioStats?.packets ?? 0) >= 24 }
             #expect(await Self.heard(car) == 1000)
             #expect(await car.audioStats?.dataOutsideSession == 0)
+            let status = try await ControlClient.send(["status"], socket: try #require(server.server.controlSocketPath))
+            guard case .ok(let lines) = status else { throw TestTimeout(what: "a status answer") }
+            #expect(lines.contains { $0.hasPrefix("audio-in=writer listening=yes") }, "\(lines)")
             let summary = try await feed.finish()
             #expect(summary.connections == 1)
             #expect(summary.bytesSent > 24 * SessionAudioFormat.bytesPerPacket)
