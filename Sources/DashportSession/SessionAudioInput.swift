@@ -15,8 +15,9 @@ import Synchronization
 /// so a car's stream starts with audio, not silence. An **underrun** (the writer is connected but
 /// its data is not there yet) is padded with silence, and the pull says how many frames were audio;
 /// after ``idlePacketsBeforeStop`` such pulls in a row (1 s with nothing) the input stops
-/// streaming, so cars are sent STOP rather than silence forever, and starts again with the next
-/// packet written. When the writer goes, what it wrote is played out (a trailing partial frame is
+/// streaming, so the pump stops and the cars' streams go quiet (no DATA; their START stands while the
+/// session plays) rather than carrying silence forever, and starts again with the next packet
+/// written. When the writer goes, what it wrote is played out (a trailing partial frame is
 /// dropped) and then the input stops streaming.
 ///
 /// Listening: the server says whether any car has a media audio sink that hears this input

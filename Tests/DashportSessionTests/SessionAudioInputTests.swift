@@ -45,7 +45,7 @@ struct SessionAudioInputTests {
             out = []
             _ = input.pull(frames: Self.frames, into: &out)
         }
-        #expect(!input.isStreaming, "a second without data: cars are sent STOP, not silence forever")
+        #expect(!input.isStreaming, "a second without data: the pump stops rather than send silence forever")
         _ = input.write([UInt8](repeating: 1, count: Self.packet))
         #expect(input.isStreaming, "the next packet starts it again")
     }
