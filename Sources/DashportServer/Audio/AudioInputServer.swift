@@ -29,7 +29,9 @@ final class AudioInputServer: Sendable {
     let listener: UnixListener
     let input: SessionAudioInput
     private let logger: Logger
-    private let writer = Mutex<TCPConnection?>(nil)
+    /// The writer, and how many peers were refused since it connected (the first is a warning,
+    /// the rest debug: a second MPD retrying every 2 s must not fill the log).
+    private let writer = Mutex<(connection: TCPConnection?, refused: Int)>((nil, 0))
 
     private init(listener: UnixListener, input: SessionAudioInput, logger: Logger) {
         self.listener = listener
@@ -78,18 +80,22 @@ final class AudioInputServer: Sendable {
 
     func stop() {
         listener.shutdown()
-        writer.withLock { $0 }?.abort()
+        writer.withLock { $0.connection }?.abort()
     }
 
     /// On the reactor: the first peer becomes the writer, any other is told why not and closed.
     private func accept(_ connection: TCPConnection) {
-        let taken = writer.withLock { writer -> Bool in
-            if writer != nil { return false }
-            writer = connection
-            return true
+        let refused = writer.withLock { writer -> Int in
+            if writer.connection != nil {
+                writer.refused += 1
+                return writer.refused
+            }
+            writer = (connection, 0)
+            return 0
         }
-        guard taken else {
-            logger.warning("a second writer was refused: another one is connected (one writer at a time)")
+        guard refused == 0 else {
+            let text = "a second writer was refused: another one is connected (one writer at a time)"
+            if refused == 1 { logger.warning(text) } else { logger.debug(text, ["refused": "\(refused)"]) }
             connection.start { _ in }
             connection.write(Array(AudioInputWire.busyLine.utf8))
             connection.close()
@@ -113,8 +119,8 @@ final class AudioInputServer: Sendable {
 
     private func writerGone(_ connection: TCPConnection, error: TransportError?) {
         let was = writer.withLock { writer -> Bool in
-            guard writer === connection else { return false }
-            writer = nil
+            guard writer.connection === connection else { return false }
+            writer = (nil, 0)
             return true
         }
         guard was else { return }

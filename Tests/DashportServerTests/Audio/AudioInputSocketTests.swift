@@ -1,3 +1,4 @@
+import DashportClock
 import DashportControl
 import DashportHeadUnit
 import DashportSession
@@ -139,5 +140,37 @@ struct AudioInputSocketTests {
         #expect(summary.connections == 2)
         #expect(summary.bytesDiscarded > 0)
         #expect(summary.bytesRead == summary.bytesSent + summary.bytesDiscarded)
+    }
+}
+
+/// Who hears the audio input: the cars, when the handler makes no sound of its own or hands out
+/// the input itself; nobody (drained unheard) when it has its own sound.
+@Suite("Audio plan")
+struct AudioPlanTests {
+    @Test func theCarsHearTheInputUnlessTheHandlerMakesItsOwnSound() {
+        let none = AudioPlan(handlerSource: nil, clock: SystemClock())
+        #expect(none.carsHearInput && none.fanout.source === none.input)
+        let given = SessionAudioInput()
+        let handed = AudioPlan(handlerSource: given, clock: SystemClock())
+        #expect(handed.carsHearInput && handed.input === given && handed.fanout.source === given)
+        let demo = DemoTonePlayer()
+        let own = AudioPlan(handlerSource: demo, clock: SystemClock())
+        #expect(!own.carsHearInput && own.fanout.source === demo)
+        #expect(own.drain?.source === own.input)
+    }
+
+    /// The input hears whether a car's sink is subscribed to the stream that carries it, and only then.
+    @Test func listeningFollowsTheSubscribersOfTheStreamThatCarriesTheInput() {
+        let heard = AudioPlan(handlerSource: nil, clock: SystemClock())
+        let first = heard.fanout.subscribe { true }
+        let second = heard.fanout.subscribe { true }
+        #expect(heard.input.isListening)
+        heard.fanout.unsubscribe(first)
+        #expect(heard.input.isListening, "one car still listens")
+        heard.fanout.unsubscribe(second)
+        #expect(!heard.input.isListening)
+        let unheard = AudioPlan(handlerSource: DemoTonePlayer(), clock: SystemClock())
+        _ = unheard.fanout.subscribe { true }
+        #expect(!unheard.input.isListening, "the cars hear the handler's sound, not the input")
     }
 }

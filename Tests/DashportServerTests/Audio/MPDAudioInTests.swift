@@ -55,4 +55,27 @@ struct MPDAudioInTests {
             await mpd.stop()
         }
     }
+
+    /// The example tools/mpd/mpd.conf is one the real mpd takes: with its paths moved into a
+    /// temporary directory it starts and lists the Dashport pipe output and the Pi's ALSA output.
+    @Test func theExampleConfigurationStartsMPDWithItsTwoOutputs() async throws {
+        let example = try String(contentsOfFile: ChildServer.root.appendingPathComponent("tools/mpd/mpd.conf").path, encoding: .utf8)
+        #expect(example.contains(#"command         "/usr/local/bin/dashport audio-in --state-dir /var/lib/dashport""#))
+        #expect(example.contains(#"format          "48000:16:2""#))
+        let mpd = try await TestMPD.start { directory in
+            example
+                .replacingOccurrences(of: "\"/srv/music\"", with: "\"\(directory.file("music"))\"")
+                .replacingOccurrences(of: "\"/var/lib/mpd/playlists\"", with: "\"\(directory.file("music"))\"")
+                .replacingOccurrences(of: "/var/lib/mpd/", with: directory.path + "/")
+                .replacingOccurrences(of: "\"syslog\"", with: "\"\(directory.file("log"))\"")
+                .replacingOccurrences(of: "/run/mpd/socket", with: directory.file("socket"))
+                .replacingOccurrences(of: #"bind_to_address     "any""#, with: "")
+                .replacingOccurrences(of: #"port                "6600""#, with: "")
+                .replacingOccurrences(of: #"auto_update         "yes""#, with: #"auto_update "no""#)
+        }
+        let outputs = try await mpd.send(["outputs"])
+        await mpd.stop()
+        #expect(outputs.contains("outputname: Dashport") && outputs.contains("plugin: pipe"), "\(outputs)")
+        #expect(outputs.contains("outputname: Pi") && outputs.contains("plugin: alsa"), "\(outputs)")
+    }
 }

@@ -40,11 +40,16 @@ final class TestMPD: Sendable {
     /// Writes `files` (name → bytes) into the music directory, starts mpd and waits for its socket
     /// to answer (an event: its greeting), then updates the database and waits for it to finish.
     static func start(audioIn: String, files: [String: [UInt8]]) async throws -> TestMPD {
+        try await start(files: files) { configuration(directory: $0, audioIn: audioIn) }
+    }
+
+    /// The same with the config `configure` writes for the directory.
+    static func start(files: [String: [UInt8]] = [:], configure: (TemporaryDirectory) -> String) async throws -> TestMPD {
         let directory = try TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: directory.file("music"), withIntermediateDirectories: true)
         for (name, bytes) in files { directory.write("music/" + name, bytes) }
         let conf = directory.file("mpd.conf")
-        try Data(configuration(directory: directory, audioIn: audioIn).utf8).write(to: URL(fileURLWithPath: conf))
+        try Data(configure(directory).utf8).write(to: URL(fileURLWithPath: conf))
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/mpd")
         process.arguments = ["--no-daemon", "--stderr", conf]
