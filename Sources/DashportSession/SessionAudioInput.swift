@@ -9,7 +9,8 @@ import Synchronization
 /// kernel's socket buffer fills, `dashport audio-in` blocks on its write, MPD's pipe blocks, and
 /// MPD's `elapsed` follows what was pulled) and resumes when a pull took the level below it. The
 /// ring never grows: ``capacityBytes`` is the high-water mark plus one socket read (what arrives
-/// after the mark was crossed, before reading pauses); anything beyond is dropped and counted.
+/// after the mark was crossed, before reading pauses); anything beyond is dropped and counted. It is
+/// allocated when the first writer comes, so a server nobody feeds holds none of it.
 ///
 /// Streaming (``isStreaming``): begins when a writer has buffered a packet (or ended with less),
 /// so a car's stream starts with audio, not silence. An **underrun** (the writer is connected but
@@ -52,7 +53,8 @@ public final class SessionAudioInput: SessionAudioSource {
     }
 
     private struct State {
-        var ring: [UInt8] = Array(repeating: 0, count: SessionAudioInput.capacityBytes)
+        /// Allocated when the first writer comes (a server nobody feeds holds none of it), then kept.
+        var ring: [UInt8] = []
         /// Index of the oldest buffered byte.
         var start = 0
         var count = 0
@@ -77,8 +79,13 @@ public final class SessionAudioInput: SessionAudioSource {
             count -= bytes
         }
 
+        mutating func reserve() {
+            if ring.isEmpty { ring = Array(repeating: 0, count: SessionAudioInput.capacityBytes) }
+        }
+
         /// Appends `bytes` after the buffered ones (the caller checked the room).
         mutating func put(_ bytes: ArraySlice<UInt8>) {
+            reserve()
             let capacity = ring.count
             let end = (start + count) % capacity
             let first = min(bytes.count, capacity - end)
@@ -141,6 +148,7 @@ public final class SessionAudioInput: SessionAudioSource {
             state.writerConnected = true
             state.underruns = 0
             state.statistics.writers += 1
+            state.reserve()
         }
     }
 
