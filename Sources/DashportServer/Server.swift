@@ -38,6 +38,10 @@ public final class DashportServer: Sendable {
     /// parent that the catalog then shows differently). `start` returns once the catalog is in; if
     /// it is refused, the listener is closed again and the error thrown. The catalog file is then
     /// watched (inotify) and reloaded when it changes.
+    ///
+    /// `handler` is the session's player (default: the demo library's, `DemoPlaybackHandler`). A
+    /// handler without a sound of its own is heard through the audio input socket
+    /// (``audioInputSocketPath``, fed by `dashport audio-in`).
     public static func start(
         configuration: ServerConfiguration, logger: Logger,
         provider: (any BrowseProvider)? = nil, artworkFetcher: (any ArtworkFetcher)? = nil,
@@ -199,7 +203,7 @@ public final class DashportServer: Sendable {
 
     /// What the audio input socket feeds (nil when audio is off): the cars hear it when the
     /// session's handler makes no sound of its own (or hands out this very input), else it is
-    /// drained unheard. A player that feeds it observes ``SessionAudioInput/observeListening(_:)``.
+    /// drained unheard. A player that feeds it observes its `observeListening`.
     public var audioInput: SessionAudioInput? { audioPlan?.input }
 
     /// The cars connected now, oldest first.

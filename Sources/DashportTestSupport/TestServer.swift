@@ -10,7 +10,7 @@ public import Testing
 
 /// A real server on 127.0.0.1:0 with its own state directory and a log the test can read.
 ///
-/// Prefer ``with(stateDirectory:provider:artworkFetcher:clock:configure:_:)``: it stops the server, awaited,
+/// Prefer ``with(stateDirectory:provider:artworkFetcher:clock:handler:configure:_:)``: it stops the server, awaited,
 /// before it returns, whether the body passed or threw, so no server outlives its test.
 public struct TestServer: Sendable {
     public let server: DashportServer

@@ -8,9 +8,9 @@ import Synchronization
 
 /// The server's audio input socket, `STATE-DIR/audio-in.sock` (mode 0600, owner only, made like
 /// the control socket): one writer at a time streams raw S16LE 48000 Hz stereo PCM into a
-/// ``SessionAudioInput`` (`dashport audio-in`, run by MPD's pipe output, is the usual writer).
+/// `SessionAudioInput` (`dashport audio-in`, run by MPD's pipe output, is the usual writer).
 ///
-/// The wire: on connecting, the writer is sent one line: ``AudioInputWire/ready`` when it is the
+/// The wire: on connecting, the writer is sent one line: ``AudioInputWire/readyLine`` when it is the
 /// writer, or a line beginning ``AudioInputWire/busyPrefix`` (then the socket is closed) when
 /// another writer already is: **a second writer is refused**, never replaces the first, so two
 /// sources cannot take turns cutting each other off; a refused `audio-in` keeps draining its input
