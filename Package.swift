@@ -274,6 +274,12 @@ let package = Package(
             path: "tools/fuzz/FuzzControl",
             swiftSettings: strict
         ),
+        .executableTarget(
+            name: "FuzzSession",
+            dependencies: ["DashportFuzzDrivers"],
+            path: "tools/fuzz/FuzzSession",
+            swiftSettings: strict
+        ),
 
         .executableTarget(
             name: "FuzzMPD",
@@ -287,7 +293,7 @@ let package = Package(
             name: "DashportTestSupport",
             dependencies: [
                 "DashportFuzzDrivers", "DashportClock", "DashportTLS", "DashportServer", "DashportEmulator", "DashportHeadUnit",
-                "DashportBrowse", "DashportArtwork", "DashportLog", "DashportMPD",
+                "DashportBrowse", "DashportArtwork", "DashportLog", "DashportMPD", "DashportSession",
             ],
             swiftSettings: strict
         ),
@@ -350,7 +356,11 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "DashportSessionTests",
-            dependencies: ["DashportTestSupport", "DashportClock", "DashportSession", "DashportBrowse", "DashportLog", "DashportRandom"],
+            dependencies: [
+                "DashportFuzzDrivers", "DashportTestSupport", "DashportClock", "DashportSession", "DashportBrowse", "DashportLog",
+                "DashportRandom",
+            ],
+            exclude: ["FuzzCrashes"],
             swiftSettings: strict),
         .testTarget(
             name: "DashportServicesTests",

@@ -17,6 +17,8 @@ struct ControlService: Sendable {
     let fingerprint: String
     let stateDirectory: String
     let startedAt: Date
+    /// The audio input socket's buffer (nil: audio is off).
+    var audioInput: SessionAudioInput? = nil
 
     func answer(_ request: ControlRequest) async -> ControlResponse {
         switch request {
@@ -103,6 +105,14 @@ struct ControlService: Sendable {
             lines.append(ControlWords.fields(["catalog": "none (another provider)"]))
         }
         lines.append(await sessionLine())
+        if let audioInput {
+            let statistics = audioInput.statistics
+            lines.append(
+                ControlWords.fields([
+                    "audio-in": audioInput.hasWriter ? "writer" : "no-writer", "listening": audioInput.isListening ? "yes" : "no",
+                    "bytes": "\(statistics.bytesIn)", "underrun-frames": "\(statistics.underrunFrames)",
+                ]))
+        }
         lines.append(ControlWords.fields(["state-dir": stateDirectory, "certificate": fingerprint]))
         return lines
     }

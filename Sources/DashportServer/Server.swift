@@ -8,7 +8,7 @@ import DashportLink
 public import DashportLog
 import DashportTLS
 public import DashportTransport
-import DashportSession
+public import DashportSession
 public import DashportUSB
 import Synchronization
 
@@ -27,6 +27,8 @@ public final class DashportServer: Sendable {
     private let gadgets = Mutex<[FunctionFSGadget]>([])
     private let watcher: CatalogWatcher?
     private let control: ControlServer?
+    private let audioInputServer: AudioInputServer?
+    private let audioPlan: AudioPlan?
 
     /// Binds and starts accepting cars. Throws a clear error when the configuration is refused,
     /// the catalog is invalid, the identity cannot be loaded or the address cannot be bound.
@@ -36,10 +38,14 @@ public final class DashportServer: Sendable {
     /// parent that the catalog then shows differently). `start` returns once the catalog is in; if
     /// it is refused, the listener is closed again and the error thrown. The catalog file is then
     /// watched (inotify) and reloaded when it changes.
+    ///
+    /// `handler` is the session's player (default: the demo library's, `DemoPlaybackHandler`). A
+    /// handler without a sound of its own is heard through the audio input socket
+    /// (``audioInputSocketPath``, fed by `dashport audio-in`).
     public static func start(
         configuration: ServerConfiguration, logger: Logger,
         provider: (any BrowseProvider)? = nil, artworkFetcher: (any ArtworkFetcher)? = nil,
-        clock: any DashportClock = SystemClock()
+        clock: any DashportClock = SystemClock(), handler: (any SessionHandler)? = nil
     ) async throws -> DashportServer {
         try configuration.validate()
         let address: ListenAddress
@@ -51,18 +57,16 @@ public final class DashportServer: Sendable {
         let identity = try TLSIdentity.loadOrCreate(stateDirectory: configuration.stateDirectory, logger: logger.labelled("tls"))
         let tls = try TLSContext(.server(identity: identity, peerPolicy: try peerPolicy(configuration)))
         let core = try await ServerCore.make(
-            configuration: configuration, logger: logger, provider: provider, artworkFetcher: artworkFetcher, clock: clock)
+            configuration: configuration, logger: logger, provider: provider, artworkFetcher: artworkFetcher, clock: clock,
+            handler: handler)
         let loading = core.catalog.map { catalog in
             Task.detached { () -> Result<CatalogChange, CatalogError> in
                 do throws(CatalogError) { return .success(try catalog.load()) } catch { return .failure(error) }
             }
         }
         // The cars' media audio sinks are opened only when there is a sound to send them.
-        let audio =
-            configuration.audio
-            ? core.session.audioSource.map { source in
-                AudioFanout(source: source, clock: core.clock, timer: ReactorAudioTimer(loop: .shared))
-            } : nil
+        let audioPlan = configuration.audio ? AudioPlan(handlerSource: core.session.audioSource, clock: core.clock) : nil
+        let audio = audioPlan?.fanout
         let link = LinkConfiguration(
             labelText: configuration.label,
             deviceName: configuration.deviceName,
@@ -92,7 +96,7 @@ public final class DashportServer: Sendable {
                 perSecond: configuration.maxMessagesPerSecond, burst: 2 * configuration.maxMessagesPerSecond,
                 closeAfter: .milliseconds(Int64(configuration.messageFloodCloseSeconds * 1000))),
             audio: audio)
-        audio?.start()
+        audioPlan?.start()
         listener.start { connection in
             // On the reactor thread: a flood of connects is trimmed here, before any task runs.
             let host = connection.peerHost ?? connection.peerDescription
@@ -107,6 +111,7 @@ public final class DashportServer: Sendable {
         }
         func abandon(_ error: ConfigurationError) async -> ConfigurationError {
             listener.shutdown()
+            audioPlan?.stop()
             _ = await context.registry.shutdownAll(grace: .seconds(1), clock: core.clock)
             core.stop()
             await core.session.close()
@@ -131,15 +136,28 @@ public final class DashportServer: Sendable {
                 explicit: configuration.controlSocket, stateDirectory: configuration.stateDirectory,
                 service: ControlService(
                     registry: context.registry, core: core, reloader: reloader, address: listener.boundAddress,
-                    fingerprint: identity.fingerprintSHA256, stateDirectory: configuration.stateDirectory, startedAt: Date()),
+                    fingerprint: identity.fingerprintSHA256, stateDirectory: configuration.stateDirectory, startedAt: Date(),
+                    audioInput: audioPlan?.input),
                 logger: logger, clock: clock)
         } catch {
             watcher?.stop()
             throw await abandon(error)
         }
+        // After the control socket: a second server on this state directory was refused there.
+        let audioInput: AudioInputServer?
+        do {
+            audioInput = try audioPlan.flatMap { plan throws(ConfigurationError) in
+                try AudioInputServer.open(stateDirectory: configuration.stateDirectory, input: plan.input, logger: logger)
+            }
+        } catch {
+            control?.stop()
+            watcher?.stop()
+            throw await abandon(error)
+        }
         let server = DashportServer(
             address: listener.boundAddress, fingerprint: identity.fingerprintSHA256, core: core,
-            listener: listener, context: context, reloader: reloader, watcher: watcher, control: control)
+            listener: listener, context: context, reloader: reloader, watcher: watcher, control: control,
+            audioInput: audioInput, audioPlan: audioPlan)
         logger.notice(
             "listening",
             [
@@ -159,9 +177,12 @@ public final class DashportServer: Sendable {
 
     private init(
         address: ListenAddress, fingerprint: String, core: ServerCore, listener: TCPListener, context: ServerContext,
-        reloader: CatalogReloader?, watcher: CatalogWatcher?, control: ControlServer?
+        reloader: CatalogReloader?, watcher: CatalogWatcher?, control: ControlServer?, audioInput: AudioInputServer?,
+        audioPlan: AudioPlan?
     ) {
         self.control = control
+        self.audioInputServer = audioInput
+        self.audioPlan = audioPlan
         self.catalogReloader = reloader
         self.watcher = watcher
         self.address = address
@@ -182,6 +203,15 @@ public final class DashportServer: Sendable {
     /// elsewhere, see ``ControlSocketLocation``); nil when none could be made (the server serves
     /// without one).
     public var controlSocketPath: String? { control?.path }
+
+    /// The audio input socket `dashport audio-in` writes to (nil: audio is off, or no place could
+    /// hold one).
+    public var audioInputSocketPath: String? { audioInputServer?.path }
+
+    /// What the audio input socket feeds (nil when audio is off): the cars hear it when the
+    /// session's handler makes no sound of its own (or hands out this very input), else it is
+    /// drained unheard. A player that feeds it observes its `observeListening`.
+    public var audioInput: SessionAudioInput? { audioPlan?.input }
 
     /// The cars connected now, oldest first.
     public var connectedCars: [ConnectedCar] { context.registry.cars }
@@ -224,7 +254,8 @@ public final class DashportServer: Sendable {
         if cars > 0 { context.logger.notice("saying bye-bye to \(cars) car(s)") }
         let left = await context.registry.shutdownAll(grace: grace, clock: context.core.clock)
         if left > 0 { context.logger.warning("\(left) car(s) did not leave within \(grace)") }
-        context.audio?.stop()
+        audioInputServer?.stop()
+        audioPlan?.stop()
         core.stop()
         await core.session.close()
     }

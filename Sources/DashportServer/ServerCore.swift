@@ -53,7 +53,7 @@ public struct ServerCore: Sendable {
     public static func make(
         configuration: ServerConfiguration, logger: Logger,
         provider customProvider: (any BrowseProvider)? = nil, artworkFetcher: (any ArtworkFetcher)? = nil,
-        clock: any DashportClock = SystemClock()
+        clock: any DashportClock = SystemClock(), handler customHandler: (any SessionHandler)? = nil
     ) async throws -> ServerCore {
         if customProvider == nil, let address = configuration.mpd {
             return try await makeMPD(address: address, configuration: configuration, logger: logger, clock: clock)
@@ -73,7 +73,8 @@ public struct ServerCore: Sendable {
         artworkConfiguration.downloadTimeout = configuration.artworkDownloadTimeout
         let artwork = ArtworkService(configuration: artworkConfiguration, logger: logger, fetcher: artworkFetcher, clock: clock)
 
-        let handler = DemoPlaybackHandler(library: provider, clock: clock, remoteVolume: configuration.session.remoteVolume)
+        let handler =
+            customHandler ?? DemoPlaybackHandler(library: provider, clock: clock, remoteVolume: configuration.session.remoteVolume)
         let session = SessionCore(
             handler: handler, clock: clock,
             persistence: SessionStore(directory: URL(fileURLWithPath: state + "/session")),

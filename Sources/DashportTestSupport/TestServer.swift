@@ -3,13 +3,14 @@ public import DashportArtwork
 public import DashportBrowse
 public import DashportLog
 public import DashportServer
+public import DashportSession
 import Foundation
 import Synchronization
 public import Testing
 
 /// A real server on 127.0.0.1:0 with its own state directory and a log the test can read.
 ///
-/// Prefer ``with(stateDirectory:provider:artworkFetcher:clock:configure:_:)``: it stops the server, awaited,
+/// Prefer ``with(stateDirectory:provider:artworkFetcher:clock:handler:configure:_:)``: it stops the server, awaited,
 /// before it returns, whether the body passed or threw, so no server outlives its test.
 public struct TestServer: Sendable {
     public let server: DashportServer
@@ -19,7 +20,7 @@ public struct TestServer: Sendable {
     public static func start(
         stateDirectory: String? = nil, provider: (any BrowseProvider)? = nil,
         artworkFetcher: (any ArtworkFetcher)? = nil, clock: any DashportClock = SystemClock(),
-        configure: (inout ServerConfiguration) -> Void = { _ in }
+        handler: (any SessionHandler)? = nil, configure: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> TestServer {
         let directory =
             stateDirectory
@@ -34,7 +35,8 @@ public struct TestServer: Sendable {
         let sink = CollectingSink()
         let logger = Logger(label: "test", level: .debug, sink: sink)
         let server = try await DashportServer.start(
-            configuration: configuration, logger: logger, provider: provider, artworkFetcher: artworkFetcher, clock: clock)
+            configuration: configuration, logger: logger, provider: provider, artworkFetcher: artworkFetcher, clock: clock,
+            handler: handler)
         let started = TestServer(server: server, log: sink, stateDirectory: directory)
         TestServer.running.withLock { $0[ObjectIdentifier(server)] = started }
         return started
@@ -58,10 +60,12 @@ public struct TestServer: Sendable {
     public static func with<T>(
         stateDirectory: String? = nil, provider: (any BrowseProvider)? = nil,
         artworkFetcher: (any ArtworkFetcher)? = nil, clock: any DashportClock = SystemClock(),
-        configure: (inout ServerConfiguration) -> Void = { _ in }, _ body: (TestServer) async throws -> T
+        handler: (any SessionHandler)? = nil, configure: (inout ServerConfiguration) -> Void = { _ in },
+        _ body: (TestServer) async throws -> T
     ) async throws -> T {
         let server = try await start(
-            stateDirectory: stateDirectory, provider: provider, artworkFetcher: artworkFetcher, clock: clock, configure: configure)
+            stateDirectory: stateDirectory, provider: provider, artworkFetcher: artworkFetcher, clock: clock, handler: handler,
+            configure: configure)
         do {
             let result = try await body(server)
             await server.stop()

@@ -23,6 +23,8 @@ public final class UnixListener: Sendable {
     private let id: UInt64
     private let loop: EventLoop
     private let logger: Logger
+    /// What the socket is for, in logs ("control", "audio input").
+    private let kind: String
     private let inode: (dev: UInt64, ino: UInt64)
     private let handler = Mutex<(@Sendable (TCPConnection) -> Void)?>(nil)
     private let live = Atomic<Int>(0)
@@ -36,7 +38,7 @@ public final class UnixListener: Sendable {
     /// Binds `path` (mode 0600) and listens; throws ``TransportError/io(_:)`` with a clear reason.
     public static func bind(
         path: String, maxConnections: Int = 8, evictingOldest: Bool = false, outboundBufferLimit: Int = 1 << 20, logger: Logger,
-        loop: EventLoop = .shared
+        loop: EventLoop = .shared, kind: String = "control"
     ) throws(TransportError) -> UnixListener {
         var status = stat()
         if lstat(path, &status) == 0 {
@@ -48,7 +50,7 @@ public final class UnixListener: Sendable {
                 throw .io("another server is listening on \(path) (is dashport already running with this state directory?)")
             case ECONNREFUSED:
                 guard unlink(path) == 0 else { throw .io("cannot remove the stale socket \(path): \(errnoText(errno))") }
-                logger.labelled("control").notice("removed a stale control socket", ["path": path])
+                logger.labelled(kind).notice("removed a stale \(kind) socket", ["path": path])
             case let code:
                 throw .io("\(path) is a socket that cannot be checked: \(errnoText(code)); refusing to replace it")
             }
@@ -82,13 +84,14 @@ public final class UnixListener: Sendable {
         }
         return UnixListener(
             fd: fd, path: path, inode: (UInt64(status.st_dev), UInt64(status.st_ino)), maxConnections: maxConnections,
-            evictingOldest: evictingOldest, logger: logger, loop: loop)
+            evictingOldest: evictingOldest, logger: logger, loop: loop, kind: kind)
     }
 
     private init(
         fd: Int32, path: String, inode: (dev: UInt64, ino: UInt64), maxConnections: Int, evictingOldest: Bool, logger: Logger,
-        loop: EventLoop
+        loop: EventLoop, kind: String
     ) {
+        self.kind = kind
         self.evictingOldest = evictingOldest
         self.fd = fd
         self.path = path
@@ -103,7 +106,7 @@ public final class UnixListener: Sendable {
     public func start(onAccept: @escaping @Sendable (TCPConnection) -> Void) {
         handler.withLock { $0 = onAccept }
         if let code = loop.register(self, id: id, fd: fd, events: EventLoop.input | EventLoop.edgeTriggered) {
-            logger.error("cannot watch the control socket: \(errnoText(code))")
+            logger.error("cannot watch the \(kind) socket: \(errnoText(code))")
         }
     }
 
@@ -152,11 +155,11 @@ extension UnixListener: Selectable {
         }
         if live.load(ordering: .relaxed) >= maxConnections {
             guard evictingOldest, let oldest = open.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else {
-                logger.warning("connection cap reached; closing the new connection", ["cap": "\(maxConnections)"])
+                logger.warning("\(kind) connection cap reached; closing the new connection", ["cap": "\(maxConnections)"])
                 Glibc.close(peer)
                 return
             }
-            logger.warning("connection cap reached; closing the oldest connection to make room", ["cap": "\(maxConnections)"])
+            logger.warning("\(kind) connection cap reached; closing the oldest connection to make room", ["cap": "\(maxConnections)"])
             oldest.connection.abort()
         }
         live.add(1, ordering: .relaxed)
@@ -171,7 +174,7 @@ extension UnixListener: Selectable {
         box.withLock { $0 = id }
         open.withLock { $0.append((id, connection)) }
         if let failure = connection.register() {
-            logger.error("cannot watch a control connection: \(errnoText(failure))")
+            logger.error("cannot watch a \(kind) connection: \(errnoText(failure))")
             connection.abort()
             return
         }

@@ -43,11 +43,19 @@ final class AudioFanout: Sendable {
     private let clock: any DashportClock
     private let timer: any AudioTimer
     private let state = Mutex(State())
+    private let notifying = Mutex(())
 
-    init(source: any SessionAudioSource, clock: any DashportClock, timer: any AudioTimer) {
+    /// Told whether any car is subscribed, when that changes (a car's sink opened or closed).
+    private let listening: (@Sendable (Bool) -> Void)?
+
+    init(
+        source: any SessionAudioSource, clock: any DashportClock, timer: any AudioTimer,
+        listening: (@Sendable (Bool) -> Void)? = nil
+    ) {
         self.source = source
         self.clock = clock
         self.timer = timer
+        self.listening = listening
     }
 
     /// Attaches the source: from now on it starts the pump by streaming.
@@ -67,16 +75,30 @@ final class AudioFanout: Sendable {
 
     /// Registers a car's wake-up, called after new packets were made; returns its id.
     func subscribe(_ wake: @escaping @Sendable () -> Bool) -> UInt64 {
-        state.withLock { state in
+        let (id, first) = state.withLock { state in
             state.nextWaker += 1
             state.wakers[state.nextWaker] = wake
-            return state.nextWaker
+            return (state.nextWaker, state.wakers.count == 1)
         }
+        if first { tellListening() }
+        return id
     }
 
     func unsubscribe(_ id: UInt64) {
-        _ = state.withLock { $0.wakers.removeValue(forKey: id) }
+        let last = state.withLock { state in state.wakers.removeValue(forKey: id) != nil && state.wakers.isEmpty }
+        if last { tellListening() }
     }
+
+    /// Tells ``listening`` whether cars are subscribed, read under its own lock so that the last
+    /// call made always carries the newest count (a subscribe and an unsubscribe on two threads
+    /// cannot leave a stale answer).
+    private func tellListening() {
+        guard let listening else { return }
+        notifying.withLock { _ in listening(subscriberCount > 0) }
+    }
+
+    /// Cars subscribed now.
+    var subscriberCount: Int { state.withLock { $0.wakers.count } }
 
     /// The sequence number a car that starts now reads from: the newest packet made, so it joins
     /// the stream where it is.
