@@ -2,6 +2,7 @@ import DashportFrames
 import DashportHeadUnit
 import DashportLink
 import DashportMessages
+import DashportTestSupport
 import Testing
 
 /// Never a frame of another channel between the FIRST and LAST of a fragmented message: aasdk-old
@@ -74,11 +75,27 @@ import Testing
         #expect(frames.filter { $0.header.type == .first }.count == answers.count, "each answer went out fragmented")
         #expect(frames.filter { $0.header.channel == sink }.count == packets, "each DATA went out whole")
         #expect(Self.interleavings(in: frames) == [])
+        #expect(link.headUnit.framesBetweenFragments == 0)
         let heard = link.headUnitMessages.filter { $0.channel == media && $0.id == 0x8002 }.map(\.body)
         #expect(heard == answers, "the car reassembled every answer")
         #expect(link.headUnit.audio?.stats.packets == packets)
         #expect(link.headUnit.audio?.stats.violations == 0)
         #expect(link.phoneClose == nil && link.headUnitClose == nil)
+    }
+
+    @Test func theCarCountsAFrameBetweenAnotherMessagesFragments() throws {
+        var wire = LinkWire(tls: try TestTLS.carSession(), limits: .default)
+        let body = MessageID.encode(0x8001, body: [UInt8](repeating: 7, count: 20))
+        wire.feed(
+            Frame(channel: 16, flags: FrameFlags.bulk.with(type: .first), totalLength: UInt32(body.count), payload: Array(body[..<10]))
+                .encoded())
+        wire.feed(Frame(channel: 4, flags: .bulk, payload: MessageID.encode(0, body: [1, 2, 3, 4])).encoded())
+        wire.feed(Frame(channel: 16, flags: FrameFlags.bulk.with(type: .last), payload: Array(body[10...])).encoded())
+        wire.feed(Frame(channel: 4, flags: .bulk, payload: MessageID.encode(0, body: [5, 6])).encoded())
+        var channels: [UInt8] = []
+        while let message = try wire.nextMessage() { channels.append(message.channel) }
+        #expect(channels == [4, 16, 4], "the frame layer reassembles across the cut")
+        #expect(wire.framesBetweenFragments == 1, "only the DATA inside the message counts")
     }
 
     @Test func theCheckFindsADataFrameInsideAMessage() throws {
