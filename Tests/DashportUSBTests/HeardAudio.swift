@@ -27,8 +27,9 @@ struct HeardAudio {
     /// paces DATA at real time, at most two packets (85 ms) ahead, and the views are stamped as
     /// the guest's shell reads them (tens of ms off under TCG) over a 3 s span, so more than 1.25
     /// is a burst, a pacing fault. Below: a debug-built car under TCG (one vCPU, shared with the
-    /// server, the host busy with the test suite) cannot keep up with 192 kB/s (measured: 18 to
-    /// 22% of real time at a host load of 5 to 10; 2% of one core natively), so the floor only
+    /// server, the host busy with the test suite) cannot keep up with 192 kB/s (measured: 23 to
+    /// 38% of real time at host loads of 12 to 15; server and car take 6% of one core natively
+    /// in a debug build), so the floor only
     /// says the stream kept flowing between the views; the rate is printed either way.
     static let rateRange = 0.05...1.25
     /// The demo plays at −12 dBFS (0.25 of full scale): a window far below carries no tone.
