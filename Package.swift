@@ -381,7 +381,7 @@ let package = Package(
         .testTarget(
             name: "DashportUSBTests",
             dependencies: [
-                "DashportUSB", "DashportUSBHost", "DashportTransport", "DashportServer", "DashportHeadUnit",
+                "DashportUSB", "DashportUSBHost", "DashportTransport", "DashportServer", "DashportHeadUnit", "DashportBrowse",
                 "DashportEmulator", "DashportLink", "DashportLog", "DashportTLS", "DashportClock", "DashportTestSupport",
             ],
             exclude: ["FuzzCrashes"],

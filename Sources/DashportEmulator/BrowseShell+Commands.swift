@@ -64,7 +64,8 @@ extension BrowseShell {
             let now = await session.closedAt ?? session.client.now()
             var lines = ScreenRenderer.nowPlaying(state, now: now)
             if await session.closedAt != nil { lines.insert("(link closed; the last state heard)", at: 1) }
-            if let audio = await session.client.audioSnapshot() { lines += ScreenRenderer.audio(audio) }
+            let toneHz = AudioSnapshot.toneHz(of: state.mediaItem?.item)
+            if let audio = await session.client.audioSnapshot(expectedToneHz: toneHz) { lines += ScreenRenderer.audio(audio) }
             await transcript.print(lines)
         case .customAction(let reference, let extras):
             let actions = await session.state.playback?.state.customActions ?? []

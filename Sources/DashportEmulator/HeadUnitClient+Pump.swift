@@ -16,8 +16,20 @@ extension HeadUnitClient {
         Task { await self.pump() }
     }
 
+    /// Inputs handled in a row before the loop yields its thread.
+    static let inputsPerTurn = 8
+
     private func pump() async {
+        var handledInARow = 0
         for await input in inputs {
+            // A stream that always has input waiting (audio DATA faster than a slow machine takes
+            // it) never suspends the loop: with one core, the pool's only thread would then never
+            // print a notice or run the script. Give the other tasks a turn after a run of inputs.
+            handledInARow += 1
+            if handledInARow >= Self.inputsPerTurn {
+                handledInARow = 0
+                await Task.yield()
+            }
             switch input {
             case .transport(.received(let bytes)):
                 perform(link.receive(bytes, now: now()))

@@ -34,8 +34,20 @@ extension ScreenRenderer {
                 "  \(stats.violations) protocol violations (\(stats.dataOutsideSession) DATA outside START…STOP, "
                     + "\(stats.codecConfigs) CODEC_CONFIG, \(stats.malformed) malformed)")
         }
-        lines.append("  tone: " + (snapshot.tone.map { "\(frequencyText($0.frequency)) Hz" } ?? "none (silence or no audio)"))
+        lines.append("  tone: " + tone(snapshot))
         return lines
+    }
+
+    /// "220 Hz (the playing item's toneHz)", "440 Hz (not the playing item's toneHz 220)", "none …".
+    static func tone(_ snapshot: AudioSnapshot) -> String {
+        let expected = snapshot.expectedToneHz.map(frequencyText)
+        guard let tone = snapshot.tone else {
+            return "none (silence or no audio)" + (expected.map { "; the playing item's toneHz is \($0) Hz" } ?? "")
+        }
+        let heard = "\(frequencyText(tone.frequency)) Hz"
+        guard let expected, let expectedHz = snapshot.expectedToneHz else { return heard }
+        return tone.frequency == expectedHz
+            ? heard + " (the playing item's toneHz)" : heard + " (not the playing item's toneHz \(expected) Hz)"
     }
 
     /// "42 ms", "-3 ms", "1234 ms".

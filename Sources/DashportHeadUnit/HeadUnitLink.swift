@@ -81,6 +81,7 @@ public final class HeadUnitLink {
             return out.actions
         }
         wire.feed(bytes)
+        let cutBefore = wire.framesBetweenFragments
         while phase != .closed {
             do {
                 guard let message = try wire.nextMessage() else { break }
@@ -90,8 +91,16 @@ public final class HeadUnitLink {
                 close(awaitingVersion ? .notAAPServer(Self.describeFirstBytes(firstBytes)) : error, &out)
             }
         }
+        if cutBefore == 0, wire.framesBetweenFragments > 0 {
+            logger.warning("the phone sent a frame between the fragments of another message (aasdk-old would abort the link)")
+        }
         return out.actions
     }
+
+    /// Frames the phone sent on one channel while a fragmented message on another was under way
+    /// (see ``DashportLink/LinkWire/framesBetweenFragments``): 0 from a phone that old head units
+    /// can take.
+    public var framesBetweenFragments: Int { wire.framesBetweenFragments }
 
     /// Whether `bytes` (the first the peer sent) can begin a VERSION_RESPONSE frame: channel 0,
     /// neither the encrypted nor the control-on-a-channel bit (aap-protocol.md §1.2).

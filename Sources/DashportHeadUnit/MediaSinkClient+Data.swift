@@ -35,12 +35,7 @@ extension MediaSinkClient {
         stats.audioReceived += duration
         checkPlayout(sessionId: sessionId, adding: duration, now: now, &out)
 
-        var samples = [Int16](repeating: 0, count: frames * channels)
-        var index = pcm.startIndex
-        for sample in samples.indices {
-            samples[sample] = Int16(bitPattern: UInt16(pcm[index]) | UInt16(pcm[index + 1]) << 8)
-            index += 2
-        }
+        let samples = WAVHeader.samples(littleEndian: pcm.prefix(frames * bytesPerFrame))
         retain(samples, channels: channels)
         out.append(.samples(samples))
     }

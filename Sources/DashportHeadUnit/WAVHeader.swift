@@ -35,13 +35,37 @@ public enum WAVHeader {
     }
 
     /// Interleaved S16 samples as little-endian bytes, as WAV and `aplay -f S16_LE` take them.
+    /// One copy, no loop per sample: a debug build of the emulator under QEMU's TCG (the USB test)
+    /// must keep up with 48 kHz stereo, and a per-sample loop there cost more than a core.
     public static func littleEndian(_ samples: [Int16]) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: samples.count * 2)
+        #if _endian(big)
         for (index, sample) in samples.enumerated() {
             let bits = UInt16(bitPattern: sample)
             out[2 * index] = UInt8(truncatingIfNeeded: bits)
             out[2 * index + 1] = UInt8(truncatingIfNeeded: bits >> 8)
         }
+        #else
+        out.withUnsafeMutableBytes { destination in samples.withUnsafeBytes { destination.copyMemory(from: $0) } }
+        #endif
         return out
+    }
+
+    /// The S16 samples in little-endian `bytes` (a trailing odd byte is ignored); one copy, as
+    /// ``littleEndian(_:)``.
+    public static func samples(littleEndian bytes: ArraySlice<UInt8>) -> [Int16] {
+        var samples = [Int16](repeating: 0, count: bytes.count / 2)
+        #if _endian(big)
+        var index = bytes.startIndex
+        for sample in samples.indices {
+            samples[sample] = Int16(bitPattern: UInt16(bytes[index]) | UInt16(bytes[index + 1]) << 8)
+            index += 2
+        }
+        #else
+        samples.withUnsafeMutableBytes { destination in
+            bytes.withUnsafeBytes { destination.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0.prefix(destination.count))) }
+        }
+        #endif
+        return samples
     }
 }

@@ -44,6 +44,14 @@ package struct LinkWire {
     /// Frames taken while ``setupFramesOnly``.
     package private(set) var setupFrameCount = 0
 
+    /// Frames that came on another channel while a message's fragments were under way (after
+    /// its FIRST, before its LAST). The frame layer allows it (§1.4) and this side reassembles
+    /// them, but aasdk-old keeps one reassembly buffer per link and aborts: the emulated car
+    /// counts them so a test can say a phone never does it.
+    package private(set) var framesBetweenFragments = 0
+    /// The channel whose fragmented message is under way.
+    private var fragmentedChannel: UInt8?
+
     /// Bytes charged to unfinished messages (see ``MessageAssembler/pendingByteCount``).
     package var pendingMessageByteCount: Int { assembler.pendingByteCount }
 
@@ -68,6 +76,7 @@ package struct LinkWire {
                 throw .badFrame(error)
             }
             guard let frame else { return nil }
+            noteFragmentOrder(frame.header)
             if setupFramesOnly {
                 setupFrameCount += 1
                 guard setupFrameCount <= setupFrameLimit else { throw .setupFramesExceeded(limit: setupFrameLimit) }
@@ -95,6 +104,15 @@ package struct LinkWire {
                 messageId: id, body: assembled.body)
             report(.received, channel: message.channel, messageId: id, encrypted: message.encrypted, body: message.body)
             return message
+        }
+    }
+
+    private mutating func noteFragmentOrder(_ header: FrameHeader) {
+        if let open = fragmentedChannel, header.channel != open { framesBetweenFragments += 1 }
+        switch header.type {
+        case .first: fragmentedChannel = header.channel
+        case .last where header.channel == fragmentedChannel: fragmentedChannel = nil
+        default: break
         }
     }
 

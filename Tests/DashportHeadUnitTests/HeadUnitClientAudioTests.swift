@@ -23,6 +23,10 @@ import Testing
         let events = Recorder.recording(client.events)
         #expect(await events.wait { HeadUnitClientTests.openedChannels($0).contains(4) })
         let connection = try await phone.firstConnection()
+        // The car reports the channel open as it answers; the phone may not have read that yet.
+        try await eventually("the phone has channel 4 open") {
+            await connection.events.contains { if case .channelOpened(let service) = $0 { service.channel == 4 } else { false } }
+        }
 
         try await connection.send(channel: 0, messageId: 18, body: AAP.AudioFocusRequest(audioFocusType: .gain).serializedBytes())
         try await connection.send(channel: 4, messageId: 0x8000, body: AAP.MediaSetup(type: .audioPcm).serializedBytes())

@@ -5,8 +5,10 @@ import Testing
 /// The real end-to-end USB test: tools/usb-vm/run boots a stock Debian kernel under QEMU (TCG)
 /// where dummy_hcd gives one machine both ends of a USB bus; inside, `dashport serve --usb-gadget`
 /// and `dashport-hu --usb` do the AOA switch, the link, a browse with a cover, play, an
-/// unplug/replug and a new session. This test runs it and reads its result file. Where QEMU,
-/// busybox or the kernel package cannot be had, it is skipped and says why (on standard error).
+/// unplug/replug and a new session, and the car saves a few seconds of the demo track's audio,
+/// checked here (``HeardAudio``) for rate and tone. This test runs it and reads its result files.
+/// Where QEMU, busybox or the kernel package cannot be had, it is skipped and says why (on
+/// standard error).
 @Suite struct USBBusVMTests {
     static let root = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -33,6 +35,26 @@ import Testing
         FileHandle.standardError.write(Data("USB VM test: \(result)".utf8))
         #expect(status == 0, "tools/usb-vm/run exited \(status): \(output.suffix(3000))")
         #expect(result.hasPrefix("PASS"), "\(result)")
+        guard result.hasPrefix("PASS") else { return }
+        try await Self.checkHeardAudio()
+    }
+
+    /// What the car heard over the gadget: the demo track's tone, at the real-time rate.
+    static func checkHeardAudio() async throws {
+        let guest = root.appendingPathComponent(".build/usb-vm/guest").path
+        let heard: HeardAudio
+        do {
+            heard = try HeardAudio(times: guest + "/heard.times", wav: guest + "/heard.wav")
+        } catch {
+            Issue.record("USB audio: \(error)")
+            return
+        }
+        let tones = await DemoTones.load(catalog: root.appendingPathComponent("Fixtures/demo/catalog.json").path)
+        let toneHz = try #require(tones[heard.item], "the demo catalog gives \(heard.item) no toneHz extra")
+        FileHandle.standardError.write(
+            Data("USB VM audio: \(heard.samples.count / 2) frames saved, \(Int(heard.rate)) bytes/s, \(heard.views)\n".utf8))
+        let problems = heard.problems(toneHz: toneHz, candidates: Array(Set(tones.values)).sorted())
+        #expect(problems.isEmpty, "USB audio of \(heard.item) (\(toneHz) Hz): \(problems.joined(separator: "; "))")
     }
 
     /// Runs a program without blocking a thread of the test pool; its exit status and output.
