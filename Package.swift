@@ -305,7 +305,7 @@ let package = Package(
         .testTarget(
             // The option tables of the tools (the executables' modules, imported for testing).
             name: "DashportToolsTests",
-            dependencies: ["dashport-hu", "dashport-bench-link", "dashport-bench-audio", "DashportCommandLine"],
+            dependencies: ["dashport-hu", "dashport-bench-link", "dashport-bench-audio", "DashportBenchSupport", "DashportCommandLine"],
             swiftSettings: strict
         ),
         .testTarget(name: "DashportCommandLineTests", dependencies: ["DashportCommandLine"], swiftSettings: strict),

@@ -1,4 +1,5 @@
 @testable import dashport_bench_audio
+import DashportBenchSupport
 import DashportCommandLine
 import DashportSession
 import Testing
@@ -17,6 +18,7 @@ struct AudioBenchTests {
         options.samples = 1
         options.referenceSeconds = 1
         options.memorySamples = 2
+        options.childSeconds = 1  // the server-alone phase runs the `dashport` built beside the tests
         let bench = try await AudioBench.make(options)
         defer { bench.cleanUp() }
         let report = try await bench.measure()
@@ -42,6 +44,9 @@ struct AudioBenchTests {
 
         #expect(report.idleKiB > 0 && report.connectedKiB > 0)
         #expect(report.streamingKiB.count == 2 && report.streamingKiB.allSatisfy { $0.kib > 0 })
+        let child = try #require(report.child, "\(report.childSkipped ?? "")")
+        #expect(child.idle.rss > 0 && child.connected.anonymous > 0)
+        #expect(child.streaming.count == 4 && child.streaming.allSatisfy { $0.sample.rss > 0 })
     }
 
     @Test func theHistogramCountsRanksAndLateOnes() {

@@ -41,7 +41,7 @@ struct AudioBench: Sendable {
     /// A car with the emulator's PCM media sink (48k/16/2), keeping no decoded samples.
     var audioCar: HeadUnitConfiguration {
         var configuration = HeadUnitConfiguration()
-        configuration.audio = MediaSinkConfiguration(window: UInt32(options.window), retainedFrames: 0)
+        configuration.audio = MediaSinkConfiguration(window: UInt32(options.window), sendsAcks: !options.ackless, retainedFrames: 0)
         return configuration
     }
 

@@ -9,6 +9,7 @@ struct AudioReport: Sendable {
     var cars = 0
     var browsers = 0
     var window = 1
+    var ackless = false
     /// The streaming window alone, and the browsing phase beside it.
     var alone = StreamWindow()
     var beside: StreamWindow?
@@ -33,6 +34,9 @@ struct AudioReport: Sendable {
     var violations: [String] = []
     /// The 1-minute load average at each RSS sample (the machine is shared).
     var loads: [Double] = []
+    /// The server alone, as a child process; nil when skipped.
+    var child: ServerProcessMemory?
+    var childSkipped: String?
 
     var perCarCPUPerAudioSecond: Double { alone.audioSeconds > 0 ? serverCPU / alone.audioSeconds / Double(max(cars, 1)) : .nan }
     var referencePerConnectionSecond: Double {
@@ -76,7 +80,7 @@ extension AudioBench {
     /// The whole run: streaming window (CPU, underflows, pacing, memory), pacing beside browsing
     /// cars, PLAY/PAUSE latencies, then the write-only reference with the cars gone.
     func measure() async throws -> AudioReport {
-        var report = AudioReport(cars: options.cars, browsers: options.browsers, window: options.window)
+        var report = AudioReport(cars: options.cars, browsers: options.browsers, window: options.window, ackless: options.ackless)
         // The server's clock: its `now` is the time since this instant, which the DATA timestamps count from.
         let origin = ContinuousClock.now
         let clock = SystemClock()
@@ -159,7 +163,23 @@ extension AudioBench {
         report.referenceSeconds = milliseconds(ContinuousClock.now - referenceStart) / 1000
         report.referenceCPU = referenceCPU.server
         reference.close()
+
+        if options.skipChild {
+            report.childSkipped = "--skip-child"
+        } else if let executable = dashportExecutable, FileManager.default.isExecutableFile(atPath: executable) {
+            progress("the server alone: \(executable) serve, \(options.cars) cars")
+            report.child = try await ServerProcessMemory.measure(self, executable: executable, seconds: options.childSeconds)
+        } else {
+            report.childSkipped = "no dashport executable next to this one; build it: swift build -c release --product dashport"
+        }
         return report
+    }
+
+    /// `--dashport`, or `dashport` next to this executable.
+    var dashportExecutable: String? {
+        if let path = options.dashport { return path }
+        guard let own = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
+        return URL(fileURLWithPath: own).deletingLastPathComponent().appendingPathComponent("dashport").path
     }
 
     /// Runs `command`, then waits until every car's `count` went up; returns, per car, the

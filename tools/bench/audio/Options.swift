@@ -17,6 +17,14 @@ struct Options: Sendable {
     var referenceSeconds = 15.0
     /// Each car's window (CONFIG `max_unacked`): 1 as openauto and headunit, 4096 as Google's DHU.
     var window = 1
+    /// Cars that send no ACKs (protocol ≥ 5.0 head units): the server streams to them without
+    /// waiting for any once its 2-s grace after START has passed.
+    var ackless = false
+    /// The `dashport` executable for the server-alone memory phase; default: next to this benchmark.
+    var dashport: String?
+    var skipChild = false
+    /// Streaming time of the child server in that phase.
+    var childSeconds = 10.0
     /// RSS samples taken during the streaming window.
     var memorySamples = 10
 
@@ -32,9 +40,15 @@ struct Options: Sendable {
             .value("samples", "N", "PAUSE → STOP and PLAY → first DATA samples (default 5)"),
             .value("reference-seconds", "S", "length of the write-only reference run (default 15)"),
             .value("window", "N", "each car's max_unacked (default 1, as openauto; 4096 as Google's DHU)"),
+            .flag("ackless", "cars send no ACKs (the server streams without them after its 2-s grace)"),
+            .value("dashport", "PATH", "the dashport executable for the server-alone memory phase (default: next to this one)"),
+            .flag("skip-child", "leave out the server-alone memory phase (a `dashport serve` child process)"),
+            .value("child-seconds", "S", "streaming time of that child server (default 10)"),
             .value("memory-samples", "N", "RSS samples across the streaming window (default 10)"),
         ],
-        epilogue: "Release build: swift build -c release --product dashport-bench-audio")
+        epilogue:
+            "Release build, with the server for the server-alone phase: swift build -c release --product dashport && swift run -c release dashport-bench-audio"
+    )
 
     /// Reads the parsed command line; throws on a value out of range.
     init(_ parsed: ParsedCommand) throws(CommandLineError) {
@@ -47,6 +61,10 @@ struct Options: Sendable {
         referenceSeconds = try parsed.number("reference-seconds", in: 0.5...600) ?? referenceSeconds
         window = try parsed.integer("window") ?? window
         memorySamples = try parsed.integer("memory-samples", minimum: 2) ?? memorySamples
+        ackless = parsed.flag("ackless")
+        dashport = parsed.value("dashport")
+        skipChild = parsed.flag("skip-child")
+        childSeconds = try parsed.number("child-seconds", in: 1...600) ?? childSeconds
     }
 
     init() {}

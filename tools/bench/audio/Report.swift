@@ -13,7 +13,7 @@ extension AudioReport {
         let packetMs = milliseconds(SessionAudioFormat.packetDuration)
         Swift.print(
             "Cars and server in one process over TCP loopback: the server is DashportServer (the embedded demo library, its tones) "
-                + "on its reactor; \(cars) cars, each the emulator's car-role link with a PCM media sink (window \(window), an ACK per DATA, "
+                + "on its reactor; \(cars) cars, each the emulator's car-role link with a PCM media sink (window \(window), \(ackless ? "no ACKs" : "an ACK per DATA"), "
                 + "focus answered at once), on a reactor thread of the benchmark's own. Load average during the streaming window "
                 + "\(String(format: "%.1f–%.1f", loads.min() ?? .nan, loads.max() ?? .nan)).\n")
 
@@ -29,7 +29,7 @@ extension AudioReport {
                 + "(\(referencePackets) each in \(String(format: "%.1f", referenceSeconds)) s; no TLS, AAP or ACKs) "
                 + "| \(formatPercent(referencePerCar)) | 1.00 | \(formatRatio(referencePerCar / Self.cpuTargetPerCar)) |")
         Swift.print(
-            "| Dashport: \(cars) cars streaming for \(String(format: "%.1f", alone.seconds)) s (pump, fan-out, DATA, TLS, ACKs) "
+            "| Dashport: \(cars) cars streaming for \(String(format: "%.1f", alone.seconds)) s (pump, fan-out, DATA, TLS\(ackless ? "" : ", ACKs")) "
                 + "| \(formatPercent(serverPerCar)) | \(formatRatio(serverPerCar / referencePerCar)) "
                 + "| \(formatRatio(serverPerCar / Self.cpuTargetPerCar)) |")
         Swift.print(
@@ -86,7 +86,9 @@ extension AudioReport {
 
         let streamingNow = streamingKiB.last?.kib ?? 0
         let firstSample = streamingKiB.first
-        Swift.print("\n**Memory**: VmRSS of the one process (the server and the cars both: an upper bound for the server's share)\n")
+        Swift.print(
+            "\n**Memory**: VmRSS of the one process (the server and the cars both: an upper bound for the server's share; from the "
+                + "first PLAY on it also maps libvips, which the first cover scaled loads, once per process)\n")
         Swift.print(
             "Idle server \(formatMiB(kilobytes: idleKiB)); \(cars) cars connected, not streaming \(formatMiB(kilobytes: connectedKiB)) "
                 + "(\(kib(connectedKiB - idleKiB, per: cars)) per car); streaming \(formatMiB(kilobytes: streamingNow)) "
@@ -99,6 +101,11 @@ extension AudioReport {
                     formatMiB(kilobytes: firstSample.kib), firstSample.seconds, formatMiB(kilobytes: streamingNow),
                     streamingKiB.last?.seconds ?? 0, streamingNow - firstSample.kib,
                     streamingKiB.map { String(format: "%.0f s %.1f", $0.seconds, Double($0.kib) / 1024) }.joined(separator: ", ")))
+        }
+        if let child {
+            child.print()
+        } else if let childSkipped {
+            Swift.print("\nThe server alone (a `dashport serve` child process): skipped, \(childSkipped).")
         }
         if !violations.isEmpty { Swift.print("\nCars that failed: \(violations.prefix(5).joined(separator: "; "))") }
     }

@@ -1,7 +1,7 @@
 // dashport-bench-audio: what streaming media audio to many cars costs the server, next to a
 // write-only reference measured in the same run (issue 18).
 //
-//   swift build -c release --product dashport-bench-audio && .build/release/dashport-bench-audio [--help]
+//   swift build -c release --product dashport && swift run -c release dashport-bench-audio [--help]
 //   .build/release/dashport-bench-audio --minutes 10 --cars 20      # the long run (memory growth)
 //
 // One process: an in-process DashportServer with the embedded demo library, and cars over TCP
@@ -15,6 +15,8 @@
 // 3. PAUSE → STOP and PLAY → first DATA at every car, a few times.
 // 4. Reference: the same number of plain TCP sockets, one timer on the server's reactor at the
 //    same cadence writing buffers of a DATA frame's size; its CPU per connection per second.
+// 5. The server alone: `dashport serve` as a child process with the same cars streaming, its
+//    VmRSS and RssAnon (the in-process figures hold the cars' memory too).
 //
 // Speed and memory are measured here, never in tests (a test runs this core for a couple of
 // cars and checks only that it measured something).

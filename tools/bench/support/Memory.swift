@@ -8,12 +8,19 @@ package func readWhole(_ path: String) -> String? {
 }
 
 /// Resident memory of one process, from /proc/<pid>/status, in KiB.
-package struct MemorySample {
+package struct MemorySample: Sendable {
     package var rss: Int
     package var peak: Int
     /// Private memory (heap, stacks) and file-backed pages (the binary, shared libraries, ICU data).
     package var anonymous: Int
     package var file: Int
+
+    package init(rss: Int, peak: Int, anonymous: Int, file: Int) {
+        self.rss = rss
+        self.peak = peak
+        self.anonymous = anonymous
+        self.file = file
+    }
 
     package static func read(pid: Int32) throws -> MemorySample {
         guard let status = readWhole("/proc/\(pid)/status") else { throw BenchFailure("cannot read /proc/\(pid)/status") }
