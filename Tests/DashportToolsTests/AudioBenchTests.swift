@@ -36,6 +36,7 @@ struct AudioBenchTests {
         #expect(report.serverCPU > 0 && report.referenceCPU > 0 && report.carsCPU > 0)
         #expect(report.perCarCPUPerAudioSecond.isFinite && report.referencePerConnectionSecond.isFinite)
         #expect(report.referencePackets > 0)
+        #expect(report.alone.reactorWait.isFinite && report.alone.reactorWait >= 0, "the server reactor's run-queue wait was read")
 
         // The first PLAY and one more, at both cars; one PAUSE at both.
         #expect(report.playToData.count == 4)

@@ -2,6 +2,7 @@ import DashportBenchSupport
 import DashportClock
 import DashportServer
 import DashportSession
+import DashportTransport
 import Foundation
 
 /// Everything one run measured (``AudioBench/measure()``); ``AudioReport/print()`` writes it out.
@@ -55,6 +56,8 @@ struct StreamWindow: Sendable {
     var carsWithUnderflow = 0
     var fewestPackets = 0
     var mostPackets = 0
+    /// Seconds the server's reactor thread was runnable but waiting for a CPU in the window.
+    var reactorWait = Double.nan
 
     /// Seconds of audio the window was (its length; every car hears the same stream).
     var audioSeconds: Double { seconds }
@@ -86,6 +89,8 @@ extension AudioBench {
         let clock = SystemClock()
         let server = try await startServer(clock: clock)
         let session = server.core.session
+        let reactor = await withCheckedContinuation { done in EventLoop.shared.execute { done.resume(returning: CPUTime.currentThreadId()) }
+        }
         try await Task.sleep(for: .milliseconds(500))
         report.idleKiB = residentKiB()
 
@@ -102,6 +107,7 @@ extension AudioBench {
         cars.forEach { $0.beginWindow() }
         var cpu = CPUSplit()
         let began = ContinuousClock.now
+        let waitedBefore = CPUTime.waiting(reactor)
         try await cpu.measure(carThread: carThreads[0], clientThreads: Array(carThreads.dropFirst())) {
             for sample in 1...options.memorySamples {
                 try await Task.sleep(until: began + .seconds(options.seconds * Double(sample) / Double(options.memorySamples)))
@@ -110,6 +116,7 @@ extension AudioBench {
             }
         }
         report.alone = StreamWindow(cars.map(\.window), seconds: milliseconds(ContinuousClock.now - began) / 1000)
+        report.alone.reactorWait = CPUTime.waiting(reactor) - waitedBefore
         report.serverCPU = cpu.server
         report.carsCPU = cpu.cars
         report.serverDropped = server.connectedCars.compactMap(\.audio).map(\.dropped).reduce(0, +)
@@ -121,11 +128,13 @@ extension AudioBench {
             cars.forEach { $0.beginWindow() }
             let start = ContinuousClock.now
             let deadline = start + .seconds(options.browseSeconds)
+            let waited = CPUTime.waiting(reactor)
             let results = await withTaskGroup(of: LoadResult.self) { group in
                 for car in browsers { group.addTask { await car.load(parentId: root, depth: 1, until: deadline) } }
                 return await group.reduce(into: []) { $0.append($1) }
             }
             report.beside = StreamWindow(cars.map(\.window), seconds: milliseconds(ContinuousClock.now - start) / 1000)
+            report.beside?.reactorWait = CPUTime.waiting(reactor) - waited
             if let failure = results.lazy.compactMap(\.failure).first { throw BenchFailure("a browsing car: \(failure)") }
             report.browseAnswers = results.map(\.answered).reduce(0, +)
             report.browseSeconds = results.map(\.seconds).max() ?? 0

@@ -56,13 +56,18 @@ extension AudioReport {
             "\n**Pacing**: each DATA's arrival at its car (the car reactor's read, before decrypting) against its ideal send time "
                 + "(its timestamp, which is when it plays, minus one packet's lead; the first DATA of each car's stream is the PLAY "
                 + "latency below, not counted here); 0.1-ms bins, target p99 < \(formatMilliseconds(Self.pacingTargetMs))\n")
-        Swift.print("| window | DATA timed | p50 | p99 | max | later than one packet (\(formatMilliseconds(packetMs))) |")
-        Swift.print("|---|---:|---:|---:|---:|---:|")
+        Swift.print(
+            "| window | DATA timed | p50 | p99 | max | later than one packet (\(formatMilliseconds(packetMs))) "
+                + "| server reactor runnable, waiting for a CPU |")
+        Swift.print("|---|---:|---:|---:|---:|---:|---:|")
         func pacingRow(_ name: String, _ window: StreamWindow) {
             let late = window.lateness
             Swift.print(
                 "| \(name) | \(formatCount(Double(late.count))) | \(formatMilliseconds(late.percentile(0.5))) "
-                    + "| \(formatMilliseconds(late.percentile(0.99))) | \(formatMilliseconds(late.maximum)) | \(late.later(than: packetMs)) |"
+                    + "| \(formatMilliseconds(late.percentile(0.99))) | \(formatMilliseconds(late.maximum)) | \(late.later(than: packetMs)) "
+                    + String(
+                        format: "| %.2f s of %.0f s (%.1f%%) |", window.reactorWait, window.seconds,
+                        100 * window.reactorWait / window.seconds)
             )
         }
         pacingRow("\(cars) cars streaming alone", alone)

@@ -20,8 +20,19 @@ package enum CPUTime {
     /// On-CPU seconds of this process's thread `tid`, from its schedstat (nanoseconds); NaN when
     /// it cannot be read.
     package static func thread(_ tid: Int32) -> Double {
+        schedstat(tid, field: 0)
+    }
+
+    /// Seconds this process's thread `tid` spent runnable but waiting for a CPU (schedstat's
+    /// second field): how much a loaded machine held it back. NaN when it cannot be read.
+    package static func waiting(_ tid: Int32) -> Double {
+        schedstat(tid, field: 1)
+    }
+
+    private static func schedstat(_ tid: Int32, field: Int) -> Double {
         guard let stat = try? String(contentsOfFile: "/proc/self/task/\(tid)/schedstat", encoding: .utf8),
-            let nanoseconds = stat.split(separator: " ").first.flatMap({ Double($0) })
+            case let fields = stat.split(separator: " "), fields.count > field,
+            let nanoseconds = Double(fields[field].trimmingCharacters(in: .whitespacesAndNewlines))
         else { return .nan }
         return nanoseconds / 1e9
     }
