@@ -184,6 +184,7 @@ struct AudioCarState {
             // Packets of one read are consecutive: each timestamp is one packet after the one before.
             let timestamp = Double(last) - Double(count - 1 - index) * packetMicros
             window.packets += 1
+            defer { lastTimestampUs = UInt64(timestamp.rounded()) }  // the next packet's predecessor, in this read too
             if awaitingFirst {
                 // A car's stream joins the server's where it is (the newest packet made when its
                 // START went out, after the focus round trip): that wait is the PLAY → first DATA
@@ -200,6 +201,5 @@ struct AudioCarState {
             let ideal = origin + .microseconds(Int64(timestamp)) - AudioCar.lead
             window.lateness.add(milliseconds(arrival - ideal))
         }
-        lastTimestampUs = last
     }
 }
