@@ -66,6 +66,24 @@ struct AudioBenchTests {
         #expect(LatenessHistogram().percentile(0.5).isNaN)
     }
 
+    /// A read of several DATA after a gap counts the gap once (a first version counted it for
+    /// every packet of the read).
+    @Test func packetsMissingBeforeAReadAreCountedOnce() {
+        let packet = TimestampTrack.packetMicros
+        var track = TimestampTrack()
+        #expect(track.read(count: 1, newest: 1_000_000, newStream: true).missing == 0)
+        let next = track.read(count: 1, newest: UInt64(1_000_000 + packet), newStream: false)
+        #expect(next.missing == 0)
+        // Six packets skipped, then three in one read.
+        let burst = track.read(count: 3, newest: UInt64(1_000_000 + 10 * packet), newStream: false)
+        #expect(burst.missing == 6)
+        #expect(burst.timestamps.count == 3)
+        #expect(abs(burst.timestamps[0] - (1_000_000 + 8 * packet)) < 1)
+        // A new stream starts anywhere: nothing is missing before it.
+        #expect(track.read(count: 2, newest: 90_000_000, newStream: true).missing == 0)
+        #expect(track.newest == 90_000_000)
+    }
+
     @Test func theReferenceKeepsThePumpsCadence() {
         #expect(ReferenceStream.due(0) == .zero)
         #expect(ReferenceStream.due(1) == .zero, "two packets at the start, as the pump's lead")

@@ -161,7 +161,7 @@ struct AudioCarState {
     var window = AudioWindow()
     /// A START came and its first DATA has not.
     var awaitingFirst = false
-    var lastTimestampUs: UInt64?
+    var timestamps = TimestampTrack()
 
     init(link: HeadUnitLink, origin: ContinuousClock.Instant) {
         self.link = link
@@ -179,13 +179,11 @@ struct AudioCarState {
         }
         let count = after.packets - before.packets
         guard count > 0, let last = after.lastTimestampUs else { return }
-        let packetMicros = Double(SessionAudioFormat.framesPerPacket) * 1e6 / Double(SessionAudioFormat.sampleRate)
-        for index in 0..<count {
-            // Packets of one read are consecutive: each timestamp is one packet after the one before.
-            let timestamp = Double(last) - Double(count - 1 - index) * packetMicros
-            window.packets += 1
-            defer { lastTimestampUs = UInt64(timestamp.rounded()) }  // the next packet's predecessor, in this read too
-            if awaitingFirst {
+        let read = timestamps.read(count: count, newest: last, newStream: awaitingFirst)
+        window.packets += count
+        window.missing += read.missing
+        for (index, timestamp) in read.timestamps.enumerated() {
+            if index == 0 && awaitingFirst {
                 // A car's stream joins the server's where it is (the newest packet made when its
                 // START went out, after the focus round trip): that wait is the PLAY → first DATA
                 // latency, measured on its own, not pacing.
@@ -194,12 +192,29 @@ struct AudioCarState {
                 events.lastFirstData = arrival
                 continue
             }
-            if let previous = lastTimestampUs {
-                let step = ((timestamp - Double(previous)) / packetMicros).rounded()
-                if step > 1 { window.missing += Int(step) - 1 }
-            }
             let ideal = origin + .microseconds(Int64(timestamp)) - AudioCar.lead
             window.lateness.add(milliseconds(arrival - ideal))
         }
+    }
+}
+
+/// The DATA timestamps one car has seen: those of the packets a read held, and the packets missing
+/// between the read and the one before (skipped for this car, or a pump that shifted its stream).
+/// The sink keeps only the newest timestamp; the packets of one read are taken as consecutive.
+struct TimestampTrack: Sendable {
+    static let packetMicros = Double(SessionAudioFormat.framesPerPacket) * 1e6 / Double(SessionAudioFormat.sampleRate)
+
+    private(set) var newest: UInt64?
+
+    /// `count` packets whose newest has timestamp `newest` (µs); `newStream`: the first of them
+    /// begins a stream (nothing before it is missing).
+    mutating func read(count: Int, newest: UInt64, newStream: Bool) -> (timestamps: [Double], missing: Int) {
+        let timestamps = (0..<count).map { Double(newest) - Double(count - 1 - $0) * Self.packetMicros }
+        var missing = 0
+        if !newStream, let previous = self.newest, let first = timestamps.first {
+            missing = max(0, Int(((first - Double(previous)) / Self.packetMicros).rounded()) - 1)
+        }
+        self.newest = newest
+        return (timestamps, missing)
     }
 }
