@@ -194,13 +194,31 @@ let package = Package(
             path: "tools/dashport-hu",
             swiftSettings: strict
         ),
+        .target(
+            // What the benchmarks share: the Dashport car that connects and browses over TCP,
+            // CPU time by thread, resident memory, statistics and the machine's description.
+            name: "DashportBenchSupport",
+            dependencies: ["DashportHeadUnit", "DashportLink", "DashportMessages", "DashportTLS", "DashportTransport"],
+            path: "tools/bench/support",
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "dashport-bench-link",
             dependencies: [
-                "DashportServer", "DashportHeadUnit", "DashportLink", "DashportMessages", "DashportTLS",
+                "DashportBenchSupport", "DashportServer", "DashportHeadUnit", "DashportLink", "DashportMessages", "DashportTLS",
                 "DashportTransport", "DashportBrowse", "DashportLog", "DashportCommandLine",
             ],
             path: "tools/bench/link",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "dashport-bench-audio",
+            dependencies: [
+                "DashportBenchSupport", "DashportServer", "DashportHeadUnit", "DashportLink", "DashportMessages", "DashportTLS",
+                "DashportTransport", "DashportSession", "DashportServices", "DashportClock", "DashportLog", "DashportCommandLine",
+                "CDashportLinux",
+            ],
+            path: "tools/bench/audio",
             swiftSettings: strict
         ),
         .executableTarget(
@@ -314,7 +332,7 @@ let package = Package(
         .testTarget(
             // The option tables of the tools (the executables' modules, imported for testing).
             name: "DashportToolsTests",
-            dependencies: ["dashport-hu", "dashport-bench-link", "DashportCommandLine"],
+            dependencies: ["dashport-hu", "dashport-bench-link", "dashport-bench-audio", "DashportBenchSupport", "DashportCommandLine"],
             swiftSettings: strict
         ),
         .testTarget(name: "DashportCommandLineTests", dependencies: ["DashportCommandLine"], swiftSettings: strict),

@@ -44,20 +44,26 @@ enum MemoryBIO {
     }
 
     /// Reads everything `bio` holds, so a whole handshake flight comes out as one array.
+    ///
+    /// Each chunk is read straight into uninitialised capacity: every TLS record the server sends
+    /// (an audio DATA is one of 8 KiB, 23 a second per car) comes out here, and filling the buffer
+    /// with zeros first cost more than copying it.
     static func drain(_ bio: OpaquePointer) -> [UInt8] {
         var output: [UInt8] = []
         while true {
             let pending = BIO_ctrl_pending(bio)
             guard pending > 0 else { return output }
             let chunk = min(pending, Int(Int32.max))
-            let start = output.count
-            // An array, not `repeatElement`: appending one is a single copy, where a debug build
-            // appended a `Repeated` byte by byte (half the server's CPU per audio record).
-            output.append(contentsOf: [UInt8](repeating: 0, count: chunk))
-            let read = output.withUnsafeMutableBytes { raw in
-                BIO_read(bio, raw.baseAddress.map { $0 + start }, Int32(chunk))
+            var read: Int32 = 0
+            let piece = [UInt8](unsafeUninitializedCapacity: chunk) { buffer, count in
+                read = BIO_read(bio, buffer.baseAddress, Int32(chunk))
+                count = max(Int(read), 0)  // BIO_read initialised exactly that many bytes
             }
-            output.removeLast(chunk - max(Int(read), 0))
+            if output.isEmpty {
+                output = piece  // the usual case: one chunk, no second copy
+            } else {
+                output.append(contentsOf: piece)
+            }
             if read <= 0 { return output }
         }
     }

@@ -1,3 +1,4 @@
+import DashportBenchSupport
 import DashportHeadUnit
 import DashportLink
 import DashportLog

@@ -1,3 +1,4 @@
+import DashportBenchSupport
 import DashportBrowse
 import DashportServer
 import Foundation

@@ -1,3 +1,4 @@
+import DashportBenchSupport
 import DashportServer
 import DashportTLS
 import DashportTransport

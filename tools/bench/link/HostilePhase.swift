@@ -1,3 +1,4 @@
+import DashportBenchSupport
 import DashportMessages
 import DashportServer
 import DashportTransport
@@ -200,13 +201,6 @@ final class Flooder: Sendable {
             connection.abort()
         }
     }
-}
-
-/// A flag set once, read from any thread.
-final class Flag: Sendable {
-    private let value = Atomic<Bool>(false)
-    var isSet: Bool { value.load(ordering: .relaxed) }
-    func set() { value.store(true, ordering: .relaxed) }
 }
 
 /// The largest values a sampler has seen.

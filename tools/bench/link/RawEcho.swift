@@ -1,3 +1,4 @@
+import DashportBenchSupport
 import DashportTransport
 import Synchronization
 import DashportLog

@@ -1,3 +1,4 @@
+import DashportBenchSupport
 import DashportLog
 import DashportTLS
 import DashportTransport

@@ -15,6 +15,7 @@
 // Methods alternate within every round (a busy moment on a shared machine hits them alike);
 // medians are reported, with ratios to the reference. Every phase is bounded in count and
 // time. Speed and memory are measured here, never in tests.
+import DashportBenchSupport
 import Foundation
 import DashportServer
 

@@ -1,15 +1,15 @@
 import Foundation
 
-func milliseconds(_ duration: Duration) -> Double {
+package func milliseconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
 }
 
-func median(_ samples: [Double]) -> Double {
+package func median(_ samples: [Double]) -> Double {
     percentile(samples, 0.5)
 }
 
 /// The sample at `fraction` of the sorted samples (nearest rank); NaN when there are none.
-func percentile(_ samples: [Double], _ fraction: Double) -> Double {
+package func percentile(_ samples: [Double], _ fraction: Double) -> Double {
     let sorted = samples.sorted()
     guard !sorted.isEmpty else { return .nan }
     let rank = Int((fraction * Double(sorted.count)).rounded(.up)) - 1
@@ -17,18 +17,18 @@ func percentile(_ samples: [Double], _ fraction: Double) -> Double {
 }
 
 /// "4.21 ms", "0.085 ms": three significant digits for small values.
-func formatMilliseconds(_ value: Double) -> String {
+package func formatMilliseconds(_ value: Double) -> String {
     guard value.isFinite else { return "–" }
     return value < 1 ? String(format: "%.3f ms", value) : value < 100 ? String(format: "%.2f ms", value) : String(format: "%.0f ms", value)
 }
 
-func formatRatio(_ value: Double) -> String {
+package func formatRatio(_ value: Double) -> String {
     guard value.isFinite else { return "–" }
     return value < 0.1 ? String(format: "%.3f", value) : String(format: "%.2f", value)
 }
 
 /// 12,345 with thousands separators.
-func formatCount(_ value: Double) -> String {
+package func formatCount(_ value: Double) -> String {
     guard value.isFinite else { return "–" }
     let digits = String(Int(value.rounded()))
     var out = ""
@@ -39,13 +39,13 @@ func formatCount(_ value: Double) -> String {
     return String(out.reversed())
 }
 
-func formatMiB(kilobytes: Int) -> String {
+package func formatMiB(kilobytes: Int) -> String {
     String(format: "%.1f MiB", Double(kilobytes) / 1024)
 }
 
 /// The machine, for the report: cores, CPU model, memory, kernel, load.
-enum Machine {
-    static func summary() -> String {
+package enum Machine {
+    package static func summary() -> String {
         let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
         let model =
             cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
@@ -63,7 +63,7 @@ enum Machine {
     }
 
     /// The 1-minute load average from /proc/loadavg.
-    static func load() -> String {
+    package static func load() -> String {
         let text = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? ""
         return text.split(separator: " ").first.map(String.init) ?? "?"
     }

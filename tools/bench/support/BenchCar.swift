@@ -1,21 +1,23 @@
-import DashportHeadUnit
+package import DashportHeadUnit
 import DashportLink
-import DashportMessages
-import DashportTLS
-import DashportTransport
+package import DashportMessages
+package import DashportTLS
+package import DashportTransport
 import Synchronization
 
 /// When a connect reached each step, in milliseconds from just before the TCP connect.
-struct ConnectTimes: Sendable {
-    var tcp = Double.nan, version = Double.nan, tls = Double.nan, channel = Double.nan, hello = Double.nan, root = Double.nan
+package struct ConnectTimes: Sendable {
+    package var tcp = Double.nan, version = Double.nan, tls = Double.nan, channel = Double.nan, hello = Double.nan, root = Double.nan
     /// "TLSv1.2 ECDHE-RSA-AES128-GCM-SHA256": what the handshake negotiated.
-    var suite = ""
+    package var suite = ""
+
+    package init() {}
 }
 
 /// A car that went wrong: the benchmark stops with this text.
-struct BenchFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+package struct BenchFailure: Error, CustomStringConvertible {
+    package var description: String
+    package init(_ description: String) { self.description = description }
 }
 
 /// A Dashport car over TCP for the benchmark: the car-role ``HeadUnitLink`` on a ``TCPConnection``
@@ -24,12 +26,12 @@ struct BenchFailure: Error, CustomStringConvertible {
 ///
 /// Everything runs on the reactor thread as bytes arrive; the link sits behind a mutex so the
 /// benchmark's task can start a load.
-final class BenchCar: Sendable {
-    static let mediaChannel: UInt8 = 16
+package final class BenchCar: Sendable {
+    package static let mediaChannel: UInt8 = 16
     /// A whole-timeout for one connect or one one-off browse; the benchmark fails past it.
-    static let timeout: Duration = .seconds(20)
+    package static let timeout: Duration = .seconds(20)
 
-    let connection: TCPConnection
+    package let connection: TCPConnection
     private let loop: EventLoop
     private let state: Mutex<CarState>
     private let closed = Flag()
@@ -42,7 +44,7 @@ final class BenchCar: Sendable {
 
     /// Connects, runs the AAP handshake and asks for the root's children as soon as the hello
     /// comes; returns once they are there, with the time each step was reached from `start`.
-    static func connect(
+    package static func connect(
         to address: ListenAddress, configuration: HeadUnitConfiguration, tls: TLSContext, loop: EventLoop
     ) async throws -> (BenchCar, ConnectTimes) {
         let start = ContinuousClock.now
@@ -74,12 +76,12 @@ final class BenchCar: Sendable {
     }
 
     /// The id the server's hello named as the root (known once ``connect(to:configuration:tls:loop:)`` returned).
-    var rootId: String { state.withLock { $0.rootId ?? "" } }
+    package var rootId: String { state.withLock { $0.rootId ?? "" } }
     /// The root's answer from the connect.
-    var root: Listing { state.withLock { $0.root } }
+    package var root: Listing { state.withLock { $0.root } }
 
     /// One GET_CHILDREN, answered (or an error for a rejection, a screen or a lost link).
-    func children(of parentId: String) async throws -> Listing {
+    package func children(of parentId: String) async throws -> Listing {
         let timer = loop.scheduleTimer(after: Self.timeout) { self.fail("no answer for '\(parentId)' within \(Self.timeout)") }
         defer { timer.cancel() }
         let outcome = await withCheckedContinuation { (waiter: CheckedContinuation<Result<Listing, BenchFailure>, Never>) in
@@ -93,7 +95,7 @@ final class BenchCar: Sendable {
 
     /// Keeps `depth` GET_CHILDREN of `parentId` in flight until `deadline`, then waits for the
     /// last answers. Returns every request's latency.
-    func load(parentId: String, depth: Int, until deadline: ContinuousClock.Instant) async -> LoadResult {
+    package func load(parentId: String, depth: Int, until deadline: ContinuousClock.Instant) async -> LoadResult {
         let timer = loop.scheduleTimer(after: deadline - .now + Self.timeout) { self.fail("answers stopped during the load") }
         defer { timer.cancel() }
         return await withCheckedContinuation { (waiter: CheckedContinuation<LoadResult, Never>) in
@@ -105,18 +107,18 @@ final class BenchCar: Sendable {
     }
 
     /// Resets the connection (the server sees the car vanish).
-    func abort() { connection.abort() }
+    package func abort() { connection.abort() }
 
     /// Sends `count` GET_CHILDREN of `parentId` and waits for none of them (the hostile phase's
     /// never-reader, whose transport has stopped reading).
-    func send(count: Int, parentId: String) {
+    package func send(count: Int, parentId: String) {
         state.withLock { state in
             for _ in 0..<count where !closed.isSet { _ = send(parentId: parentId, &state) }
         }
     }
 
     /// Whether the connection has closed.
-    var isClosed: Bool { closed.isSet }
+    package var isClosed: Bool { closed.isSet }
 
     // MARK: - Reactor side
 
@@ -222,7 +224,7 @@ final class BenchCar: Sendable {
     }
 
     /// The GET_CHILDREN the car sends: the first page of 50.
-    static func request(id: UInt32, parentId: String) -> DashportMedia.GetChildren {
+    package static func request(id: UInt32, parentId: String) -> DashportMedia.GetChildren {
         DashportMedia.GetChildren(requestId: id, parentId: parentId, page: 0, pageSize: 50)
     }
 
@@ -277,9 +279,14 @@ struct CarState {
 }
 
 /// A BROWSE_RESULT's items, and the size of its body on the channel (for the echo reference).
-struct Listing: Sendable {
-    var items: [DashportMedia.BrowseItem]
-    var bodyBytes: Int
+package struct Listing: Sendable {
+    package var items: [DashportMedia.BrowseItem]
+    package var bodyBytes: Int
+
+    package init(items: [DashportMedia.BrowseItem], bodyBytes: Int) {
+        self.items = items
+        self.bodyBytes = bodyBytes
+    }
 }
 
 /// A load in progress on one car.
@@ -296,12 +303,27 @@ struct LoadState {
 }
 
 /// What one connection's load did: a latency per answered request (ms), and how long it ran.
-struct LoadResult: Sendable {
-    var latencies: [Double]
-    var rejected = 0
-    var seconds: Double
-    var failure: String?
+package struct LoadResult: Sendable {
+    package var latencies: [Double]
+    package var rejected = 0
+    package var seconds: Double
+    package var failure: String?
 
-    var answered: Int { latencies.count }
-    var rate: Double { seconds > 0 ? Double(answered) / seconds : 0 }
+    package init(latencies: [Double], rejected: Int = 0, seconds: Double, failure: String? = nil) {
+        self.latencies = latencies
+        self.rejected = rejected
+        self.seconds = seconds
+        self.failure = failure
+    }
+
+    package var answered: Int { latencies.count }
+    package var rate: Double { seconds > 0 ? Double(answered) / seconds : 0 }
+}
+
+/// A flag set once, read from any thread.
+package final class Flag: Sendable {
+    package init() {}
+    private let value = Atomic<Bool>(false)
+    package var isSet: Bool { value.load(ordering: .relaxed) }
+    package func set() { value.store(true, ordering: .relaxed) }
 }
