@@ -152,7 +152,8 @@ let package = Package(
 
         // MARK: Executables
         .executableTarget(
-            name: "dashport", dependencies: ["DashportServer", "DashportControl", "DashportCommandLine", "DashportFiles"],
+            name: "dashport",
+            dependencies: ["DashportServer", "DashportBrowse", "DashportControl", "DashportCommandLine", "DashportFiles"],
             swiftSettings: strict,
             // An idle server's resident pages (issue 10, item 6; the server's DocC, *Memory*): lld
             // (shipped with the toolchain) packs the ~49,000 relative relocations of the PIE into
@@ -255,6 +256,12 @@ let package = Package(
         .executableTarget(name: "FuzzUSB", dependencies: ["DashportUSB"], path: "tools/fuzz/FuzzUSB", swiftSettings: strict),
 
         .executableTarget(
+            name: "FuzzBrowse",
+            dependencies: ["DashportFuzzDrivers"],
+            path: "tools/fuzz/FuzzBrowse",
+            swiftSettings: strict
+        ),
+        .executableTarget(
             name: "FuzzControl",
             dependencies: ["DashportFuzzDrivers"],
             path: "tools/fuzz/FuzzControl",
@@ -320,7 +327,9 @@ let package = Package(
         ),
         .testTarget(name: "DashportLogTests", dependencies: ["DashportLog"], swiftSettings: strict),
         .testTarget(
-            name: "DashportBrowseTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportBrowse", "DashportFiles"],
+            name: "DashportBrowseTests",
+            dependencies: ["DashportTestSupport", "DashportClock", "DashportBrowse", "DashportFiles", "DashportFuzzDrivers"],
+            exclude: ["FuzzCrashes"],
             swiftSettings: strict),
         .testTarget(
             name: "DashportArtworkTests",

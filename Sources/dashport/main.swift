@@ -14,6 +14,7 @@ let program = CommandSet(
         ("serve", "", "serve cars over TCP and USB (the embedded demo library unless --catalog is given)"),
         ("fingerprint", "", "print the SHA-256 fingerprint of the server certificate in a state directory"),
         ("ctl", "COMMAND [ARGUMENT...]", "control a running server: status, cars, invalidate, reload, session"),
+        ("catalog", "check FILE...", "validate catalog files without serving them"),
         ("help", "[COMMAND]", "show this text, or a command's options"),
     ])
 
@@ -54,6 +55,7 @@ case .help(let topic):
     case "serve": print(ConfigurationParser.serve.help)
     case "fingerprint": print(ConfigurationParser.fingerprint.help)
     case "ctl": print(ctlSpec.help)
+    case "catalog": print(catalogSpec.help)
     default: print(program.help)
     }
 case .command("serve", let arguments):
@@ -77,6 +79,8 @@ case .command("fingerprint", let arguments):
     }
 case .command("ctl", let arguments):
     exit(await runCtl(arguments))
+case .command("catalog", let arguments):
+    exit(runCatalog(arguments))
 case .command(let other, _):
     fail("command '\(other)' is listed but not handled")
 }
