@@ -294,7 +294,10 @@ let package = Package(
         .testTarget(
             // The option tables of the tools (the executables' modules, imported for testing).
             name: "DashportToolsTests",
-            dependencies: ["dashport-hu", "dashport-bench-link", "DashportCommandLine"],
+            dependencies: [
+                "dashport-hu", "dashport-bench-link", "DashportCommandLine", "DashportUSBHost", "DashportEmulator", "DashportHeadUnit",
+                "DashportLog",
+            ],
             swiftSettings: strict
         ),
         .testTarget(name: "DashportCommandLineTests", dependencies: ["DashportCommandLine"], swiftSettings: strict),
