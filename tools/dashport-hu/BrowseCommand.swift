@@ -180,8 +180,12 @@ enum BrowseCommand {
         let transcript = Transcript { Console.out($0) }
         // Typed lines and the end of the link, in one stream: the shell stops when the phone goes.
         let (input, inputSink) = AsyncStream.makeStream(of: ShellInput.self)
+        // A script's screens stay as it draws them; a person's open list is redrawn on a push (and
+        // nobody reads the stream while a script runs, so nothing piles up in it).
+        let interactive = setup.script == nil
         let printer = transcript.printNotices(
-            of: session, closed: { inputSink.yield(.linkClosed) }, changed: { inputSink.yield(.childrenChanged($0)) })
+            of: session, closed: { inputSink.yield(.linkClosed) },
+            changed: { if interactive { inputSink.yield(.childrenChanged($0)) } })
         let shell = BrowseShell(session: session, transcript: transcript, options: setup.options)
         var status: Int32 = 0
         do {
