@@ -165,7 +165,8 @@ let package = Package(
 
         // MARK: Executables
         .executableTarget(
-            name: "dashport", dependencies: ["DashportServer", "DashportControl", "DashportCommandLine", "DashportFiles"],
+            name: "dashport",
+            dependencies: ["DashportServer", "DashportBrowse", "DashportControl", "DashportCommandLine", "DashportFiles"],
             swiftSettings: strict,
             // An idle server's resident pages (issue 10, item 6; the server's DocC, *Memory*): lld
             // (shipped with the toolchain) packs the ~49,000 relative relocations of the PIE into
@@ -287,6 +288,12 @@ let package = Package(
         .executableTarget(name: "FuzzUSB", dependencies: ["DashportUSB"], path: "tools/fuzz/FuzzUSB", swiftSettings: strict),
 
         .executableTarget(
+            name: "FuzzBrowse",
+            dependencies: ["DashportFuzzDrivers"],
+            path: "tools/fuzz/FuzzBrowse",
+            swiftSettings: strict
+        ),
+        .executableTarget(
             name: "FuzzControl",
             dependencies: ["DashportFuzzDrivers"],
             path: "tools/fuzz/FuzzControl",
@@ -332,7 +339,10 @@ let package = Package(
         .testTarget(
             // The option tables of the tools (the executables' modules, imported for testing).
             name: "DashportToolsTests",
-            dependencies: ["dashport-hu", "dashport-bench-link", "dashport-bench-audio", "DashportBenchSupport", "DashportCommandLine"],
+            dependencies: [
+                "dashport-hu", "dashport-bench-link", "dashport-bench-audio", "DashportBenchSupport", "DashportCommandLine",
+                "DashportUSBHost", "DashportEmulator", "DashportHeadUnit", "DashportLog",
+            ],
             swiftSettings: strict
         ),
         .testTarget(name: "DashportCommandLineTests", dependencies: ["DashportCommandLine"], swiftSettings: strict),
@@ -366,7 +376,9 @@ let package = Package(
         .testTarget(
             name: "DashportLogTests", dependencies: ["DashportLog", "DashportClock", "DashportTestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "DashportBrowseTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportBrowse", "DashportFiles"],
+            name: "DashportBrowseTests",
+            dependencies: ["DashportTestSupport", "DashportClock", "DashportBrowse", "DashportFiles", "DashportFuzzDrivers"],
+            exclude: ["FuzzCrashes"],
             swiftSettings: strict),
         .testTarget(
             name: "DashportArtworkTests",

@@ -8,7 +8,7 @@ import Glibc
 /// The browse nodes cars saw last, kept on disk so a car that connects while the provider is slow
 /// or not up yet gets its tabs at once.
 ///
-/// One file per node (``CacheFileFormat``: magic, version, length, CRC-32, JSON body), each
+/// One file per node (`CacheFileFormat`: magic, version, length, CRC-32, JSON body), each
 /// written atomically. Bounded by node count and by bytes on disk; the least recently used node
 /// goes first. Reads touch memory only, so the recency order across a restart is the write order.
 /// Everything is loaded into memory by ``load()`` (at most `maxBytes` of files). A truncated,

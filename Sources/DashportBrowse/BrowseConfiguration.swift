@@ -24,7 +24,7 @@ public struct BrowseConfiguration: Sendable {
     /// How many item → parent/depth facts the core remembers; when full it forgets them all and
     /// learns again as cars browse. Default 100 000.
     public var maxTrackedItems: Int
-    /// What the core waits on (budgets, timeouts, retries). Default: a fresh ``SystemClock``.
+    /// What the core waits on (budgets, timeouts, retries). Default: a fresh `SystemClock`.
     public var clock: any DashportClock
 
     public init(

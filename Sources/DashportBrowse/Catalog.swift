@@ -7,10 +7,18 @@ public struct CatalogError: Error, Sendable, Hashable, CustomStringConvertible {
     public enum Problem: Sendable, Hashable, CustomStringConvertible {
         case unreadable(String)
         case tooLarge(bytes: Int, limit: Int)
-        /// Not JSON, or JSON of the wrong shape; the text says where.
+        /// JSON of the wrong shape (not an object at the top).
         case unparseable(String)
+        /// Not JSON at all; the text says what is wrong at the error's line and column.
+        case invalidJSON(String)
         /// Not a `dashport.catalog` of version 1.
         case unsupportedFormat(String)
+        /// A key the format does not have (a typo, say `titel`), and the key it most likely meant.
+        case unknownKey(String, suggestion: String?)
+        /// A key whose value is of the wrong kind: which key, what it wants, what it found.
+        case wrongType(key: String, wants: String, found: String)
+        /// A key the format requires (`root`, `items`, a child reference's `id`).
+        case missingKey(String)
         case tooManyItems(count: Int, limit: Int)
         case missingId
         case duplicateId
@@ -42,7 +50,12 @@ public struct CatalogError: Error, Sendable, Hashable, CustomStringConvertible {
             case .unreadable(let reason): "cannot be read: \(reason)"
             case .tooLarge(let bytes, let limit): "is \(bytes) bytes, over the limit of \(limit)"
             case .unparseable(let reason): "is not a valid catalog: \(reason)"
+            case .invalidJSON(let reason): "is not valid JSON: \(reason)"
             case .unsupportedFormat(let found): "is not a dashport.catalog of version 1 (found \(found))"
+            case .unknownKey(let key, let suggestion):
+                "has an unknown key '\(key)'" + (suggestion.map { " (did you mean '\($0)'?)" } ?? "")
+            case .wrongType(let key, let wants, let found): "has '\(key)' as \(found), but it wants \(wants)"
+            case .missingKey(let key): "has no '\(key)', which is required"
             case .tooManyItems(let count, let limit): "has \(count) items, over the limit of \(limit)"
             case .missingId: "has no id"
             case .duplicateId: "uses an id another item already has"
@@ -69,64 +82,42 @@ public struct CatalogError: Error, Sendable, Hashable, CustomStringConvertible {
     public var file: String
     public var item: String?
     public var problem: Problem
+    /// Where in the file (1-based line and column, in characters), when the problem is at a place.
+    public var line: Int?
+    public var column: Int?
 
-    public init(file: String, item: String?, problem: Problem) {
+    public init(file: String, item: String?, problem: Problem, line: Int? = nil, column: Int? = nil) {
         self.file = file
         self.item = item
         self.problem = problem
+        self.line = line
+        self.column = column
     }
 
-    /// `/path/catalog.json: item 'album-x' refers to child 'track-9', which does not exist`
+    /// `/path/catalog.json:12:7: item 'album-x' refers to child 'track-9', which does not exist`
+    /// (without `:line:column` when the problem has no one place, a cycle or an unreadable file).
     public var description: String {
-        guard let item else { return "\(file): the catalog \(problem)" }
-        return "\(file): item '\(item)' \(problem)"
+        var place = file
+        if let line, let column { place += ":\(line):\(column)" }
+        guard let item else { return "\(place): the catalog \(problem)" }
+        return "\(place): item '\(item)' \(problem)"
     }
 }
 
-/// The catalog file as JSON: a flat list of items, children by id.
-///
-/// ```json
-/// { "format": "dashport.catalog", "version": 1, "title": "Demo library",
-///   "root": ["tab-recent", "tab-albums"],
-///   "items": [
-///     { "id": "tab-albums", "title": "Albums", "browsable": true, "childStyle": "grid",
-///       "children": ["album-x", { "id": "album-y", "group": "New" }] },
-///     { "id": "album-x", "title": "X", "artwork": "covers/x.jpg", "browsable": true, "playable": true,
-///       "children": ["x-1"] },
-///     { "id": "x-1", "title": "One", "artist": "A", "durationMs": 200000, "playable": true } ] }
-/// ```
-///
-/// `artwork` is a path relative to the catalog file (it must stay inside the catalog's folder and
-/// exist), a `file://` URL of an existing file, or an `https://` URL. A child reference may set the
-/// `group` (section header) the child has in that list. A playable item may also carry
-/// `albumArtist`, `genre`, `trackNumber`, `discNumber`, `year`, `live` (a stream: no scrubber) and
-/// `extras` (an object of strings). Unknown keys are ignored.
-///
-/// One extra has a meaning: `toneHz`, a decimal frequency (say `"440"` or `"293.66"`), is the pitch
-/// the embedded demo player streams for the track (a sine, 200…2000 Hz; the demo library gives every
-/// music track its own, at least 60 Hz from every other, so a test can tell which one a car heard).
-/// A track without one plays a default tone derived from its id (see `DemoTonePlayer`).
-///
-/// A browsable item without children may carry an `error`: opening it shows that screen instead
-/// of a list (a locked show, a region-blocked album), so a demo can put every error screen in
-/// front of a car:
-///
-/// ```json
-/// { "id": "locked-x", "title": "X", "browsable": true,
-///   "error": { "code": "premiumAccountRequired", "message": "X is for Premium listeners.",
-///              "resolution": { "label": "Upgrade", "url": "https://example.com/premium" } } }
-/// ```
-///
-/// `code` is a ``BrowseError/Code``; `message` must not be blank; `resolution` is optional, and
-/// when present needs a label and may have an `https://` url.
-struct CatalogFile: Decodable {
+/// The catalog file as written: a flat list of items, children by id, each part with the byte
+/// offset it starts at (for errors that say line and column). ``CatalogReader`` makes it from the
+/// JSON, refusing unknown keys and values of the wrong type; ``CatalogLoader`` checks the rest.
+/// The format is documented in the DocC article "The catalog format" (`CatalogFormat.md`) and
+/// described by `Fixtures/catalog.schema.json`.
+struct CatalogFile {
     var format: String?
     var version: Int?
     var title: String?
     var root: [ChildRef]
     var items: [Entry]
 
-    struct Entry: Decodable {
+    struct Entry {
+        var offset: Int
         var id: String?
         var title: String?
         var subtitle: String?
@@ -153,34 +144,22 @@ struct CatalogFile: Decodable {
     }
 
     /// An item's error screen, as written; checked and turned into a ``BrowseError`` at load.
-    struct ErrorEntry: Decodable {
+    struct ErrorEntry {
         var code: String?
         var message: String?
         var resolution: ResolutionEntry?
     }
 
-    struct ResolutionEntry: Decodable {
+    struct ResolutionEntry {
         var label: String?
         var url: String?
     }
 
     /// `"id"` or `{ "id": "…", "group": "…" }`.
-    struct ChildRef: Decodable {
+    struct ChildRef {
+        var offset: Int
         var id: String
         var group: String?
-
-        private enum Keys: String, CodingKey { case id, group }
-
-        init(from decoder: any Decoder) throws {
-            if let id = try? decoder.singleValueContainer().decode(String.self) {
-                self.id = id
-                self.group = nil
-                return
-            }
-            let container = try decoder.container(keyedBy: Keys.self)
-            self.id = try container.decode(String.self, forKey: .id)
-            self.group = try container.decodeIfPresent(String.self, forKey: .group)
-        }
     }
 }
 

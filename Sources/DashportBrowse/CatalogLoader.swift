@@ -40,18 +40,8 @@ enum CatalogLoader {
     }
 
     static func parse(_ data: Data, path: String) throws(CatalogError) -> Catalog {
-        let file: CatalogFile
-        do {
-            file = try JSONDecoder().decode(CatalogFile.self, from: data)
-        } catch let error as DecodingError {
-            throw unparseable(error, data: data, path: path)
-        } catch {
-            throw CatalogError(file: path, item: nil, problem: .unparseable("\(error)"))
-        }
-        guard file.format == "dashport.catalog", file.version == 1 else {
-            let found = "format \(file.format.map { "'\($0)'" } ?? "missing"), version \(file.version.map(String.init) ?? "missing")"
-            throw CatalogError(file: path, item: nil, problem: .unsupportedFormat(found))
-        }
+        let reader = CatalogReader(bytes: Array(data), path: path)
+        let file = try reader.read()
         guard file.items.count <= maxItems else {
             throw CatalogError(file: path, item: nil, problem: .tooManyItems(count: file.items.count, limit: maxItems))
         }
@@ -60,17 +50,17 @@ enum CatalogLoader {
         var errors: [String: BrowseError] = [:]
         var order: [String] = []
         for (index, entry) in file.items.enumerated() {
-            let (item, error) = try validate(entry, at: index, folder: folder, path: path)
-            guard items[item.id] == nil else { throw CatalogError(file: path, item: item.id, problem: .duplicateId) }
+            let (item, error) = try validate(entry, at: index, folder: folder, reader: reader)
+            guard items[item.id] == nil else { throw reader.refuse(.duplicateId, item: item.id, at: entry.offset) }
             items[item.id] = item
             errors[item.id] = error
             order.append(item.id)
         }
         var children: [String: [BrowseItem]] = [:]
-        children[BrowseItem.rootId] = try resolve(file.root, of: "root", items: items, path: path)
+        children[BrowseItem.rootId] = try resolve(file.root, of: "root", items: items, reader: reader)
         for entry in file.items {
             guard let id = entry.id, let refs = entry.children else { continue }
-            children[id] = try resolve(refs, of: id, items: items, path: path)
+            children[id] = try resolve(refs, of: id, items: items, reader: reader)
         }
         try checkCycles(children, order: order, path: path)
         let rootIds = Set(file.root.map(\.id))
@@ -101,12 +91,12 @@ enum CatalogLoader {
 
     /// The item an entry describes, and the error opening it shows (if it carries one).
     private static func validate(
-        _ entry: CatalogFile.Entry, at index: Int, folder: String, path: String
+        _ entry: CatalogFile.Entry, at index: Int, folder: String, reader: CatalogReader
     ) throws(CatalogError) -> (BrowseItem, BrowseError?) {
         guard let id = entry.id, !id.isEmpty else {
-            throw CatalogError(file: path, item: "items[\(index)]", problem: .missingId)
+            throw reader.refuse(.missingId, item: "items[\(index)]", at: entry.offset)
         }
-        func refuse(_ problem: CatalogError.Problem) -> CatalogError { CatalogError(file: path, item: id, problem: problem) }
+        func refuse(_ problem: CatalogError.Problem) -> CatalogError { reader.refuse(problem, item: id, at: entry.offset) }
         guard id != BrowseItem.rootId else { throw refuse(.duplicateId) }
         guard let title = entry.title, !title.allSatisfy(\.isWhitespace) else { throw refuse(.missingTitle) }
         let browsable = entry.browsable ?? false
@@ -118,7 +108,7 @@ enum CatalogLoader {
         if let error = entry.error {
             guard browsable else { throw refuse(.errorOnNonBrowsable) }
             guard entry.children == nil else { throw refuse(.childrenOnErrorItem) }
-            screen = try errorScreen(error, item: id, path: path)
+            screen = try errorScreen(error, item: id, refuse: refuse)
         }
         var artworkUri: String?
         if let artwork = entry.artwork {
@@ -147,9 +137,8 @@ enum CatalogLoader {
     /// An item's `error` as the ``BrowseError`` opening it throws: a known code, a message that is
     /// not blank, and a resolution (if any) with a label and an optional `https://` url.
     private static func errorScreen(
-        _ entry: CatalogFile.ErrorEntry, item id: String, path: String
+        _ entry: CatalogFile.ErrorEntry, item id: String, refuse: (CatalogError.Problem) -> CatalogError
     ) throws(CatalogError) -> BrowseError {
-        func refuse(_ problem: CatalogError.Problem) -> CatalogError { CatalogError(file: path, item: id, problem: problem) }
         guard let name = entry.code, let code = BrowseError.Code(rawValue: name) else {
             throw refuse(.unknownErrorCode(entry.code))
         }
@@ -201,13 +190,13 @@ enum CatalogLoader {
     }
 
     private static func resolve(
-        _ refs: [CatalogFile.ChildRef], of parent: String, items: [String: BrowseItem], path: String
+        _ refs: [CatalogFile.ChildRef], of parent: String, items: [String: BrowseItem], reader: CatalogReader
     ) throws(CatalogError) -> [BrowseItem] {
         var list: [BrowseItem] = []
         list.reserveCapacity(refs.count)
         for ref in refs {
             guard var child = items[ref.id] else {
-                throw CatalogError(file: path, item: parent, problem: .missingChild(ref.id))
+                throw reader.refuse(.missingChild(ref.id), item: parent, at: ref.offset)
             }
             if let group = ref.group { child.group = group }
             list.append(child)
@@ -243,55 +232,5 @@ enum CatalogLoader {
                 }
             }
         }
-    }
-
-    private static func unparseable(_ error: DecodingError, data: Data, path: String) -> CatalogError {
-        let (context, reason): (DecodingError.Context?, String) =
-            switch error {
-            case .typeMismatch(_, let c): (c, c.debugDescription)
-            case .valueNotFound(_, let c): (c, c.debugDescription)
-            case .keyNotFound(let key, let c): (c, "missing key '\(key.stringValue)'")
-            case .dataCorrupted(let c): (c, c.underlyingError.map { "\($0)" } ?? c.debugDescription)
-            @unknown default: (nil, "\(error)")
-            }
-        let codingPath = context?.codingPath ?? []
-        if codingPath.isEmpty, let syntax = JSONSyntaxLocator.firstError(in: Array(data)) {
-            return CatalogError(file: path, item: nil, problem: .unparseable("not valid JSON at \(syntax)"))
-        }
-        let location = String(
-            codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimming(while: { $0 == "." }))
-        var item: String?
-        if codingPath.count >= 2, codingPath[0].stringValue == "items", let index = codingPath[1].intValue {
-            item = "items[\(index)]"
-            // Name the item by its id when the JSON has one there.
-            if let ids = try? JSONDecoder().decode(ItemIDs.self, from: data), index < ids.ids.count, let id = ids.ids[index], !id.isEmpty {
-                item = id
-            }
-        } else if codingPath.first?.stringValue == "root" {
-            item = "root"
-        }
-        let text = location.isEmpty ? reason : "at \(location): \(reason)"
-        return CatalogError(file: path, item: item, problem: .unparseable(text))
-    }
-}
-
-/// The `id` of every entry of a catalog's `items`, whatever else the file holds: names the item a
-/// decoding error points into. An entry that is not an object, or whose `id` is not a string, has none.
-private struct ItemIDs: Decodable {
-    var ids: [String?] = []
-
-    private enum Keys: CodingKey { case items, id }
-
-    /// One entry's id; never throws, so the list decodes past entries of any shape.
-    private struct Entry: Decodable {
-        var id: String?
-        init(from decoder: any Decoder) {
-            id = (try? decoder.container(keyedBy: Keys.self)).flatMap { try? $0.decodeIfPresent(String.self, forKey: .id) }
-        }
-    }
-
-    init(from decoder: any Decoder) throws {
-        var list = try decoder.container(keyedBy: Keys.self).nestedUnkeyedContainer(forKey: .items)
-        while !list.isAtEnd { ids.append(try list.decode(Entry.self).id) }
     }
 }

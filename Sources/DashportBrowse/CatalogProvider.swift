@@ -4,7 +4,7 @@ import FoundationEssentials
 import Glibc
 import Synchronization
 
-/// Serves a JSON catalog (the format is described in Catalog.swift), such as the demo library in
+/// Serves a JSON catalog (the format: <doc:CatalogFormat>), such as the demo library in
 /// `Fixtures/demo/catalog.json`, so `dashport serve` shows something real at once.
 ///
 /// The whole catalog is validated at load (ids, titles, flags, completion, child references,

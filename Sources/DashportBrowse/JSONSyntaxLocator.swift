@@ -4,19 +4,19 @@
 /// and what was expected there, because Foundation's decoder only says "not valid JSON" (and for a
 /// truncated file not even where). It checks syntax only (RFC 8259 grammar, nesting capped), not
 /// the catalog's shape, and it never allocates per byte: a 16 MiB catalog is one pass.
-enum JSONSyntaxLocator {
+package enum JSONSyntaxLocator {
     /// Nesting deeper than this is reported as an error (the decoder would refuse it anyway).
-    static let maxDepth = 512
+    package static let maxDepth = 512
 
-    struct Failure: Equatable, CustomStringConvertible {
-        var line: Int
-        var column: Int
-        var reason: String
-        var description: String { "line \(line), column \(column): \(reason)" }
+    package struct Failure: Equatable, CustomStringConvertible {
+        package var line: Int
+        package var column: Int
+        package var reason: String
+        package var description: String { "line \(line), column \(column): \(reason)" }
     }
 
     /// The first syntax error in `bytes`, or nil when the text is well-formed JSON.
-    static func firstError(in bytes: [UInt8]) -> Failure? {
+    package static func firstError(in bytes: [UInt8]) -> Failure? {
         var scanner = Scanner(bytes: bytes)
         guard let (offset, reason) = scanner.document() else { return nil }
         return locate(offset, in: bytes, reason: reason)

@@ -42,8 +42,9 @@ extension BrowseShell {
             try await show()
         case .page(let page):
             guard !stack.isEmpty else { return true }
+            let shown = stack[stack.count - 1].page
             stack[stack.count - 1].page = UInt32(clamping: page - 1)
-            try await show()
+            try await show(returnTo: shown)
         case .search(let query):
             stack.append(Location(source: .search(query), title: "Search: \(query)"))
             try await show()

@@ -6,6 +6,9 @@ public enum ShellInput: Sendable, Hashable {
     case endOfInput
     /// The link closed (the phone's bye-bye, a dropped connection): the shell stops at once.
     case linkClosed
+    /// The server pushed children-changed for this parent (nil: everything): the open list is
+    /// drawn again when it is that parent's, as a car's screen would refresh.
+    case childrenChanged(String?)
 }
 
 extension BrowseShell {
@@ -21,6 +24,16 @@ extension BrowseShell {
             case .line(let text): line = text
             case .endOfInput: return
             case .linkClosed: return try await linkEnded()
+            case .childrenChanged(let parent):
+                do {
+                    try await redraw(ifShowing: parent)
+                } catch .session(.closed) {
+                    return try await linkEnded()
+                } catch {
+                    await transcript.print("! \(error)")
+                }
+                prompt?()
+                continue
             }
             let command: EmulatorCommand
             do {
@@ -43,6 +56,20 @@ extension BrowseShell {
             }
             prompt?()
         }
+    }
+
+    /// Draws the open list again (same page) when `parent` is its parent, or nil (everything).
+    /// A search is left alone: no push names it.
+    func redraw(ifShowing parent: String?) async throws(BrowseShellError) {
+        guard case .children(let shown)? = stack.last?.source, parent == nil || parent == shown else { return }
+        await transcript.holdNotices()
+        do {
+            try await show()
+        } catch {
+            await transcript.releaseNotices()
+            throw error
+        }
+        await transcript.releaseNotices()
     }
 
     private func linkEnded() async throws(BrowseShellError) {

@@ -49,6 +49,8 @@ public actor BrowseShell {
         var title: String
         var childStyle: DashportMedia.ChildStyle?
         var page: UInt32 = 0
+        /// How many pages the list has, once an answer has told (the last page, or a full page and the total).
+        var pageCount: Int?
     }
 
     public nonisolated let session: MediaChannelSession
@@ -91,7 +93,9 @@ public actor BrowseShell {
     }
 
     /// Shows the current location: one request, the screen it answers with, rows remembered.
-    func show() async throws(BrowseShellError) {
+    /// `returnTo` is the page shown before a `page` command: an empty page past the end is not
+    /// drawn ("there is no page 5"), and that page stays on screen.
+    func show(returnTo: UInt32? = nil) async throws(BrowseShellError) {
         guard let location = stack.last else { return }
         let kind: MediaChannelRequestKind =
             switch location.source {
@@ -99,8 +103,30 @@ public actor BrowseShell {
             case .search(let query): .search(query: query, page: location.page, pageSize: options.pageSize)
             }
         guard case .browse(let result) = try await ask(kind) else { return }
-        if case .items(let page) = result.outcome { rows = page.items } else { rows = [] }
+        if case .items(let page) = result.outcome {
+            if let count = Self.pageCount(page, asked: location.page) { stack[stack.count - 1].pageCount = count }
+            if page.items.isEmpty, location.page > 0, let returnTo {
+                stack[stack.count - 1].page = returnTo
+                let count = stack[stack.count - 1].pageCount
+                let pages = count.map { " (\(location.title) has \($0) \($0 == 1 ? "page" : "pages")" } ?? " (\(location.title)"
+                let items = page.total.map { ", \($0) \($0 == 1 ? "item" : "items"))" } ?? ")"
+                await transcript.print("! there is no page \(location.page + 1)" + pages + items)
+                return
+            }
+            rows = page.items
+        } else {
+            rows = []
+        }
         await transcript.print(ScreenRenderer.browse(title: location.title, result: result, childStyle: location.childStyle))
+    }
+
+    /// The list's page count, when `page` (the answer for 0-based page `asked`) tells it: the last
+    /// page (no more after it), or a full page with the total (every page as long as this one).
+    static func pageCount(_ page: DashportMedia.ItemPage, asked: UInt32) -> Int? {
+        guard !page.items.isEmpty else { return nil }
+        guard page.hasMore == true else { return Int(asked) + 1 }
+        guard let total = page.total else { return nil }
+        return (Int(total) + page.items.count - 1) / page.items.count
     }
 
     /// Sends a request and waits for its answer.

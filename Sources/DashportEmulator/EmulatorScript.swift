@@ -72,5 +72,10 @@ extension EmulatorCommand {
         "  wait <ms>          pause (scripts)",
         "  expect <text>      fail unless <text> shows up in the output (scripts)",
         "  help, quit",
+        "",
+        "list rows: number, marks, title · subtitle, duration, progress, [id]",
+        "  ▶  playable (play <n>)     ›  browsable (open <n>)     E  explicit",
+        "  -- Group --  a section header of the list; \"more\" in the summary: page <n> for the rest",
+        "interactive: Up/Down walk the history, Left/Right/Home/End/Backspace edit, Ctrl-D quits",
     ]
 }

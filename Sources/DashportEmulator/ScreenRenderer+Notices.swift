@@ -78,6 +78,14 @@ extension ScreenRenderer {
             return ["* item: " + (state.item.map { ($0.title ?? $0.id) + suffix($0.artist, separator: " · ") } ?? "(none)")]
         case .queue(let queue):
             return ["* queue: \(queue.items.count) \(queue.items.count == 1 ? "entry" : "entries")"]
+        case .sessionError(let error) where error.code == .browseRootRejected || error.code == .browseDepthExceeded:
+            // A car rule applied to this car's lists, not a fault: the demo library breaks both on
+            // purpose (a fifth tab, a playable-only root entry) so every car sees the rule work.
+            return [
+                "* the server dropped an entry for this car's screen" + suffix(error.message, separator: ": ")
+                    + suffix(error.subject.map { "[\($0)]" }, separator: " "),
+                "  (a car rule, not a fault: the demo library has a fifth tab and a playable root entry on purpose)",
+            ]
         case .sessionError(let error):
             return [
                 "* session error: \(error.code) (\(error.severity))" + suffix(error.message)

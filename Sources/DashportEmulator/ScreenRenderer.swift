@@ -36,10 +36,12 @@ public enum ScreenRenderer {
         return lines
     }
 
-    /// One row: number, flags (▶ playable, › browsable, E explicit), title · subtitle, completion, [id].
+    /// One row: number, flags (▶ playable, › browsable, E explicit), title · subtitle, duration,
+    /// completion, [id].
     public static func row(_ number: Int, _ item: DashportMedia.BrowseItem) -> String {
         let flags = (item.playable ? "▶" : " ") + (item.browsable ? "›" : " ") + (item.explicit == true ? "E" : " ")
         var text = "\(padded(number, to: 3))  \(flags)  \(item.title)" + suffix(item.subtitle, separator: " · ")
+        if let duration = item.durationMs, duration > 0 { text += "  " + clock(duration) }
         if let completion = item.completion, completion.isFinite {
             text += "  \(Int((min(max(completion, 0), 1) * 100).rounded()))%"
         }

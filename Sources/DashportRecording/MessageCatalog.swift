@@ -27,7 +27,7 @@ public enum RecordedService: String, Sendable, Hashable, CaseIterable {
 }
 
 /// How one message id on one service turns into JSON and back: the generated JSON form of its
-/// `.proto` message (``JSONMessage``), or, for the few bodies that are not protobuf, a fixed shape.
+/// `.proto` message (`JSONMessage`), or, for the few bodies that are not protobuf, a fixed shape.
 ///
 /// The table below only says which message each id carries; every body's JSON comes from the
 /// code `tools/generate/protoc-gen-dashport-swift` generates.

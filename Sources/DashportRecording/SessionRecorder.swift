@@ -5,7 +5,7 @@ public import DashportLink
 import DashportMessages
 import Synchronization
 
-/// Collects the messages of one session from link taps (``WireTap``), from the car side or the
+/// Collects the messages of one session from link taps (`WireTap`), from the car side or the
 /// server side, for any number of cars, and writes them as a ``SessionRecording``.
 ///
 /// Each car's channels are named by the services its SERVICE_DISCOVERY_RESPONSE listed, as the

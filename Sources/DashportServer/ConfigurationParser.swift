@@ -3,11 +3,11 @@ import DashportLog
 public import FoundationEssentials
 import Glibc
 
-/// The command lines of `dashport serve` and `dashport fingerprint` as ``CommandSpec`` tables, and
+/// The command lines of `dashport serve` and `dashport fingerprint` as `CommandSpec` tables, and
 /// how each option lands in a ``ServerConfiguration``. The config file (`--config FILE`) uses the
 /// same table: its keys are the long option names.
 ///
-/// To add an option: one row in ``serveOptions`` and one `case` in ``apply(_:to:)``; `--help`, the
+/// To add an option: one row in ``serveOptions`` and one `case` in `apply(_:to:)`; `--help`, the
 /// config file and the unknown-option check follow from the row.
 public enum ConfigurationParser {
     /// Every option of `dashport serve`, with the help text `--help` prints.

@@ -12,7 +12,7 @@ public import DashportSession
 public import DashportUSB
 import Synchronization
 
-/// A running Dashport server: a TCP listener whose every connection runs a ``CarConnection``
+/// A running Dashport server: a TCP listener whose every connection runs a `CarConnection`
 /// against one shared ``ServerCore``.
 public final class DashportServer: Sendable {
     /// The address actually bound (with the real port when port 0 was asked for).
@@ -192,7 +192,7 @@ public final class DashportServer: Sendable {
         self.context = context
     }
 
-    /// Runs one car over a stream made elsewhere (the in-memory end of a ``MemoryByteStream`` pair
+    /// Runs one car over a stream made elsewhere (the in-memory end of a `MemoryByteStream` pair
     /// in replays and tests), exactly as an accepted TCP connection runs.
     public func serve(_ stream: any ByteStream) {
         let context = self.context
@@ -223,7 +223,7 @@ public final class DashportServer: Sendable {
     public var connectionCount: Int { context.registry.count }
 
     /// Bytes received from cars and not yet taken by their connections (bounded per car by
-    /// ``CarMailbox``); for tests and benchmarks.
+    /// `CarMailbox`); for tests and benchmarks.
     public var queuedInboundBytes: Int { context.registry.queuedInboundBytes }
 
     /// One line per connected car with its inbox and transport state: what a test prints when a car
@@ -238,7 +238,7 @@ public final class DashportServer: Sendable {
     public var readingPausedCount: Int { context.registry.readingPausedCount }
 
     /// Bytes queued for all cars together and not yet sent (bounded by the listener's
-    /// ``OutboundBudget``); for tests and benchmarks.
+    /// `OutboundBudget`); for tests and benchmarks.
     public var queuedOutboundBytes: Int { listener.outboundBudget.queuedBytes }
 
     /// Stops accepting, says BYEBYE to every connected car and waits (up to `grace`) for them to
@@ -261,7 +261,7 @@ public final class DashportServer: Sendable {
     }
 
     /// Serves every session of `gadget` (a car on USB) like a TCP connection: the same
-    /// ``CarConnection`` over the gadget's byte stream. Starts the gadget; stopped with the server.
+    /// `CarConnection` over the gadget's byte stream. Starts the gadget; stopped with the server.
     public func serveUSB(_ gadget: FunctionFSGadget) throws(USBGadgetError) {
         let context = self.context
         try gadget.start { stream in

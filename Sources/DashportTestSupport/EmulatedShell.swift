@@ -24,6 +24,10 @@ public struct EmulatedShell: Sendable {
     public let output: CollectedLines
     /// Prints the session's notices until the link closes; cancel it to stop earlier.
     public let notices: Task<Void, Never>
+    /// What an interactive shell reads, as `dashport-hu browse` feeds it: the pushes' link end and
+    /// children-changed, and whatever a test types with `type(_:)`.
+    public let input: AsyncStream<ShellInput>
+    private let inputSink: AsyncStream<ShellInput>.Continuation
 
     /// Starts the session (every wait bounded by `timeout` on the client's clock) and the shell;
     /// the shell has not drawn anything yet (call `shell.start()`).
@@ -33,7 +37,12 @@ public struct EmulatedShell: Sendable {
         let output = CollectedLines()
         self.output = output
         let transcript = Transcript(clock: client.clock) { output.append($0) }
-        notices = transcript.printNotices(of: session)
+        let (input, sink) = AsyncStream.makeStream(of: ShellInput.self)
+        (self.input, inputSink) = (input, sink)
+        notices = transcript.printNotices(of: session, closed: { sink.yield(.linkClosed) }, changed: { sink.yield(.childrenChanged($0)) })
         shell = BrowseShell(session: session, transcript: transcript, options: options)
     }
+
+    /// Types `line` into the interactive shell (``BrowseShell/interact(_:prompt:)`` on ``input``).
+    public func type(_ line: String) { inputSink.yield(.line(line)) }
 }

@@ -15,6 +15,7 @@ let program = CommandSet(
         ("fingerprint", "", "print the SHA-256 fingerprint of the server certificate in a state directory"),
         ("ctl", "COMMAND [ARGUMENT...]", "control a running server: status, cars, invalidate, reload, session"),
         ("audio-in", "", "copy raw PCM from standard input to a running server's audio input (MPD's pipe output)"),
+        ("catalog", "check FILE...", "validate catalog files without serving them"),
         ("help", "[COMMAND]", "show this text, or a command's options"),
     ])
 
@@ -56,6 +57,7 @@ case .help(let topic):
     case "fingerprint": print(ConfigurationParser.fingerprint.help)
     case "ctl": print(ctlSpec.help)
     case "audio-in": print(audioInSpec.help)
+    case "catalog": print(catalogSpec.help)
     default: print(program.help)
     }
 case .command("serve", let arguments):
@@ -81,6 +83,8 @@ case .command("ctl", let arguments):
     exit(await runCtl(arguments))
 case .command("audio-in", let arguments):
     exit(runAudioIn(arguments))
+case .command("catalog", let arguments):
+    exit(runCatalog(arguments))
 case .command(let other, _):
     fail("command '\(other)' is listed but not handled")
 }

@@ -179,7 +179,7 @@ import Testing
             .childrenOnErrorItem, "has an error and lists children"),
         broken(
             "error that is not an object", [errorItem(#""locked""#)],
-            nil, "items[1].error"),
+            nil, "has 'error' as a string, but it wants an object"),
     ]
 
     @Test(arguments: brokenErrors)

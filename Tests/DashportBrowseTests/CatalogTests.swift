@@ -166,13 +166,13 @@ import Testing
             item: "t", problem: nil, problemText: "does not exist"),
         BrokenCatalog(
             name: "unparseable JSON", json: #"{ "format": "dashport.catalog", "items": [ "#,
-            item: nil, problem: nil, problemText: "is not a valid catalog"),
+            item: nil, problem: nil, problemText: "is not valid JSON"),
         BrokenCatalog(
             name: "wrong type in an item",
             json: catalog(
                 #"{ "id": "t", "title": "T", "browsable": true }"#,
                 #"{ "id": "g", "title": "G", "browsable": true, "childStyle": "griddy" }"#),
-            item: "g", problem: nil, problemText: "items[1].childStyle"),
+            item: "g", problem: nil, problemText: "has 'childStyle' as a string (\"griddy\"), but it wants one of \"list\", \"grid\""),
         BrokenCatalog(
             name: "foreign JSON", json: #"{ "root": [], "items": [] }"#,
             item: nil, problem: nil, problemText: "not a dashport.catalog of version 1"),

@@ -116,7 +116,8 @@ import DashportTLS
                 ]))
         #expect(Self.contains(lines, ["> open 9", "! no row 9 on screen (0 rows)"]))
         #expect(
-            Self.contains(lines, ["== Search: miles ==", "page 1 · 1 of 1 item", "-- Jazz --", "  1  ▶    So What · Miles Davis  [t1]"]))
+            Self.contains(
+                lines, ["== Search: miles ==", "page 1 · 1 of 1 item", "-- Jazz --", "  1  ▶    So What · Miles Davis  9:05  [t1]"]))
         #expect(lines.filter { $0 == "== Now playing ==" }.count == 1, "nothing runs after quit")
 
         let requests = try await phone.firstConnection().mediaRequests.map(\.0)

@@ -13,7 +13,7 @@ import Testing
                 "== Albums ==",
                 "style grid · page 1 · 3 of 3 items",
                 "-- Jazz --",
-                "  1  ▶    So What · Miles Davis  [t1]",
+                "  1  ▶    So What · Miles Davis  9:05  [t1]",
                 "  2  ▶ E  Blue in Green  50%  [t2]",
                 "-- Rock --",
                 "  3  ▶›   More  [a2]",
@@ -129,5 +129,41 @@ import Testing
         #expect(ScreenRenderer.linkEvent(.pingReceived(timestamp: 123_456, encrypted: false)) == "ping from the phone (plain)")
         #expect(
             ScreenRenderer.linkEvent(.pingAnswered(rtt: .milliseconds(3), encrypted: true)) == "the phone answered our ping (encrypted)")
+    }
+}
+
+/// The rough edges of issue 21 a person met on the screens: durations, the marks, the deliberate drops.
+@Suite struct ScreenRendererRoughEdgeTests {
+    @Test func aRowShowsItsDuration() {
+        var item = DashportMedia.BrowseItem(id: "t1", title: "So What", subtitle: "Miles Davis", playable: true)
+        item.durationMs = 562_000
+        #expect(ScreenRenderer.row(1, item) == "  1  ▶    So What · Miles Davis  9:22  [t1]")
+        item.durationMs = 3_725_000
+        #expect(ScreenRenderer.row(2, item) == "  2  ▶    So What · Miles Davis  1:02:05  [t1]")
+        item.durationMs = 0  // unknown: nothing shown
+        #expect(ScreenRenderer.row(3, item) == "  3  ▶    So What · Miles Davis  [t1]")
+    }
+
+    @Test func helpExplainsTheMarks() {
+        let help = EmulatorCommand.helpText.joined(separator: "\n")
+        #expect(help.contains("▶  playable") && help.contains("›  browsable") && help.contains("E  explicit"))
+        #expect(help.contains("Up/Down walk the history"))
+    }
+
+    @Test func aTabDroppedForTheCarReadsAsACarRuleNotAFault() throws {
+        let error = DashportMedia.SessionError(
+            code: .browseRootRejected, severity: .degraded,
+            message: "root entry 'Radio' (tab-radio) dropped: over the cap of 4 tabs", subject: "tab-radio")
+        let lines = try #require(ScreenRenderer.notice(.update(.sessionError(error)), stock: false))
+        #expect(!lines.joined().contains("session error"))
+        #expect(!lines.joined().contains("degraded"))
+        #expect(
+            lines.first
+                == "* the server dropped an entry for this car's screen: root entry 'Radio' (tab-radio) dropped: over the cap of 4 tabs [tab-radio]"
+        )
+        #expect(lines.last?.contains("the demo library has a fifth tab and a playable root entry on purpose") == true)
+        // Any other session error still reads as one.
+        let other = DashportMedia.SessionError(code: .artworkFailed, severity: .degraded, message: "a cover could not be loaded")
+        #expect(ScreenRenderer.notice(.update(.sessionError(other)), stock: false)?.first?.hasPrefix("* session error: ") == true)
     }
 }

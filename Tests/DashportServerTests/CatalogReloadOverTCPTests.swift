@@ -72,8 +72,13 @@ struct CatalogReloadOverTCPTests {
                 Issue.record("expected the edit to be refused, got \(String(describing: outcome))")
                 return
             }
-            #expect(error.description == "\(path): item 'tab-a' refers to child 'ghost', which does not exist")
-            #expect(server.log.contains(.error, "catalog reload refused, still serving the previous catalog: \(path): item 'tab-a'"))
+            // At the reference's place in the file: PATH:LINE:COLUMN: item ...
+            #expect(
+                error.description
+                    == "\(path):\(error.line ?? 0):\(error.column ?? 0): item 'tab-a' refers to child 'ghost', which does not exist")
+            #expect(error.line != nil && error.column != nil)
+            #expect(server.log.contains(.error, "catalog reload refused, still serving the previous catalog: \(path):"))
+            #expect(server.log.contains(.error, ": item 'tab-a' refers to child 'ghost'"))
             #expect(try await walker.children(car, of: "tab-a", requestId: 6).map(\.id) == ["a2", "a3", "a1"])
             #expect(await Self.pushes(car).count == before)
             await car.abort()

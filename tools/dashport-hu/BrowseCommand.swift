@@ -180,7 +180,12 @@ enum BrowseCommand {
         let transcript = Transcript { Console.out($0) }
         // Typed lines and the end of the link, in one stream: the shell stops when the phone goes.
         let (input, inputSink) = AsyncStream.makeStream(of: ShellInput.self)
-        let printer = transcript.printNotices(of: session) { inputSink.yield(.linkClosed) }
+        // A script's screens stay as it draws them; a person's open list is redrawn on a push (and
+        // nobody reads the stream while a script runs, so nothing piles up in it).
+        let interactive = setup.script == nil
+        let printer = transcript.printNotices(
+            of: session, closed: { inputSink.yield(.linkClosed) },
+            changed: { if interactive { inputSink.yield(.childrenChanged($0)) } })
         let shell = BrowseShell(session: session, transcript: transcript, options: setup.options)
         var status: Int32 = 0
         do {
@@ -208,11 +213,17 @@ enum BrowseCommand {
     private static func interact(
         _ shell: BrowseShell, input: AsyncStream<ShellInput>, sink: AsyncStream<ShellInput>.Continuation
     ) async throws(BrowseShellError) {
+        // On a terminal: line editing and history (Up recalls, it does not type ^[[A).
+        let edited = Console.inputIsTerminal ? TerminalInput.lines(prompt: Console.promptText) : nil
+        let lines = edited ?? Console.inputLines()
         let reader = Task<Void, Never> {
-            for await line in Console.inputLines() { sink.yield(ShellInput.line(line)) }
+            for await line in lines { sink.yield(ShellInput.line(line)) }
             sink.yield(ShellInput.endOfInput)
         }
-        defer { reader.cancel() }
+        defer {
+            reader.cancel()
+            TerminalInput.restore()
+        }
         var prompt: (@Sendable () -> Void)?
         if Console.inputIsTerminal { prompt = { Console.prompt() } }
         try await shell.interact(input, prompt: prompt)

@@ -10,10 +10,18 @@ enum Console {
     /// Whether standard input is a terminal (a person typing), so a prompt helps.
     static var inputIsTerminal: Bool { isatty(0) == 1 }
 
+    static let promptText = "dashport-hu> "
+
     /// The interactive prompt, without a newline.
-    static func prompt() { write("dashport-hu> ", to: 1) }
+    static func prompt() { write(promptText, to: 1) }
+
+    /// Text as is (terminal control sequences of the line editor), on standard output.
+    static func raw(_ text: String) { write(text, to: 1) }
 
     private static func write(_ text: String, to fd: Int32) {
+        // In raw mode the terminal does not turn "\n" into "\r\n"; a line printed meanwhile (a
+        // screen, a push) must still start at the left edge.
+        let text = TerminalInput.isRaw && fd == 1 && !text.hasPrefix("\r") ? text.replacingOccurrences(of: "\n", with: "\r\n") : text
         var bytes = Array(text.utf8)
         bytes.withUnsafeMutableBytes { buffer in
             var offset = 0

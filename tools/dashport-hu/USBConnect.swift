@@ -16,16 +16,22 @@ enum USBConnect {
         return match
     }
 
+    /// The switch's options: `--timeout` is how long it waits for the phone (and for it to come
+    /// back as the accessory), exactly, not "at least 10 s".
+    static func options(match: USBDeviceMatch?, timeout: Duration) -> AccessoryConnector.Options {
+        var options = AccessoryConnector.Options(match: match)
+        options.waitForDevice = timeout
+        return options
+    }
+
     static func client(
         match: USBDeviceMatch?, configuration: HeadUnitConfiguration, identity: TLSIdentity? = nil, timeout: Duration,
-        transcript: Transcript, logger: Logger, audioOutput: (@Sendable ([Int16]) -> Void)? = nil
+        transcript: Transcript, logger: Logger, audioOutput: (@Sendable ([Int16]) -> Void)? = nil, bus: any USBBus = LibUSBBus()
     ) async throws -> HeadUnitClient {
         // The client identity first: RSA key generation can take seconds on a slow machine, and the
         // phone's handshake deadline runs from the moment the accessory is configured.
         let context = try HeadUnitClient.makeContext(identity: identity)
-        var options = AccessoryConnector.Options(match: match)
-        options.waitForDevice = max(timeout, .seconds(10))
-        let connector = AccessoryConnector(bus: LibUSBBus(), options: options, logger: logger.labelled("usb"))
+        let connector = AccessoryConnector(bus: bus, options: options(match: match, timeout: timeout), logger: logger.labelled("usb"))
         await transcript.print("looking for \(match.map { "USB device \($0)" } ?? "a USB phone") to switch to accessory mode")
         let connected = try await connector.connectAsync()
         if connected.switched {
