@@ -193,7 +193,7 @@ extension SessionRecording {
         }
     }
 
-    /// Writes `recording` to `path` atomically through ``Files`` (a temporary file created 0600
+    /// Writes `recording` to `path` atomically through `Files` (a temporary file created 0600
     /// with `O_EXCL|O_NOFOLLOW`, flushed, renamed): a recording holds what a car asked for, so no
     /// other user may read it, not even for the moment between create and rename.
     public static func write(_ recording: SessionRecording, to path: String) throws {

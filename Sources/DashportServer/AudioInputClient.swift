@@ -2,7 +2,7 @@ public import DashportClock
 import Glibc
 
 /// `dashport audio-in`'s core: copies a file descriptor (its standard input: MPD's pipe output) to
-/// a running server's audio input socket (``AudioInputServer``) until the input ends.
+/// a running server's audio input socket (`AudioInputServer`) until the input ends.
 ///
 /// It never makes its writer wait for long: while connected it writes what it reads, and the
 /// server's back-pressure (it reads only as fast as the cars are fed) is what paces the writer;

@@ -2,7 +2,7 @@ import DashportClock
 import DashportSession
 import DashportTransport
 
-/// What the cars hear, and what drains the audio input socket (``AudioInputServer``).
+/// What the cars hear, and what drains the audio input socket (`AudioInputServer`).
 ///
 /// The cars hear the session handler's own sound (the demo's tones) when it makes one; a handler
 /// without a sound of its own (MPD's player: MPD plays, its pipe output writes the input), or one
