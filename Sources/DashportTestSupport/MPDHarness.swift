@@ -24,14 +24,19 @@ public final class MPDHarness: Sendable {
     public var configPath: String { directory.file("mpd.conf") }
     public var logPath: String { directory.file("mpd.log") }
 
-    private init(directory: TemporaryDirectory, password: String?) {
+    private let extraConfig: String
+
+    private init(directory: TemporaryDirectory, password: String?, extraConfig: String) {
         self.directory = directory
         self.password = password
+        self.extraConfig = extraConfig
     }
 
     /// A library, a config and a running mpd whose database holds the library.
-    public static func start(password: String? = nil) async throws -> MPDHarness {
-        let harness = MPDHarness(directory: try TemporaryDirectory(), password: password)
+    /// `extraConfig` is appended to the config (another `audio_output`, say MPD's pipe output
+    /// into `dashport audio-in`).
+    public static func start(password: String? = nil, extraConfig: String = "") async throws -> MPDHarness {
+        let harness = MPDHarness(directory: try TemporaryDirectory(), password: password, extraConfig: extraConfig)
         try FileManager.default.createDirectory(atPath: harness.musicDirectory, withIntermediateDirectories: true)
         try MPDLibrary.generate(music: harness.musicDirectory, playlists: harness.playlistDirectory)
         try harness.writeConfig()
@@ -59,6 +64,7 @@ public final class MPDHarness: Sendable {
             }
 
             """
+        config += extraConfig + "\n"
         if let password {
             config += "password \"\(password)@read,add,control,admin\"\ndefault_permissions \"\"\n"
         }
