@@ -97,6 +97,9 @@ public final class DashportServer: Sendable {
                 closeAfter: .milliseconds(Int64(configuration.messageFloodCloseSeconds * 1000))),
             audio: audio)
         audioPlan?.start()
+        if let mpd = core.mpd, let audioPlan, audioPlan.carsHearInput {
+            mpd.followListening(audioPlan.input, logger: logger.labelled("mpd"))
+        }
         listener.start { connection in
             // On the reactor thread: a flood of connects is trimmed here, before any task runs.
             let host = connection.peerHost ?? connection.peerDescription

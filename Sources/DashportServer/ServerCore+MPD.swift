@@ -26,6 +26,7 @@ public final class MPDSource: Sendable {
     public let library: MPDLibraryProvider
     public let player: MPDPlaybackHandler
     let follower = Mutex<Task<Void, Never>?>(nil)
+    let listener = Mutex<Task<Void, Never>?>(nil)
 
     init(client: MPDClient, library: MPDLibraryProvider, player: MPDPlaybackHandler) {
         self.client = client
@@ -93,7 +94,41 @@ public final class MPDSource: Sendable {
         }
     }
 
+    /// MPD's pipe output (the one feeding `dashport audio-in`) plays only while a car's media
+    /// sink listens: switched off with `disableoutput` when the last car stops listening, so MPD's
+    /// other outputs (the Pi's ALSA) play on their own, and on again with `enableoutput` when a car
+    /// listens. One task follows the changes in order; a change while MPD is away is applied when
+    /// the next one comes.
+    func followListening(_ input: SessionAudioInput, logger: Logger) {
+        let (changes, continuation) = AsyncStream.makeStream(of: Bool.self, bufferingPolicy: .bufferingNewest(1))
+        let token = input.observeListening { continuation.yield($0) }
+        let client = self.client
+        let task = Task {
+            defer { input.stopObserving(token) }
+            for await listening in changes {
+                do throws(MPDError) {
+                    let outputs = try await client.run(MPDCommand("outputs")).records(startingAt: ["outputid"])
+                    let pipes = outputs.filter { record in record.contains { $0.key == "plugin" && $0.value == "pipe" } }
+                    for pipe in pipes {
+                        guard let id = pipe.first(where: { $0.key == "outputid" })?.value else { continue }
+                        let name = pipe.first { $0.key == "outputname" }?.value ?? id
+                        _ = try await client.run(MPDCommand(listening ? "enableoutput" : "disableoutput", id))
+                        logger.notice(
+                            listening
+                                ? "a car listens: MPD's pipe output is on"
+                                : "no car listens: MPD's pipe output is off, its other outputs play",
+                            ["output": name])
+                    }
+                } catch {
+                    logger.info("could not switch MPD's pipe output: \(error)")
+                }
+            }
+        }
+        listener.withLock { $0 = task }
+    }
+
     func stop() {
+        listener.withLock { $0?.cancel() }
         follower.withLock { $0?.cancel() }
         let client = self.client
         Task { await client.stop() }
