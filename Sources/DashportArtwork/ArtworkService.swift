@@ -113,6 +113,21 @@ public actor ArtworkService {
         }
     }
 
+    /// The cover of `key` fitted into `width` x `height` if it is in the cache now, else nil:
+    /// never downloads, decodes or waits for a flight. What a caller that must not wait asks first
+    /// (a track change's first metadata), so what it gets depends on what is cached, not on time.
+    public func cachedImage(for key: ArtworkKey, width: Int, height: Int) -> ArtworkImage? {
+        let box = ArtworkBox(
+            width: width == 0 ? configuration.defaultSize : width,
+            height: height == 0 ? configuration.defaultSize : height
+        )
+        guard (1...configuration.maxSize).contains(box.width), (1...configuration.maxSize).contains(box.height),
+            registry.registration(for: key) != nil, let image = cache.thumbnail(key, box)
+        else { return nil }
+        stats.cacheHits += 1
+        return image
+    }
+
     /// A new stream of notifications (`artworkFailed`). Each call is an independent subscriber;
     /// the newest 64 are kept if the subscriber falls behind.
     public func notifications() -> AsyncStream<ArtworkNotification> {

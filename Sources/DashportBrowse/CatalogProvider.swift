@@ -85,6 +85,9 @@ public final class CatalogProvider: BrowseProvider {
             firstLoad: old == nil)
     }
 
+    /// How many requests wait for the first load now (for tests: a request is known to wait).
+    var waitingRequests: Int { state.withLock { $0.waiters.count } }
+
     /// Whether a catalog is loaded (false before the first ``load()`` ends, or when it failed).
     public var isLoaded: Bool { state.withLock { $0.catalog != nil } }
 

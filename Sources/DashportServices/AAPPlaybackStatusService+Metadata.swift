@@ -6,9 +6,11 @@ import DashportLog
 /// is kept: an item change to another URI forgets it.
 struct ArtworkState: Sendable, Hashable {
     enum Phase: Sendable, Hashable {
-        /// Asked for with `.fetchArtwork`. Metadata waits for it until `budgetEndsAt`; nil means the
-        /// budget ran out and metadata already went without art.
-        case fetching(budgetEndsAt: Duration?)
+        /// Asked for with `.fetchArtwork`; the driver's cache answer has not come. Metadata and
+        /// every status wait for it (an event, never a timer).
+        case lookingUp
+        /// Not in the cache: metadata went without art, the cover follows when it is fetched.
+        case fetching
         /// Encoded image bytes, sent with every metadata message of an item with this URI.
         case ready([UInt8])
         /// The fetch failed, found nothing, or was too large: metadata goes without art.
@@ -22,18 +24,19 @@ struct ArtworkState: Sendable, Hashable {
 }
 
 extension AAPPlaybackStatusService {
-    /// The cover answer for a `.fetchArtwork` this service asked for: encoded image bytes, or nil
-    /// when the fetch failed or the item has no cover.
+    /// The cover for a `.fetchArtwork` this service asked for: encoded image bytes, or nil when
+    /// the fetch failed or the item has no cover.
     ///
-    /// Timing rules: metadata for a new item waits for its cover up to
-    /// ``Configuration/artworkBudget``, then goes without it (at the next ``tick(now:)``); a cover
-    /// that arrives later is sent in a second metadata message. A nil, empty or oversized answer
-    /// sends metadata without art (once). A cover for an item that is no longer current (or whose
-    /// cover URI changed meanwhile) is dropped. Items that share a cover URI share one fetch.
+    /// Order rules (decided by events, never by time): on an item change with a cover not yet
+    /// known, metadata and statuses wait for the driver's first answer, which comes from the cache
+    /// alone. A cached cover (this call, before ``artworkNotCached(itemId:)``) goes with the first
+    /// metadata, and the statuses follow it; a cover that is not cached
+    /// (``artworkNotCached(itemId:)``) means metadata without art at once, then the statuses, and
+    /// the cover in a second metadata message when this call brings it. A nil, empty or oversized
+    /// answer sends metadata without art (once). A cover for an item that is no longer current
+    /// (or whose cover URI changed meanwhile) is dropped. Items that share a cover URI share one fetch.
     public mutating func artworkArrived(itemId: String, bytes: [UInt8]?) -> [Action] {
-        guard var artwork, case .fetching = artwork.phase, artwork.requestedFor == itemId,
-            item?.artworkUri == artwork.uri
-        else {
+        guard var artwork, artwork.phase == .lookingUp || artwork.phase == .fetching, isCurrent(artwork, itemId) else {
             return [
                 .log(
                     AAPServiceLog(
@@ -56,34 +59,52 @@ extension AAPPlaybackStatusService {
             artwork.phase = .unavailable
         }
         self.artwork = artwork
-        return actions + sendMetadata(for: artwork.phase)
+        return actions + sendMetadata(for: artwork.phase) + releaseHeldStatuses()
     }
 
-    /// When metadata stops waiting for the cover being fetched, if it is still waiting.
-    var artworkBudgetEnd: Duration? {
-        guard case .fetching(let end)? = artwork?.phase else { return nil }
-        return end
-    }
-
-    /// Sends metadata without art once the cover's budget has run out.
-    mutating func artworkBudgetCheck(now: Duration) -> [Action] {
-        guard var artwork, case .fetching(let end?) = artwork.phase, end <= now else { return [] }
-        artwork.phase = .fetching(budgetEndsAt: nil)
+    /// The driver's cache has no copy of the cover asked for: metadata without art goes now, the
+    /// statuses that waited follow it, and the cover comes later in ``artworkArrived(itemId:bytes:)``.
+    public mutating func artworkNotCached(itemId: String) -> [Action] {
+        guard var artwork, artwork.phase == .lookingUp, isCurrent(artwork, itemId) else { return [] }
+        artwork.phase = .fetching
         self.artwork = artwork
-        return sendMetadata(art: nil)
+        return sendMetadata(art: nil) + releaseHeldStatuses()
     }
 
-    /// The current item changed (or the service started): metadata now, or a cover fetch first.
+    private func isCurrent(_ artwork: ArtworkState, _ itemId: String) -> Bool {
+        artwork.requestedFor == itemId && item?.artworkUri == artwork.uri
+    }
+
+    /// Whether the current item's metadata waits for the cache's answer; statuses wait with it.
+    var isMetadataHeld: Bool { artwork?.phase == .lookingUp }
+
+    /// A status to send, or to hold while the metadata waits (the newest
+    /// ``maxHeldStatuses`` are kept, in order).
+    mutating func emitStatus(now: Duration) -> [Action] {
+        let status = sendStatus(now: now)
+        guard isMetadataHeld else { return [status] }
+        heldStatuses.append(status)
+        if heldStatuses.count > Self.maxHeldStatuses { heldStatuses.removeFirst(heldStatuses.count - Self.maxHeldStatuses) }
+        return []
+    }
+
+    /// The statuses that waited for the metadata, once it no longer waits.
+    mutating func releaseHeldStatuses() -> [Action] {
+        guard !isMetadataHeld else { return [] }
+        defer { heldStatuses = [] }
+        return heldStatuses
+    }
+
+    /// The current item changed (or the service started): metadata now, or a cache lookup first.
     mutating func itemChanged(now: Duration) -> [Action] {
         guard let item, let uri = item.artworkUri, !uri.isEmpty else {
             artwork = nil
-            return sendMetadata(art: nil)
+            return sendMetadata(art: nil) + releaseHeldStatuses()
         }
         if let artwork, artwork.uri == uri {
-            return sendMetadata(for: artwork.phase)
+            return sendMetadata(for: artwork.phase) + releaseHeldStatuses()
         }
-        artwork = ArtworkState(
-            uri: uri, requestedFor: item.id, phase: .fetching(budgetEndsAt: now + configuration.artworkBudget))
+        artwork = ArtworkState(uri: uri, requestedFor: item.id, phase: .lookingUp)
         return [
             .fetchArtwork(
                 uri: uri, width: max(1, configuration.artworkWidth), height: max(1, configuration.artworkHeight),
@@ -91,13 +112,13 @@ extension AAPPlaybackStatusService {
         ]
     }
 
-    /// Metadata as the cover's phase allows: with art when ready, without when unavailable or over
-    /// budget, nothing yet while the budget runs.
+    /// Metadata as the cover's phase allows: with art when ready, without when unavailable or
+    /// still being fetched, nothing yet while the cache's answer is awaited.
     mutating func sendMetadata(for phase: ArtworkState.Phase) -> [Action] {
         switch phase {
         case .ready(let bytes): sendMetadata(art: bytes)
-        case .unavailable, .fetching(budgetEndsAt: .none): sendMetadata(art: nil)
-        case .fetching: []
+        case .unavailable, .fetching: sendMetadata(art: nil)
+        case .lookingUp: []
         }
     }
 

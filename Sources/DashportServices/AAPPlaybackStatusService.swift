@@ -20,7 +20,12 @@ public import DashportSession
 ///   periodic while paused, stopped or buffering (the position does not move).
 /// - MEDIA_PLAYBACK_METADATA (0x8003) on every item change, with the cover fetched at
 ///   ``Configuration/artworkWidth`` × ``Configuration/artworkHeight``; see
-///   ``artworkArrived(itemId:bytes:)`` for the cover's timing rules.
+///   ``artworkArrived(itemId:bytes:)`` for the cover's order rules.
+/// - Metadata first: on a track change the new item's metadata goes before (or, with a cover the
+///   cache has to look up, right before) the status that starts it, so a car never shows the new
+///   state under the old title; a cached cover goes with that first metadata. What waits, waits
+///   for an event (the cache's answer), never for a timer, so the order on the wire does not
+///   depend on the machine's speed.
 ///
 /// Every field is written explicitly (real phones send shuffle and repeat as explicit false):
 /// status carries all six; metadata carries song, artist, album and duration (empty or 0 when
@@ -40,9 +45,6 @@ public struct AAPPlaybackStatusService: Sendable {
         /// Default 256 × 256; values below 1 count as 1.
         public var artworkWidth: Int
         public var artworkHeight: Int
-        /// How long metadata waits for its cover before going out without it (the cover follows in
-        /// a second metadata message when it arrives). Default 300 ms.
-        public var artworkBudget: Duration
         /// The least time between two periodic statuses while playing. Default 1 s; values below
         /// ``minimumStatusInterval`` count as that.
         public var statusInterval: Duration
@@ -58,7 +60,6 @@ public struct AAPPlaybackStatusService: Sendable {
             mediaSource: String = "Dashport",
             artworkWidth: Int = 256,
             artworkHeight: Int = 256,
-            artworkBudget: Duration = .milliseconds(300),
             statusInterval: Duration = .seconds(1),
             maxArtworkBytes: Int = 512 * 1024,
             sessionClockOrigin: Duration = .zero
@@ -66,7 +67,6 @@ public struct AAPPlaybackStatusService: Sendable {
             self.mediaSource = mediaSource
             self.artworkWidth = artworkWidth
             self.artworkHeight = artworkHeight
-            self.artworkBudget = artworkBudget
             self.statusInterval = statusInterval
             self.maxArtworkBytes = maxArtworkBytes
             self.sessionClockOrigin = sessionClockOrigin
@@ -90,9 +90,11 @@ public struct AAPPlaybackStatusService: Sendable {
         /// Perform this command on the session core; hand the result to ``commandFinished(_:result:)``
         /// if you like (only a rejection is logged).
         case command(SessionCommand, CommandSource)
-        /// Fetch the cover at `uri` downscaled to fit width × height, and answer with
-        /// ``artworkArrived(itemId:bytes:)`` (encoded image bytes, or nil when it failed or there is
-        /// none). Never answering is tolerated: metadata goes out without art after the budget.
+        /// Look the cover at `uri` (downscaled to fit width × height) up in the cache first: answer
+        /// with ``artworkArrived(itemId:bytes:)`` when it is there, else with
+        /// ``artworkNotCached(itemId:)``, then fetch it and answer with
+        /// ``artworkArrived(itemId:bytes:)`` (encoded image bytes, or nil when it failed or there
+        /// is none). The driver must answer: the metadata and statuses wait for its first answer.
         case fetchArtwork(uri: String, width: Int, height: Int, itemId: String)
         /// Log this line (with the driver's peer and channel metadata).
         case log(AAPServiceLog)
@@ -121,6 +123,10 @@ public struct AAPPlaybackStatusService: Sendable {
     // Metadata bookkeeping.
     var lastMetadata: AAP.MediaPlaybackMetadata?
     var artwork: ArtworkState?
+    /// Statuses that wait for the metadata (while the cache's answer is awaited), in order.
+    var heldStatuses: [Action] = []
+    /// The most statuses held at once; older ones are dropped (each status says the whole state).
+    static let maxHeldStatuses = 8
 
     /// A service for the channel `channel` of the car `car`. Nothing is sent until ``start(snapshot:now:)``.
     public init(channel: UInt8, car: String, configuration: Configuration = Configuration()) {
@@ -138,8 +144,10 @@ public struct AAPPlaybackStatusService: Sendable {
         lastStatus = nil
         lastMetadata = nil
         statusOwedSince = nil
-        var actions = [sendStatus(now: now)]
-        actions += itemChanged(now: now)
+        heldStatuses = []
+        // Metadata first; the status with it, or once the cache answered for the cover.
+        var actions = itemChanged(now: now)
+        actions += emitStatus(now: now)
         return actions
     }
 
@@ -153,7 +161,7 @@ public struct AAPPlaybackStatusService: Sendable {
             guard started else { return [] }
             let owed = statusOwedSince != nil
             guard owed || Self.isDiscontinuity(from: previous, to: state) else { return [] }
-            return [sendStatus(now: now)]
+            return emitStatus(now: now)
         case .mediaItem(let state):
             let previous = item
             item = state.item
@@ -193,15 +201,14 @@ public struct AAPPlaybackStatusService: Sendable {
         AAPServiceLog.outcome(of: command, result).map { [.log($0)] } ?? []
     }
 
-    /// Time passed: pays an owed status, sends metadata whose cover is over budget, and sends the
-    /// periodic status while playing. Safe to call at any time, as often as the driver likes.
+    /// Time passed: pays an owed status and sends the periodic status while playing (neither while
+    /// the metadata waits for the cache's answer). Safe to call at any time, as often as the driver likes.
     public mutating func tick(now: Duration) -> [Action] {
-        guard started else { return [] }
+        guard started, !isMetadataHeld else { return [] }
         var actions: [Action] = []
         if let owed = statusOwedSince, owed <= now {
             actions.append(sendStatus(now: now))
         }
-        actions += artworkBudgetCheck(now: now)
         if let due = periodicStatusDue, due <= now {
             statusCheckedAt = now
             let status = statusMessage(now: now)
@@ -211,9 +218,10 @@ public struct AAPPlaybackStatusService: Sendable {
     }
 
     /// When ``tick(now:)`` next has something to do, or nil when only an input will change anything.
+    /// While the metadata waits for the cache's answer, nil: that answer is an input.
     public var nextDeadline: Duration? {
-        guard started else { return nil }
-        return [statusOwedSince, artworkBudgetEnd, periodicStatusDue].compactMap { $0 }.min()
+        guard started, !isMetadataHeld else { return nil }
+        return [statusOwedSince, periodicStatusDue].compactMap { $0 }.min()
     }
 
     // MARK: Status

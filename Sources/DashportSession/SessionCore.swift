@@ -90,6 +90,8 @@ public actor SessionCore {
     let handler: any SessionHandler
     let clock: any DashportClock
     let store: SessionStore?
+    /// Writes `store` off the actor (nil without a store).
+    let writer: SessionWriter?
     public nonisolated let configuration: SessionConfiguration
     let logger: Logger
     let validator: StateValidator
@@ -118,6 +120,9 @@ public actor SessionCore {
     var checkpointTimer: ClockTimer?
     var checkpointGeneration: UInt64 = 0
     var persistenceFailing = false
+    /// Something changed that is not yet written and waits for the next checkpoint (a change
+    /// that does not matter for a restore on its own: a playing position, buffering, controls).
+    var unsavedChanges = false
 
     /// A core with an idle session (stopped, nothing queued, the handler's initial capabilities).
     /// Call ``restore()`` to bring back the persisted session.
@@ -131,6 +136,7 @@ public actor SessionCore {
         self.handler = handler
         self.clock = clock
         self.store = persistence
+        self.writer = persistence.map(SessionWriter.init(store:))
         self.configuration = configuration
         self.logger = logger
         self.validator = StateValidator(configuration: configuration)
@@ -139,6 +145,9 @@ public actor SessionCore {
         self.mediaItem = .none
         self.queue = .empty
         self.remotePlayback = handler.initialRemotePlayback
+        writer?.onOutcome { [weak self] in
+            Task { await self?.takeWriteOutcomes() }  // only when a write starts or stops failing
+        }
     }
 
     /// All three channels as one consistent reading.
@@ -209,6 +218,8 @@ public actor SessionCore {
     public func close() {
         guard !closed else { return }
         persist()
+        writer?.flush()  // on disk before the server goes: the one wait on the writer
+        takeWriteOutcomes()
         closed = true
         sleepTimer?.handle?.cancel()
         sleepTimer = nil
@@ -257,6 +268,9 @@ public actor SessionCore {
         let queueChanged = queue != self.queue
         let itemChanged = item != self.mediaItem
         let stateChanged = !state.isContinuation(of: self.playbackState)
+        let restoreChanged =
+            queueChanged || item.item?.id != self.mediaItem.item?.id
+            || Self.mattersForRestore(from: self.playbackState, to: state)
         self.queue = queue
         self.mediaItem = item
         if stateChanged { self.playbackState = state }
@@ -265,7 +279,7 @@ public actor SessionCore {
         if stateChanged { emit(.playbackState(state)) }
         if let mismatch { report(mismatch) }
         guard queueChanged || itemChanged || stateChanged else { return }
-        persist()
+        persistAfterBroadcast(now: restoreChanged)
         sleepTimerAfterBroadcast()
     }
 

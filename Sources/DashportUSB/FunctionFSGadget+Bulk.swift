@@ -90,7 +90,7 @@ extension FunctionFSGadget {
         switch route {
         case .deliver(let session): session.deliver(bytes)
         case .start: startSession(reason: "the car spoke on the bulk pipe")
-        case .stash: break
+        case .stash: logger.debug("kept \(bytes.count) bytes from the car until it configures the device")
         case .drop: logger.debug("dropped \(bytes.count) bytes from the car: no session to take them")
         }
     }

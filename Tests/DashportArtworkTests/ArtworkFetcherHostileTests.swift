@@ -131,7 +131,7 @@ import Testing
         var long = limits
         long.timeout = .seconds(120)
         let task = Task { await download(server, "/stall", limits: long).0 }
-        try await Task.sleep(for: .milliseconds(200))
+        try await eventually("the download to be under way") { server.requests(to: "/stall") == 1 }
         task.cancel()
         #expect(await task.value.error == .io("download cancelled"))
     }

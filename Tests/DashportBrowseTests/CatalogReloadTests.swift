@@ -80,7 +80,7 @@ import Testing
         let provider = CatalogProvider(path: path)
         #expect(!provider.isLoaded)
         let waiting = Task { try await provider.children(of: "tab-a", page: 0, pageSize: 10).map(\.id) }
-        try await Task.sleep(for: .milliseconds(50))
+        try await eventually("the request to wait for the first load") { provider.waitingRequests == 1 }
         try provider.load()
         #expect(try await waiting.value == ["a1", "a2"])
     }
@@ -90,7 +90,7 @@ import Testing
         defer { folder.remove() }
         let provider = CatalogProvider(path: folder.path + "/missing.json")
         let waiting = Task { try await provider.item(id: "a1") }
-        try await Task.sleep(for: .milliseconds(50))
+        try await eventually("the request to wait for the first load") { provider.waitingRequests == 1 }
         #expect(throws: CatalogError.self) { try provider.load() }
         await #expect(throws: CatalogProvider.NotLoaded.self) { try await waiting.value }
         await #expect(throws: CatalogProvider.NotLoaded.self) { try await provider.children(of: BrowseItem.rootId, page: 0, pageSize: 1) }

@@ -44,9 +44,10 @@ struct ContractOverTCPTests {
             }
             await press(24, on: car)
             try await eventually("volume up one step") { await session.remotePlayback?.volume == 0.55 }
-            try await Task.sleep(for: .milliseconds(1100))  // past the input service's repeat window
+            // Each press is a down and an up: a down after the key's up is a new press however
+            // soon it comes (only a down while the key is held can be an auto-repeat).
             await press(25, on: car)
-            try await Task.sleep(for: .milliseconds(1100))
+            try await eventually("volume down one step") { await session.remotePlayback?.volume == 0.5 }
             await press(25, on: car)
             try await eventually("volume down two steps") { await session.remotePlayback?.volume == 0.45 }
             await press(164, on: car)
@@ -88,7 +89,9 @@ struct ContractOverTCPTests {
                 try await car.waitUntil("a root rejection") { car in
                     car.messages(on: Self.mediaChannel).contains { $0.id == 0x800F }
                 }
-                try await Task.sleep(for: .milliseconds(200))
+                // A request that rejects nothing, answered after everything the root requests
+                // caused: any second rejection would have come before this answer.
+                _ = try await MediaChannelOverTCPTests().children(car, of: full[0].id, requestId: 3)
                 let errors = await car.messages(on: Self.mediaChannel).filter { $0.id == 0x800F }
                     .compactMap { try? DashportMedia.SessionError(serializedBytes: $0.body) }
                     .filter { $0.code == .browseRootRejected }

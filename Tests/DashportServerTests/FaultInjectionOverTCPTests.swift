@@ -201,8 +201,11 @@ import DashportLog
         }
     }
 
+    /// The server runs on a manual clock: the cars' handshakes take what the machine needs, and
+    /// the trickling peer's handshake deadline passes when the test moves time, not before.
     @Test func aCarThatVanishesMidMessageOrTricklesHurtsNoOne() async throws {
-        try await TestServer.with(configure: { $0.handshakeTimeoutSeconds = 2 }) { server in
+        let clock = ManualClock()
+        try await TestServer.with(clock: clock, configure: { $0.handshakeTimeoutSeconds = 2 }) { server in
             let healthy = try await linkedDashportCar(server)
             let reference = try await checkHealthy(healthy, requestId: 1, expected: nil)
             let stores = try await persistSomething(server, healthy)
@@ -213,17 +216,28 @@ import DashportLog
             await vanishing.abort()
             _ = try await checkHealthy(healthy, requestId: 2, expected: reference)
 
-            // One byte a second of a VERSION_REQUEST: closed at the handshake deadline, nobody waits.
+            // One byte a (manual) second of a VERSION_REQUEST: closed at the handshake deadline,
+            // nobody waits. The server is given its accept first (the admission counts the peer),
+            // so the deadline runs from before the first byte.
+            let pendingBefore = server.server.context.admission.pendingCount
             let trickle = try await TCPClient.connect(to: server.server.address)
             let closed = ClosedFlag()
             trickle.start { event in if case .closed = event { closed.set() } }
+            try await eventually("the trickling peer accepted") { server.server.context.admission.pendingCount == pendingBefore + 1 }
             let versionRequest: [UInt8] = [0x00, 0x03, 0x00, 0x06, 0x00, 0x01, 0x00, 0x01, 0x00, 0x06]
-            for byte in versionRequest where !closed.isSet {
+            var sent = 0
+            for byte in versionRequest.prefix(4) where !closed.isSet {
                 trickle.write([byte])
+                sent += 1
                 _ = try await checkHealthy(healthy, requestId: 3, expected: reference)
-                try await Task.sleep(for: .seconds(1))
+                await clock.advance(by: .seconds(1))
             }
-            try await eventually("the trickling peer to be closed by the handshake deadline") { closed.isSet }
+            // Its connection task may have armed the deadline a (manual) second or two late.
+            try await eventually("the trickling peer to be closed by the handshake deadline") {
+                if !closed.isSet { await clock.advance(by: .seconds(1)) }
+                return closed.isSet
+            }
+            #expect(sent >= 2, "still trickling when the deadline passed")
             _ = try await checkHealthy(healthy, requestId: 4, expected: reference)
             #expect(!(await healthy.transportClosed))
             // One warning per faulty peer, with its cause; the cache and the session as they were.

@@ -74,11 +74,10 @@ struct MalformedInputTests {
                 await bad.writeRaw([0x00, 0x03, 0x00, 0x06, 0x00, 0x01, 0x00, 0x01, 0x00, 0x06])
                 await bad.writeRaw([0x00, 0x03, 0x00, 0x0A, 0x00, 0x03] + Array("NOT-TLS!".utf8))
             case .disconnectMidFrame:
-                // Frozen first: an audio CONFIG or a ping answer of its link would otherwise
-                // complete the half header and the phone would see a bad frame, not a vanished car.
-                await bad.freeze()
-                await bad.writeRaw([13, 0x0B, 0x00])
-                try await Task.sleep(for: .milliseconds(50))
+                await bad.freeze()  // nothing of its own link's in between
+                // Half of a 1000-byte frame: whatever else the car sends (a ping answer) only adds
+                // to the payload, so the connection is lost mid-frame whenever the reset comes.
+                await bad.writeRaw([13, 0x0B, 0x03, 0xE8] + [UInt8](repeating: 0x55, count: 500))
                 await bad.abort()
             }
 

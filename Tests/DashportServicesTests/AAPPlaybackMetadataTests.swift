@@ -52,7 +52,8 @@ struct AAPPlaybackMetadataTests {
         #expect(try metadata(in: change, channel: 13).isEmpty)
         let fetch = try #require(fetches(in: change).first)
         #expect(fetch == ("https://c/b", 256, 256, "b"))
-        #expect(service.artworkBudgetEnd == ms(1_300))
+        #expect(service.isMetadataHeld)
+        #expect(service.nextDeadline == nil, "the cache's answer is awaited, not a time")
 
         let arrived = service.artworkArrived(itemId: "b", bytes: cover)
         #expect(
@@ -83,7 +84,7 @@ struct AAPPlaybackMetadataTests {
                 AAP.MediaPlaybackMetadata(
                     song: "Title b", artist: "Artist b", album: "Album b", durationSeconds: 200)
             ])
-        #expect(service.artworkBudgetEnd == nil)
+        #expect(!service.isMetadataHeld)
         #expect(try metadata(in: service.tick(now: ms(2_000)), channel: 13).isEmpty)
     }
 
@@ -113,33 +114,56 @@ struct AAPPlaybackMetadataTests {
         #expect(service.artworkArrived(itemId: "b", bytes: cover).compactMap(\.outgoing).isEmpty)
     }
 
-    /// A cover slower than the budget: metadata without art at the budget, then again with art.
-    @Test func coverSlowerThanTheBudget() throws {
+    /// A cover the cache does not have: metadata without art and the status that waited at once,
+    /// then the cover in a second metadata when the fetch brings it, however long that takes.
+    @Test func anUncachedCoverFollowsInASecondMetadata() throws {
         var service = playing()
         _ = service.sessionUpdated(.mediaItem(MediaItemState(item: song("b", art: "https://c/b"))), now: ms(1_000))
-        _ = service.sessionUpdated(.playbackState(playbackState(.playing, valueMs: 0, atMs: 1_000)), now: ms(1_000))
-        #expect(service.nextDeadline == ms(1_300))
-        #expect(try metadata(in: service.tick(now: ms(1_299)), channel: 13).isEmpty)
+        let held = service.sessionUpdated(.playbackState(playbackState(.playing, valueMs: 0, atMs: 1_000)), now: ms(1_000))
+        #expect(held.compactMap(\.outgoing).isEmpty, "the status waits for the metadata")
+        #expect(service.nextDeadline == nil)
+        #expect(service.tick(now: ms(60_000)).compactMap(\.outgoing).isEmpty, "time alone releases nothing")
 
-        let late = try metadata(in: service.tick(now: ms(1_300)), channel: 13)
-        #expect(
-            late == [
-                AAP.MediaPlaybackMetadata(
-                    song: "Title b", artist: "Artist b", album: "Album b", durationSeconds: 200)
-            ])
-        #expect(service.nextDeadline == ms(2_000))  // the periodic status; the cover no longer gates
+        let missed = service.artworkNotCached(itemId: "b")
+        #expect(try Self.wire(missed) == ["metadata Title b", "status playing"])
+        #expect(service.nextDeadline != nil)  // the periodic status again
 
         let arrived = try metadata(in: service.artworkArrived(itemId: "b", bytes: cover), channel: 13)
         #expect(arrived.map(\.albumArt) == [cover])
         #expect(arrived.map(\.song) == ["Title b"])
     }
 
-    /// A cover that fails after the budget ran out sends nothing more (the car already has it all).
-    @Test func coverFailingAfterTheBudgetSendsNothingMore() throws {
+    /// A cover that fails after the metadata went without it sends nothing more.
+    @Test func anUncachedCoverThatFailsSendsNothingMore() throws {
         var service = playing()
         _ = service.sessionUpdated(.mediaItem(MediaItemState(item: song("b", art: "https://c/b"))), now: ms(1_000))
-        #expect(try metadata(in: service.tick(now: ms(1_300)), channel: 13).count == 1)
+        #expect(try metadata(in: service.artworkNotCached(itemId: "b"), channel: 13).count == 1)
         #expect(try metadata(in: service.artworkArrived(itemId: "b", bytes: nil), channel: 13).isEmpty)
+    }
+
+    /// A cached cover: one metadata, with it, then the statuses that waited, in order.
+    @Test func aCachedCoverGoesWithTheFirstMetadataAndTheStatusesFollow() throws {
+        var service = playing()
+        _ = service.sessionUpdated(.mediaItem(MediaItemState(item: song("b", art: "https://c/b"))), now: ms(1_000))
+        _ = service.sessionUpdated(.playbackState(playbackState(.playing, valueMs: 0, atMs: 1_000)), now: ms(1_000))
+        _ = service.sessionUpdated(.playbackState(playbackState(.paused, valueMs: 10, atMs: 1_010)), now: ms(1_010))
+        #expect(
+            try Self.wire(service.artworkArrived(itemId: "b", bytes: cover)) == [
+                "metadata Title b art", "status playing", "status paused",
+            ])
+        #expect(service.artworkNotCached(itemId: "b").isEmpty, "a late miss changes nothing")
+    }
+
+    /// What went to the car, in order: "status <state>" or "metadata <song> [art]".
+    static func wire(_ actions: [AAPPlaybackStatusService.Action]) throws -> [String] {
+        try actions.compactMap(\.outgoing).map { message in
+            if message.messageId == statusId {
+                let state = try AAP.MediaPlaybackStatus(serializedBytes: message.body).state
+                return "status " + (state.map { "\($0)" } ?? "-")
+            }
+            let metadata = try AAP.MediaPlaybackMetadata(serializedBytes: message.body)
+            return "metadata " + (metadata.song ?? "-") + (metadata.albumArt == nil ? "" : " art")
+        }
     }
 
     /// Items sharing a cover URI share one fetch; a title change keeps the cover without a refetch.

@@ -38,12 +38,16 @@ struct AAPSessionDrivenTests {
         #expect(try statuses(in: opened, channel: 13) == [expectedStatus(.stopped, seconds: 0)])
         #expect(try AAP.KeyBindingRequest(serializedBytes: try #require(input.start().first?.outgoing).body).keycodes == [85, 87, 88])
 
-        // Play the album: metadata waits for the cover, one status (playing, 0 s).
+        // Play the album: metadata waits for the cache's answer on the cover, and the status
+        // (playing, 0 s) waits with it, then follows it.
         #expect(await core.perform(.playFromMediaId("t1"), from: .local) == .accepted)
         let play = await feed(reader, &status)
-        #expect(try statuses(in: play, channel: 13) == [expectedStatus(.playing, seconds: 0)])
+        #expect(try statuses(in: play, channel: 13).isEmpty)
         #expect(fetches(in: play).map(\.itemId) == ["t1"])
-        let withCover = try metadata(in: status.artworkArrived(itemId: "t1", bytes: [1, 2, 3]), channel: 13)
+        let answered = status.artworkArrived(itemId: "t1", bytes: [1, 2, 3])
+        #expect(try AAPPlaybackMetadataTests.wire(answered) == ["metadata One art", "status playing"])
+        #expect(try statuses(in: answered, channel: 13) == [expectedStatus(.playing, seconds: 0)])
+        let withCover = try metadata(in: answered, channel: 13)
         #expect(
             withCover == [AAP.MediaPlaybackMetadata(song: "One", artist: "Band", album: "LP", albumArt: [1, 2, 3], durationSeconds: 100)])
 

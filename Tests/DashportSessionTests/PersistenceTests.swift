@@ -64,6 +64,7 @@ import Testing
         let core = makeDemoCore(clock: clock, store: SessionStore(directory: directory))
         _ = await core.perform(.playFromMediaId("a3"), from: .local)
         await clock.advance(by: .seconds(45))  // checkpoint at 30 s; then the process dies (no close)
+        await core.writesSettled()  // the 30 s write reached the disk long before the kill
         let (restored, result, _) = await Self.restart(directory)
         #expect(result == .restored)
         #expect(await restored.playbackState.status == .paused)
@@ -106,18 +107,73 @@ import Testing
         let configuration = SessionConfiguration(checkpointIntervalMs: 10_000, subscriberBufferLimit: 100)
         let core = makeDemoCore(clock: clock, store: store, configuration: configuration)
         _ = await core.perform(.playFromMediaId("a3"), from: .local)
-        #expect(try Self.savedPosition(store) == 0)
+        #expect(try await Self.savedPosition(store, core) == 0)
         await clock.advance(by: .milliseconds(9_999))
-        #expect(try Self.savedPosition(store) == 0)
+        #expect(try await Self.savedPosition(store, core) == 0)
         await clock.advance(by: .milliseconds(1))
-        #expect(try Self.savedPosition(store) == 10_000)
+        #expect(try await Self.savedPosition(store, core) == 10_000)
         await clock.advance(by: .seconds(25))
-        #expect(try Self.savedPosition(store) == 30_000)
+        #expect(try await Self.savedPosition(store, core) == 30_000)
         _ = await core.perform(.pause, from: .local)  // t = 35 s: written at once, then no more checkpoints
-        #expect(try Self.savedPosition(store) == 35_000)
+        #expect(try await Self.savedPosition(store, core) == 35_000)
         await clock.advance(by: .seconds(60))
         #expect(clock.pendingTimerCount == 0)
-        #expect(try Self.savedPosition(store) == 35_000)
+        #expect(try await Self.savedPosition(store, core) == 35_000)
+    }
+
+    /// A player reporting its position many times while playing costs no write until the next
+    /// checkpoint; the item, the queue and a pause are written at once; so is everything on close.
+    /// Writes are counted by the writer (a seam), never by time.
+    @Test func manyStatusBroadcastsCostABoundedNumberOfWrites() async throws {
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let store = SessionStore(directory: temporary.url)
+        let clock = ManualClock()
+        let configuration = SessionConfiguration(checkpointIntervalMs: 10_000, subscriberBufferLimit: 1000)
+        let core = makeDemoCore(clock: clock, store: store, configuration: configuration)
+        #expect(await core.perform(.playFromMediaId("a1"), from: .local) == .accepted)
+        await core.writesSettled()
+        let afterPlay = core.sessionWrites
+        #expect(afterPlay >= 1)
+
+        // 200 position reports (each a re-anchor a few ms off the projection, and buffering
+        // progress) within one checkpoint interval.
+        for report in 1...200 {
+            await clock.advance(by: .milliseconds(20))
+            var state = await core.playbackState
+            state.position = PositionAnchor(valueMs: Int64(report) * 20 + 7, at: clock.now)
+            state.bufferedPositionMs = Int64(report) * 100
+            try await core.broadcaster.setPlaybackState(state)
+        }
+        await core.writesSettled()
+        #expect(core.sessionWrites == afterPlay, "no write for position reports before the checkpoint")
+
+        await clock.advance(by: .seconds(6))  // t = 10 s: the checkpoint
+        await core.writesSettled()
+        #expect(core.sessionWrites == afterPlay + 1)
+        #expect(try Self.savedPosition(store) >= 4_000)
+
+        #expect(await core.perform(.skipToNext, from: .local) == .accepted)  // a new item: at once
+        await core.writesSettled()
+        let afterNext = core.sessionWrites
+        #expect(afterNext > afterPlay + 1)
+        #expect(await core.perform(.pause, from: .local) == .accepted)  // a pause: at once
+        await core.writesSettled()
+        #expect(core.sessionWrites == afterNext + 1)
+        guard case .loaded(let paused) = store.load() else { throw StoreReadFailed() }
+        #expect(paused.snapshot.playbackState.status == .paused)
+        #expect(paused.snapshot.mediaItem.item?.id == "a2")
+
+        // Paused, a player's report of buffering progress waits; close writes it.
+        var state = await core.playbackState
+        state.bufferedPositionMs = 12_345
+        try await core.broadcaster.setPlaybackState(state)
+        await core.writesSettled()
+        #expect(core.sessionWrites == afterNext + 1)
+        await core.close()
+        #expect(core.sessionWrites == afterNext + 2)
+        guard case .loaded(let closed) = store.load() else { throw StoreReadFailed() }
+        #expect(closed.snapshot.playbackState.bufferedPositionMs == 12_345)
     }
 
     @Test func theCheckpointIntervalIsAtLeastOneSecond() {
@@ -207,6 +263,12 @@ import Testing
     }
 
     // MARK: Helpers
+
+    /// The saved position once `core`'s writes have reached the disk.
+    static func savedPosition(_ store: SessionStore, _ core: SessionCore) async throws -> Int64 {
+        await core.writesSettled()
+        return try savedPosition(store)
+    }
 
     static func savedPosition(_ store: SessionStore) throws -> Int64 {
         guard case .loaded(let session) = store.load() else { throw StoreReadFailed() }

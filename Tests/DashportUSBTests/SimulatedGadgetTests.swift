@@ -206,7 +206,8 @@ import Testing
         let sim = harness.endpoints
         _ = sim.readControl(66 + 46)
         sim.carSends([1, 2])
-        try await Task.sleep(for: .milliseconds(100))
+        // The gadget has read the bytes and kept them: no session before the ENABLE.
+        try await eventually("the early bytes kept") { harness.log.contains(.debug, "kept 2 bytes from the car") }
         #expect(harness.sessionCount == 0)
         sim.post(.enable)
         try await eventually("harness.received.withLock { $0 } == [[1, 2]]") { harness.received.withLock { $0 } == [[1, 2]] }

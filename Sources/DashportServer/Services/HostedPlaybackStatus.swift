@@ -15,6 +15,8 @@ struct HostedPlaybackStatus: HostedService {
         case commandFinished(SessionCommand, CommandResult)
         /// A cover (nil: none, or it failed).
         case artwork(itemId: String, bytes: [UInt8]?)
+        /// The cover is not in the cache; it is being fetched.
+        case artworkNotCached(itemId: String)
     }
 
     var service: AAPPlaybackStatusService
@@ -56,6 +58,8 @@ struct HostedPlaybackStatus: HostedService {
             return perform(service.commandFinished(command, result: result), host: host)
         case .artwork(let itemId, let bytes):
             return perform(service.artworkArrived(itemId: itemId, bytes: bytes), host: host)
+        case .artworkNotCached(let itemId):
+            return perform(service.artworkNotCached(itemId: itemId), host: host)
         }
     }
 
@@ -73,9 +77,20 @@ struct HostedPlaybackStatus: HostedService {
             case .command(let command, let source):
                 host.perform(command, from: source) { Input.commandFinished(command, $0) }
             case .fetchArtwork(let uri, let width, let height, let itemId):
+                // The cache first (the metadata and statuses wait for this answer), then the
+                // fetch: whether the first metadata has the cover depends on what is cached, not
+                // on how fast the machine scales it.
                 let artwork = host.core.artwork
+                let (bridge, channel) = (host.bridge, host.channel)
+                let notCached: @Sendable () -> Void = {
+                    bridge.post(ServiceInput(channel: channel, Input.artworkNotCached(itemId: itemId)))
+                }
                 host.run {
                     guard let key = await artwork.register(uri) else { return Input.artwork(itemId: itemId, bytes: nil) }
+                    if let cached = await artwork.cachedImage(for: key, width: width, height: height) {
+                        return Input.artwork(itemId: itemId, bytes: cached.bytes)
+                    }
+                    notCached()
                     let image = try? await artwork.image(for: key, width: width, height: height)
                     return Input.artwork(itemId: itemId, bytes: image?.bytes)
                 }

@@ -79,16 +79,19 @@ extension ServicesFuzz {
     // MARK: - Media playback status
 
     /// Config: caps and budgets from edge values. Ops: 0 MEDIA_PLAYBACK_INPUT, 1 any id and body,
-    /// 2 the clock moves, 3 a playback state, 4 a media item, 5 a cover answer, 6 `start` with a
+    /// 2 the clock moves, 3 a playback state, 4 a media item, 5 a cover answer (253: not cached), 6 `start` with a
     /// snapshot, 7 another session update or a command result.
     /// Checks: nothing before `start`; status and metadata decode and describe the current item
     /// (song, artist, position within its duration); album art is never empty or over its cap;
     /// covers are asked for the current item's URI, in a box of at least 1 × 1.
     @discardableResult
     static func runStatus(_ r: inout Reader) -> StatusRun {
+        let mediaSource: String = r.pick(["Dashport", ""])
+        let (width, height): (Int, Int) = (r.pick([256, 0, -5]), r.pick([256, 1, -1]))
+        _ = r.pick([300, 0, 5000])  // once the cover budget (gone: the order follows events); kept so seeds keep their meaning
         let configuration = AAPPlaybackStatusService.Configuration(
-            mediaSource: r.pick(["Dashport", ""]), artworkWidth: r.pick([256, 0, -5]), artworkHeight: r.pick([256, 1, -1]),
-            artworkBudget: .milliseconds(r.pick([300, 0, 5000])), statusInterval: .milliseconds(r.pick([1000, 0, 250])),
+            mediaSource: mediaSource, artworkWidth: width, artworkHeight: height,
+            statusInterval: .milliseconds(r.pick([1000, 0, 250])),
             maxArtworkBytes: r.pick([512 * 1024, 0, 64]), sessionClockOrigin: r.pick([.zero, .seconds(990), .seconds(-5)]))
         var status = StatusRun(service: AAPPlaybackStatusService(channel: r.byte(), car: car, configuration: configuration))
         while !r.isAtEnd {
@@ -110,7 +113,12 @@ extension ServicesFuzz {
                 status.take(status.service.sessionUpdated(.mediaItem(MediaItemState(item: item)), now: status.now))
             case 5:
                 let itemId = r.bool() ? status.lastFetchItemId ?? "" : r.string()
-                status.take(status.service.artworkArrived(itemId: itemId, bytes: imageBytes(&r)))
+                if op == 253 {  // the one op byte of this case that says "not cached" (seeds keep their meaning)
+                    status.take(status.service.artworkNotCached(itemId: itemId))
+                } else {
+                    status.take(status.service.artworkArrived(itemId: itemId, bytes: imageBytes(&r)))
+                }
+                if itemId == status.lastFetchItemId { status.lookupPending = false }
             case 6:
                 let snapshot = SessionSnapshot(
                     playbackState: playbackState(&r), mediaItem: MediaItemState(item: r.maybe(mediaItem)),
@@ -139,6 +147,9 @@ extension ServicesFuzz {
         var item: MediaItem?
         var started = false
         var lastFetchItemId: String?
+        /// A `.fetchArtwork` whose cache answer has not been given: the driver gives it before
+        /// time moves on (a real driver answers from its cache at once), as "not cached".
+        var lookupPending = false
         /// Statuses and metadata sent, and metadata that carried a cover.
         var statuses = 0, metadata = 0, covers = 0
 
@@ -181,6 +192,7 @@ extension ServicesFuzz {
                     fuzzCheck(started && width >= 1 && height >= 1, "a cover asked for before start, or in a \(width)×\(height) box")
                     fuzzCheck(uri == item?.artworkUri && !uri.isEmpty && itemId == item?.id, "a cover for another item: \(uri)")
                     lastFetchItemId = itemId
+                    lookupPending = true
                 case .command(_, let source):
                     fuzzCheck(source == .aapPlaybackInput(car: car), "a playback command from \(source)")
                 case .log:
@@ -191,6 +203,10 @@ extension ServicesFuzz {
 
         /// Moves the clock, ticking at every deadline on the way.
         mutating func advance(by interval: Duration) {
+            if lookupPending, let itemId = lastFetchItemId {
+                lookupPending = false
+                take(service.artworkNotCached(itemId: itemId))
+            }
             let target = now + interval
             var ticks = 0
             while let next = service.nextDeadline, next <= target {

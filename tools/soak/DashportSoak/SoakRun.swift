@@ -18,6 +18,9 @@ public struct SoakOptions: Sendable {
     public var pause: Duration = .zero
     /// The box covers are asked for.
     public var artworkSize: UInt32 = 96
+    /// Each car runs at least this many sessions, however long they take (a smoke run counts
+    /// sessions, not seconds, so a loaded machine only makes it slower).
+    public var minimumCyclesPerCar = 0
 
     public init() {}
 }
@@ -106,7 +109,7 @@ public struct SoakRun: Sendable {
             for index in 0..<options.cars {
                 group.addTask {
                     var number = 0
-                    while clock.now < end {
+                    while clock.now < end || number < options.minimumCyclesPerCar {
                         do {
                             try await car.cycle(car: index, number: number)
                             counters.cycled()
