@@ -96,10 +96,20 @@ struct CatalogSearchIndexTests {
         #expect(beyonce == (50..<75).map { "i\($0 * Self.artists.count)" })
         #expect(try await provider.search(query: "99998", page: 0, pageSize: 10).map(\.id) == ["i99998"])
         #expect(try await provider.search(query: "midnight sunset", page: 0, pageSize: 10).isEmpty)
-        for query in ["deja vu 4", "sigur ros", "e", "über alles 99", "zzz"] {
-            let indexed = try await provider.search(query: query, page: 0, pageSize: 100).map(\.id)
-            let linear = try await provider.linearSearch(query: query, page: 0, pageSize: 100).map(\.id)
+        // Every result, read across all of the index's windows.
+        let every = try await provider.search(query: "beyonce", page: 0, pageSize: CatalogLoader.maxItems).map(\.id)
+        #expect(every == stride(from: 0, to: CatalogLoader.maxItems - 1, by: Self.artists.count).map { "i\($0)" })
+        // (query, page size, whether anything matches). "ह" is in no field as a whole `Character`
+        // (only as part of "हि"), and no title has "déjà" and "vu", or "über" and "alles", in a row.
+        for (query, pageSize, anything) in [
+            ("deja vu 4", 100, false), ("sigur ros", 100, true), ("e", 100, true), ("über alles 99", 100, false),
+            ("zzz", 100, false), ("midnight 1", 100_000, true), ("aa", 100_000, true), ("ह", 100_000, false),
+            ("हि", 100_000, true),
+        ] {
+            let indexed = try await provider.search(query: query, page: 0, pageSize: pageSize).map(\.id)
+            let linear = try await provider.linearSearch(query: query, page: 0, pageSize: pageSize).map(\.id)
             #expect(indexed == linear, "'\(query)'")
+            #expect(indexed.isEmpty != anything, "'\(query)'")
         }
     }
 
