@@ -152,8 +152,9 @@ public final class CatalogProvider: BrowseProvider {
         return Self.page(found, page: page, pageSize: pageSize)
     }
 
-    /// The search as it was before the index (every item compared), for tests to hold the index to.
-    func linearSearch(query: String, page: Int, pageSize: Int) async throws -> [BrowseItem] {
+    /// The search as it was before the index (every item compared), for tests to hold the index
+    /// to and for `dashport-bench-search` to measure it against.
+    @_spi(Benchmark) public func linearSearch(query: String, page: Int, pageSize: Int) async throws -> [BrowseItem] {
         let catalog = try await catalog()
         let needle = CatalogLoader.fold(String(query.trimming(while: \.isWhitespace)))
         return Self.page(catalog.searchable.linearMatches(needle), page: page, pageSize: pageSize)
@@ -163,6 +164,7 @@ public final class CatalogProvider: BrowseProvider {
         guard page >= 0, pageSize > 0 else { return [] }
         let (start, overflow) = page.multipliedReportingOverflow(by: pageSize)
         guard !overflow, start < list.count else { return [] }
+        if start == 0, list.count <= pageSize { return list }  // the whole list: no copy
         return Array(list[start..<(list.count - start > pageSize ? start + pageSize : list.count)])
     }
 }
