@@ -23,14 +23,15 @@ let spec = CommandSpec(
     options: [
         .value("rounds", "N", "rounds; every query runs once per catalog per round (default 20)"),
         .value("catalog", "PATH", "the demo catalog (default Fixtures/demo/catalog.json)"),
+        .value("page-size", "N", "items asked per search (default the browse core's, 2000)"),
         .value("linear-rounds", "N", "rounds of the search before the index, every item compared (default 1)"),
     ])
 
-let (rounds, demoPath, linearRounds) = ParsedCommand.parseOrExit(program: "dashport-bench-search", as: spec) {
+let (rounds, demoPath, linearRounds, pageSizeOption) = ParsedCommand.parseOrExit(program: "dashport-bench-search", as: spec) {
     parsed throws(CommandLineError) in
     (
         try parsed.integer("rounds") ?? 20, parsed.value("catalog") ?? "Fixtures/demo/catalog.json",
-        try parsed.integer("linear-rounds", minimum: 0) ?? 1
+        try parsed.integer("linear-rounds", minimum: 0) ?? 1, try parsed.integer("page-size")
     )
 }
 
@@ -95,7 +96,7 @@ try FileManager.default.createDirectory(atPath: folder, withIntermediateDirector
 defer { try? FileManager.default.removeItem(atPath: folder) }
 let demo = try load(demoPath, "demo")
 let large = try load(try largeCatalog(in: folder), "large")
-let pageSize = BrowseConfiguration().maxChildrenPerNode
+let pageSize = pageSizeOption ?? BrowseConfiguration().maxChildrenPerNode
 
 /// One search's thread CPU time and wall time, in µs. A search of a loaded catalog never suspends,
 /// and a nonisolated async function called from one runs on the caller's thread, so the thread's
