@@ -261,6 +261,12 @@ let package = Package(
         .executableTarget(name: "FuzzUSB", dependencies: ["DashportUSB"], path: "tools/fuzz/FuzzUSB", swiftSettings: strict),
 
         .executableTarget(
+            name: "FuzzBrowse",
+            dependencies: ["DashportFuzzDrivers"],
+            path: "tools/fuzz/FuzzBrowse",
+            swiftSettings: strict
+        ),
+        .executableTarget(
             name: "FuzzControl",
             dependencies: ["DashportFuzzDrivers"],
             path: "tools/fuzz/FuzzControl",
@@ -327,7 +333,9 @@ let package = Package(
         .testTarget(
             name: "DashportLogTests", dependencies: ["DashportLog", "DashportClock", "DashportTestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "DashportBrowseTests", dependencies: ["DashportTestSupport", "DashportClock", "DashportBrowse", "DashportFiles"],
+            name: "DashportBrowseTests",
+            dependencies: ["DashportTestSupport", "DashportFuzzDrivers", "DashportClock", "DashportBrowse", "DashportFiles"],
+            exclude: ["FuzzCrashes"],
             swiftSettings: strict),
         .testTarget(
             name: "DashportArtworkTests",

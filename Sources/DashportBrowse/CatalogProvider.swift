@@ -154,7 +154,7 @@ public final class CatalogProvider: BrowseProvider {
 
     /// The search as it was before the index (every item compared), for tests to hold the index
     /// to and for `dashport-bench-search` to measure it against.
-    @_spi(Benchmark) public func linearSearch(query: String, page: Int, pageSize: Int) async throws -> [BrowseItem] {
+    @_spi(SearchReference) public func linearSearch(query: String, page: Int, pageSize: Int) async throws -> [BrowseItem] {
         let catalog = try await catalog()
         let needle = CatalogLoader.fold(String(query.trimming(while: \.isWhitespace)))
         return Self.page(catalog.searchable.linearMatches(needle), page: page, pageSize: pageSize)

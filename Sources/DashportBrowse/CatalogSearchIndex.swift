@@ -27,11 +27,16 @@
 /// all of them. For one or two `Character`s with codes of their own the lists are the answer; a
 /// longer query intersects its four rarest lists and checks the candidates (bytes compared when
 /// both are plain ASCII, where a `Character` is a byte; `String.contains` otherwise).
-struct CatalogSearchIndex: Sendable {
+@_spi(SearchReference) public struct CatalogSearchIndex: Sendable {
     /// One searchable item (any item but the root's entries) and its folded title, artist and album.
-    struct Entry: Sendable {
-        var item: BrowseItem
-        var fields: [String]
+    public struct Entry: Sendable {
+        public var item: BrowseItem
+        public var fields: [String]
+
+        public init(item: BrowseItem, fields: [String]) {
+            self.item = item
+            self.fields = fields
+        }
     }
 
     /// Every searchable item, in catalog order; posting lists name them by position here.
@@ -55,7 +60,7 @@ struct CatalogSearchIndex: Sendable {
     /// The first code the dictionary hands out (0 is the padding, 1…128 are ASCII).
     private static let firstDictionaryCode: UInt32 = 129
 
-    init(_ entries: [Entry]) {
+    public init(_ entries: [Entry]) {
         var alphabet: [Character: UInt32] = [:]
         var lists: [UInt64: PostingList] = [:]
         var codes: [UInt32] = []
@@ -96,7 +101,7 @@ struct CatalogSearchIndex: Sendable {
     /// The first `limit` items matching `needle` (already folded and trimmed, not empty), in
     /// catalog order: the first `limit` of ``linearMatches(_:)``. The catalog is read in windows of
     /// positions, each twice the last, so a common query stops after the first few.
-    func matches(_ needle: String, limit: Int) -> [BrowseItem] {
+    public func matches(_ needle: String, limit: Int) -> [BrowseItem] {
         guard limit > 0, !needle.isEmpty else { return [] }
         var codes: [UInt32] = []
         for character in needle {
@@ -179,10 +184,13 @@ struct CatalogSearchIndex: Sendable {
 
     /// The search as it was before the index, over every item: the reference ``matches(_:limit:)``
     /// must agree with.
-    func linearMatches(_ needle: String) -> [BrowseItem] {
+    public func linearMatches(_ needle: String) -> [BrowseItem] {
         guard !needle.isEmpty else { return [] }
         return entries.lazy.filter { entry in entry.fields.contains { $0.contains(needle) } }.map(\.item)
     }
+
+    /// What search does to the fields and the query before comparing (``CatalogLoader/fold(_:)``).
+    public static func fold(_ text: String) -> String { CatalogLoader.fold(text) }
 
     private static func key(_ first: UInt32, _ second: UInt32, _ third: UInt32) -> UInt64 {
         UInt64(first) << (2 * codeBits) | UInt64(second) << codeBits | UInt64(third)

@@ -4,7 +4,7 @@ import DashportTestSupport
 import Foundation
 import Testing
 
-@_spi(Benchmark) @testable import DashportBrowse
+@_spi(SearchReference) @testable import DashportBrowse
 
 /// The index (``CatalogSearchIndex``) must give the very results, in the very order, of the search
 /// it replaced (``CatalogProvider/linearSearch(query:page:pageSize:)``, every item compared).

@@ -13,7 +13,7 @@
 // of the large catalog's search as it was before the index (every item compared), for the before. Reported: p50 and p99 of one search
 // per catalog, in µs of the thread's CPU time and of wall time, and the CPU ratio of the large catalog's to the demo's. Speed is
 // measured here, never in tests.
-@_spi(Benchmark) import DashportBrowse
+@_spi(SearchReference) import DashportBrowse
 import DashportCommandLine
 import Foundation
 

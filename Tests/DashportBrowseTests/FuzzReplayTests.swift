@@ -1,0 +1,23 @@
+// Tests/DashportBrowseTests/FuzzReplayTests.swift - every kept FuzzBrowse input, replayed.
+
+import DashportTestSupport
+import Testing
+
+@testable import DashportFuzzDrivers
+
+/// Replays every input kept in `FuzzCrashes/` through the fuzzer's own driver (the DashportFuzzDrivers
+/// library, tools/fuzz/Drivers/SearchFuzz.swift): a broken invariant is an issue here instead of a trap.
+@Suite struct FuzzReplayTests {
+    @Test func everyKeptInputKeepsTheInvariants() throws {
+        let inputs = try FuzzReplay.keptInputs()
+        try #require(!inputs.isEmpty, "FuzzCrashes/ must hold at least one input to replay")
+        for (name, bytes) in inputs {
+            FuzzReplay.run(name) { SearchFuzz.run(bytes) }
+        }
+    }
+
+    @Test func theChecksFire() {
+        #expect(FuzzReplay.violations { SearchFuzz.run(Array("\u{1}Déjà Vu\nBeyoncé\nAlbum\nStraße".utf8)) }.isEmpty)
+        #expect(FuzzReplay.violations { fuzzCheck(false, "planted") } == ["planted"])
+    }
+}
