@@ -229,6 +229,12 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
+            name: "dashport-bench-search",
+            dependencies: ["DashportBrowse", "DashportCommandLine"],
+            path: "tools/bench/search",
+            swiftSettings: strict
+        ),
+        .executableTarget(
             name: "dashport-bench-artwork",
             dependencies: ["DashportArtwork", "CDashportVips", "DashportCommandLine"],
             path: "tools/bench/artwork",

@@ -171,6 +171,7 @@ struct Catalog: Sendable {
     var children: [String: [BrowseItem]]
     /// Item id → the error opening it throws (items that carry an `error`).
     var errors: [String: BrowseError]
-    /// Every item that is not a root entry, in file order, with what search looks at (folded).
-    var searchable: [(item: BrowseItem, haystack: [String])]
+    /// Every item that is not a root entry, in file order, with what search looks at (folded),
+    /// and the index that answers a search over them.
+    var searchable: CatalogSearchIndex
 }

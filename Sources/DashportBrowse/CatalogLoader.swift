@@ -65,10 +65,13 @@ enum CatalogLoader {
         try checkCycles(children, order: order, path: path)
         let rootIds = Set(file.root.map(\.id))
         let searchable = order.filter { !rootIds.contains($0) }.compactMap { id in
-            items[id].map { item in (item, [item.title, item.artist, item.album].compactMap { $0.map(fold) }) }
+            items[id].map { item in
+                CatalogSearchIndex.Entry(item: item, fields: [item.title, item.artist, item.album].compactMap { $0.map(fold) })
+            }
         }
         return Catalog(
-            title: file.title ?? "Library", items: items, children: children, errors: errors, searchable: searchable)
+            title: file.title ?? "Library", items: items, children: children, errors: errors,
+            searchable: CatalogSearchIndex(searchable))
     }
 
     /// Case- and diacritic-insensitive form for search: canonically decomposed (the standard

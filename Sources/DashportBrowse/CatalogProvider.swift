@@ -143,21 +143,31 @@ public final class CatalogProvider: BrowseProvider {
     public var supportsSearch: Bool { true }
 
     /// Items (other than the root's entries) whose title, artist or album contains `query`,
-    /// ignoring case and diacritics, in catalog order. A blank query finds nothing.
+    /// ignoring case and diacritics, in catalog order. A blank query finds nothing. Answered from
+    /// the index built at load (``CatalogSearchIndex``), reading no further than the page asked for.
     public func search(query: String, page: Int, pageSize: Int) async throws -> [BrowseItem] {
         let catalog = try await catalog()
         let needle = CatalogLoader.fold(String(query.trimming(while: \.isWhitespace)))
-        guard !needle.isEmpty else { return [] }
-        let found = catalog.searchable.lazy
-            .filter { entry in entry.haystack.contains { $0.contains(needle) } }
-            .map(\.item)
-        return Self.page(Array(found), page: page, pageSize: pageSize)
+        guard !needle.isEmpty, page >= 0, pageSize > 0 else { return [] }
+        let (pages, tooMany) = page.addingReportingOverflow(1)
+        let (end, overflow) = pages.multipliedReportingOverflow(by: pageSize)
+        let found = catalog.searchable.matches(needle, limit: tooMany || overflow ? Int.max : end)
+        return Self.page(found, page: page, pageSize: pageSize)
+    }
+
+    /// The search as it was before the index (every item compared), for tests to hold the index
+    /// to and for `dashport-bench-search` to measure it against.
+    @_spi(SearchReference) public func linearSearch(query: String, page: Int, pageSize: Int) async throws -> [BrowseItem] {
+        let catalog = try await catalog()
+        let needle = CatalogLoader.fold(String(query.trimming(while: \.isWhitespace)))
+        return Self.page(catalog.searchable.linearMatches(needle), page: page, pageSize: pageSize)
     }
 
     private static func page(_ list: [BrowseItem], page: Int, pageSize: Int) -> [BrowseItem] {
         guard page >= 0, pageSize > 0 else { return [] }
         let (start, overflow) = page.multipliedReportingOverflow(by: pageSize)
         guard !overflow, start < list.count else { return [] }
+        if start == 0, list.count <= pageSize { return list }  // the whole list: no copy
         return Array(list[start..<(list.count - start > pageSize ? start + pageSize : list.count)])
     }
 }

@@ -1,0 +1,312 @@
+// Sources/DashportBrowse/CatalogSearchIndex.swift - the catalog's search, answered from an index built at load.
+
+/// What a catalog search looks at, and an index over it built once per load or reload (inside
+/// ``CatalogLoader/parse(_:path:)``, so on whatever thread loads: the start-up's detached task and
+/// the ``CatalogProvider/load()`` of a reload, never the reactor), so a search over the largest
+/// catalog (``CatalogLoader/maxItems``) reads a few posting lists instead of every item.
+///
+/// Search means what it always did (``linearMatches(_:)`` is that search, kept as the reference):
+/// the items whose folded title, artist or album contains the folded query (a substring, so a
+/// word's prefix, several words, or the middle of a word), compared `Character` by `Character`,
+/// in catalog order. The index only narrows down which items to look at, and every item it names
+/// is checked with that comparison (or one that agrees with it, below), so the results and their
+/// order are the reference's as long as the index never leaves out an item that matches. It does not:
+///
+/// - Each distinct `Character` of the folded fields gets a code (a one-byte ASCII one its byte,
+///   others from a dictionary keyed by `Character`, which compares and hashes by canonical
+///   equivalence, as `String.contains` compares). Past 2²¹ − 1 distinct ones the rest share one
+///   code: a shared code can only name too many items, never too few.
+/// - Every position of every field is indexed as the trigram of codes starting there, padded past
+///   the field's end with 0. A query of three or more `Character`s matches only where each of its
+///   trigrams occurs; one of one or two `Character`s only where some trigram starts with them, and
+///   those trigrams are one range of the sorted keys (first code in the high bits).
+/// - Each trigram's posting list is the items it occurs in, ascending, stored as varint deltas.
+///
+/// A query reads its lists window by window (4096 positions, then each window twice the last) and
+/// stops once the page asked for is full, so a common word costs its first few thousand items, not
+/// all of them. For one or two `Character`s with codes of their own the lists are the answer; a
+/// longer query intersects its four rarest lists and checks the candidates (bytes compared when
+/// both are plain ASCII, where a `Character` is a byte; `String.contains` otherwise).
+@_spi(SearchReference) public struct CatalogSearchIndex: Sendable {
+    /// One searchable item (any item but the root's entries) and its folded title, artist and album.
+    public struct Entry: Sendable {
+        public var item: BrowseItem
+        public var fields: [String]
+
+        public init(item: BrowseItem, fields: [String]) {
+            self.item = item
+            self.fields = fields
+        }
+    }
+
+    /// Every searchable item, in catalog order; posting lists name them by position here.
+    let entries: [Entry]
+    private let alphabet: [Character: UInt32]
+    /// Every trigram that occurs, ascending.
+    private let keys: [UInt64]
+    /// Where key `k`'s posting list starts in `postings` (`starts[k + 1]` is where it ends).
+    private let starts: [UInt32]
+    /// How many items key `k`'s list names.
+    private let counts: [UInt32]
+    private let postings: [UInt8]
+    /// Whether each entry's fields are all ASCII without a carriage return.
+    private let plainASCII: [Bool]
+
+    private static let codeBits: UInt64 = 21
+    /// How many of a long query's trigram lists are intersected (its rarest).
+    private static let listsIntersected = 4
+    /// The code every `Character` past the dictionary's capacity shares.
+    private static let sharedCode: UInt32 = (1 << 21) - 1
+    /// The first code the dictionary hands out (0 is the padding, 1…128 are ASCII).
+    private static let firstDictionaryCode: UInt32 = 129
+
+    public init(_ entries: [Entry]) {
+        var alphabet: [Character: UInt32] = [:]
+        var lists: [UInt64: PostingList] = [:]
+        var codes: [UInt32] = []
+        for (position, entry) in entries.enumerated() {
+            for field in entry.fields {
+                codes.removeAll(keepingCapacity: true)
+                for character in field { codes.append(Self.code(character, adding: &alphabet)) }
+                for start in codes.indices {
+                    let second = start + 1 < codes.count ? codes[start + 1] : 0
+                    let third = start + 2 < codes.count ? codes[start + 2] : 0
+                    lists[Self.key(codes[start], second, third), default: PostingList()].add(position)
+                }
+            }
+        }
+        let keys = lists.keys.sorted()
+        var starts: [UInt32] = [0]
+        var counts: [UInt32] = []
+        var postings: [UInt8] = []
+        starts.reserveCapacity(keys.count + 1)
+        counts.reserveCapacity(keys.count)
+        postings.reserveCapacity(lists.values.reduce(0) { $0 + $1.bytes.count })
+        for key in keys {
+            // The key came from `lists`' own keys.
+            guard let list = lists[key] else { continue }
+            postings += list.bytes
+            starts.append(UInt32(postings.count))
+            counts.append(list.count)
+        }
+        self.entries = entries
+        self.alphabet = alphabet
+        self.keys = keys
+        self.starts = starts
+        self.counts = counts
+        self.postings = postings
+        self.plainASCII = entries.map { $0.fields.allSatisfy(Self.isPlainASCII) }
+    }
+
+    /// The first `limit` items matching `needle` (already folded and trimmed, not empty), in
+    /// catalog order: the first `limit` of ``linearMatches(_:)``. The catalog is read in windows of
+    /// positions, each twice the last, so a common query stops after the first few.
+    public func matches(_ needle: String, limit: Int) -> [BrowseItem] {
+        guard limit > 0, !needle.isEmpty else { return [] }
+        var codes: [UInt32] = []
+        for character in needle {
+            guard let code = code(of: character) else { return [] }  // in no field at all
+            codes.append(code)
+        }
+        var lists: [Int] = []
+        if codes.count < 3 {
+            let low = Self.key(codes[0], codes.count > 1 ? codes[1] : 0, 0)
+            let high = codes.count > 1 ? low + 1 << Self.codeBits : low + 1 << (2 * Self.codeBits)
+            lists = Array(lowerBound(low)..<lowerBound(high))
+        } else {
+            for start in 0...(codes.count - 3) {
+                let key = Self.key(codes[start], codes[start + 1], codes[start + 2])
+                let k = lowerBound(key)
+                guard k < keys.count, keys[k] == key else { return [] }  // a trigram no field has
+                lists.append(k)
+            }
+            // The rarest few narrow enough; checking the candidates is cheaper than reading more.
+            lists = Array(lists.sorted { counts[$0] < counts[$1] }.prefix(Self.listsIntersected))
+        }
+        // One or two characters with distinct codes: a trigram starting with them is the proof.
+        let exact = codes.count < 3 && !codes.contains(Self.sharedCode)
+        let plainNeedle = Self.isPlainASCII(needle)
+        var cursors = lists.map { Cursor(offset: Int(starts[$0]), end: Int(starts[$0 + 1])) }
+        var found: [BrowseItem] = []
+        var low = 0
+        var width = 4096
+        var window = Bitmap(count: width)
+        var other = Bitmap(count: width)
+        while low < entries.count, found.count < limit {
+            let high = min(low + width, entries.count)
+            window.reset(count: high - low)
+            if codes.count < 3 {
+                for index in cursors.indices { advance(&cursors[index], from: low, below: high) { window.insert($0 - low) } }
+            } else {
+                advance(&cursors[0], from: low, below: high) { window.insert($0 - low) }
+                for index in cursors.indices.dropFirst() where !window.isEmpty {
+                    other.reset(count: high - low)
+                    advance(&cursors[index], from: low, below: high) { other.insert($0 - low) }
+                    window.formIntersection(other)
+                }
+            }
+            window.forEach { bit in
+                let position = low + bit
+                guard exact || contains(needle, plain: plainNeedle, at: position) else { return true }
+                found.append(entries[position].item)
+                return found.count < limit
+            }
+            low = high
+            width *= 2
+        }
+        return found
+    }
+
+    /// Whether entry `position` has a field containing `needle`, as `String.contains` says: bytes
+    /// compared when both are ASCII without a carriage return (then every `Character` is one byte).
+    private func contains(_ needle: String, plain: Bool, at position: Int) -> Bool {
+        let fields = entries[position].fields
+        guard plain, plainASCII[position] else { return fields.contains { $0.contains(needle) } }
+        var needle = needle
+        return needle.withUTF8 { wanted in
+            fields.contains { field in
+                var field = field
+                return field.withUTF8 { Self.bytes($0, contain: wanted) }
+            }
+        }
+    }
+
+    private static func bytes(_ haystack: UnsafeBufferPointer<UInt8>, contain needle: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let first = needle.first else { return true }
+        guard haystack.count >= needle.count else { return false }
+        for start in 0...(haystack.count - needle.count) where haystack[start] == first {
+            if haystack[start..<(start + needle.count)].elementsEqual(needle) { return true }
+        }
+        return false
+    }
+
+    private static func isPlainASCII(_ text: String) -> Bool { text.utf8.allSatisfy { $0 < 0x80 && $0 != 0x0D } }
+
+    /// The search as it was before the index, over every item: the reference ``matches(_:limit:)``
+    /// must agree with.
+    public func linearMatches(_ needle: String) -> [BrowseItem] {
+        guard !needle.isEmpty else { return [] }
+        return entries.lazy.filter { entry in entry.fields.contains { $0.contains(needle) } }.map(\.item)
+    }
+
+    /// What search does to the fields and the query before comparing (``CatalogLoader/fold(_:)``).
+    public static func fold(_ text: String) -> String { CatalogLoader.fold(text) }
+
+    private static func key(_ first: UInt32, _ second: UInt32, _ third: UInt32) -> UInt64 {
+        UInt64(first) << (2 * codeBits) | UInt64(second) << codeBits | UInt64(third)
+    }
+
+    private static func code(_ character: Character, adding alphabet: inout [Character: UInt32]) -> UInt32 {
+        if character.utf8.count == 1, let byte = character.utf8.first { return UInt32(byte) + 1 }
+        if let code = alphabet[character] { return code }
+        let next = UInt32(alphabet.count) + firstDictionaryCode
+        guard next < sharedCode else { return sharedCode }
+        alphabet[character] = next
+        return next
+    }
+
+    /// The code `character` has in the fields, or nil when no field has it.
+    private func code(of character: Character) -> UInt32? {
+        if character.utf8.count == 1, let byte = character.utf8.first { return UInt32(byte) + 1 }
+        if let code = alphabet[character] { return code }
+        return UInt32(alphabet.count) + Self.firstDictionaryCode >= Self.sharedCode ? Self.sharedCode : nil
+    }
+
+    /// The first position in `keys` whose key is not below `key`.
+    private func lowerBound(_ key: UInt64) -> Int {
+        var low = 0
+        var high = keys.count
+        while low < high {
+            let middle = (low + high) / 2
+            if keys[middle] < key { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    /// Calls `body` with each position of `cursor`'s list in `low..<high` (skipping those below),
+    /// leaving it at the next.
+    private func advance(_ cursor: inout Cursor, from low: Int, below high: Int, _ body: (Int) -> Void) {
+        while true {
+            if cursor.next < 0 {
+                guard cursor.offset < cursor.end else { return }
+                var delta = 0
+                var shift = 0
+                while true {
+                    let byte = postings[cursor.offset]
+                    cursor.offset += 1
+                    delta |= Int(byte & 0x7F) << shift
+                    if byte < 0x80 { break }
+                    shift += 7
+                }
+                cursor.last += delta
+                cursor.next = cursor.last
+            }
+            guard cursor.next < high else { return }
+            if cursor.next >= low { body(cursor.next) }
+            cursor.next = -1
+        }
+    }
+}
+
+/// Where a search is in one posting list: the bytes left, and the position decoded but not used.
+private struct Cursor {
+    var offset: Int
+    var end: Int
+    var last = -1
+    /// A decoded position at or past the current window, or -1.
+    var next = -1
+}
+
+/// One trigram's items while the index is built: ascending, each once, as varint deltas.
+private struct PostingList {
+    var bytes: [UInt8] = []
+    var count: UInt32 = 0
+    private var last = -1
+
+    mutating func add(_ position: Int) {
+        guard position != last else { return }
+        var delta = position - last
+        last = position
+        count += 1
+        while delta >= 0x80 {
+            bytes.append(UInt8(delta & 0x7F) | 0x80)
+            delta >>= 7
+        }
+        bytes.append(UInt8(delta))
+    }
+}
+
+/// A set of entry positions, one bit each.
+private struct Bitmap {
+    private var words: [UInt64]
+
+    init(count: Int) { words = Array(repeating: 0, count: (count + 63) / 64) }
+
+    var isEmpty: Bool { words.allSatisfy { $0 == 0 } }
+
+    /// Empty, for positions `0..<count`.
+    mutating func reset(count: Int) {
+        let needed = (count + 63) / 64
+        if words.count == needed {
+            for index in words.indices { words[index] = 0 }
+        } else {
+            words = Array(repeating: 0, count: needed)
+        }
+    }
+
+    mutating func insert(_ position: Int) { words[position >> 6] |= 1 << UInt64(position & 63) }
+    mutating func formIntersection(_ other: Bitmap) {
+        for index in words.indices { words[index] &= other.words[index] }
+    }
+
+    /// Calls `body` with each position in ascending order while it returns true.
+    func forEach(_ body: (Int) -> Bool) {
+        for (index, word) in words.enumerated() {
+            var bits = word
+            while bits != 0 {
+                guard body(index << 6 + bits.trailingZeroBitCount) else { return }
+                bits &= bits - 1
+            }
+        }
+    }
+}

@@ -1,0 +1,46 @@
+// The FuzzBrowse driver: arbitrary text as a catalog's searchable fields and as the cars' queries.
+@_spi(SearchReference) import DashportBrowse
+
+/// Splits the input (after its first byte) at newlines into fields, three to an item, folds them
+/// as a catalog load does, and builds the search index over them; with the first byte odd the
+/// items are repeated past 4200, so queries read more than one of the index's windows. Every
+/// field, folded, and its first one, two and three `Character`s and its middle third are asked
+/// for (queries of the car's own, then), and checked through `fuzzCheck` (FuzzInvariant.swift: a
+/// trap under libFuzzer, an issue in the replay test): the index gives the first 1, 7 and all of
+/// what the linear search gives, in the same order (four of the queries when the items are repeated).
+public enum SearchFuzz {
+    public static func run(_ input: [UInt8]) {
+        guard let first = input.first else { return }
+        let parts = String(decoding: input.dropFirst(), as: UTF8.self)
+            .split(separator: "\n", omittingEmptySubsequences: false).prefix(48).map(String.init)
+        var entries: [CatalogSearchIndex.Entry] = []
+        let groups = stride(from: 0, to: parts.count, by: 3).map { Array(parts[$0..<min($0 + 3, parts.count)]) }
+        let repeated = first & 1 == 1
+        let copies = repeated ? 4200 / max(1, groups.count) + 1 : 1
+        for copy in 0..<copies {
+            for (index, group) in groups.enumerated() {
+                let id = "\(copy)-\(index)"
+                entries.append(
+                    CatalogSearchIndex.Entry(item: BrowseItem(id: id, title: id), fields: group.map(CatalogSearchIndex.fold)))
+            }
+        }
+        let index = CatalogSearchIndex(entries)
+        var queries: Set<String> = []
+        for part in parts.prefix(12) {
+            let folded = Array(CatalogSearchIndex.fold(part))
+            guard !folded.isEmpty else { continue }
+            queries.insert(String(folded))
+            for length in 1...3 where length <= folded.count { queries.insert(String(folded[0..<length])) }
+            queries.insert(String(folded[(folded.count / 3)..<max(folded.count / 3 + 1, 2 * folded.count / 3)]))
+        }
+        // Repeated items make the linear search slow: a few queries then (a few a second otherwise).
+        for query in queries.sorted().prefix(repeated ? 4 : .max) {
+            let linear = index.linearMatches(query).map(\.id)
+            for limit in [1, 7, Int.max] {
+                let indexed = index.matches(query, limit: limit).map(\.id)
+                fuzzCheck(
+                    indexed == Array(linear.prefix(limit)), "the index's first \(limit) for '\(query)' differ from the linear search's")
+            }
+        }
+    }
+}
