@@ -144,7 +144,7 @@ public final class CatalogProvider: BrowseProvider {
 
     /// Items (other than the root's entries) whose title, artist or album contains `query`,
     /// ignoring case and diacritics, in catalog order. A blank query finds nothing. Answered from
-    /// the index built at load (``CatalogSearchIndex``), reading no further than the page asked for.
+    /// the index built at load (`CatalogSearchIndex`), reading no further than the page asked for.
     public func search(query: String, page: Int, pageSize: Int) async throws -> [BrowseItem] {
         let catalog = try await catalog()
         let needle = CatalogLoader.fold(String(query.trimming(while: \.isWhitespace)))
