@@ -108,6 +108,22 @@ import Testing
         #expect(run.status == 0)
         #expect(run.output.contains("--config-only FILE --board BOARD"))
         #expect(run.output.contains("--swift PATH"))
+        #expect(run.output.contains("--mpd"))
+        #expect(run.output.contains("BOARD is pi4"))
         #expect(!run.output.contains("building"))
+    }
+
+    /// Issue 19: `--mpd` makes the installed service serve MPD's library (its socket in /run/mpd, as
+    /// tools/mpd/mpd.conf binds it); without it the service is as before.
+    @Test func theMPDFlagServesMPDsSocket() throws {
+        let plain = try Self.install(["--print-defaults"])
+        #expect(plain.status == 0)
+        #expect(plain.output.contains("DASHPORT_ARGS=\"--state-dir /var/lib/dashport\"\n"))
+        let withMPD = try Self.install(["--print-defaults", "--mpd"])
+        #expect(withMPD.output.contains("DASHPORT_ARGS=\"--state-dir /var/lib/dashport --mpd /run/mpd/socket\"\n"))
+        // The example mpd.conf binds that socket and feeds the same state directory's audio input.
+        let conf = try String(contentsOfFile: Self.root.appendingPathComponent("tools/mpd/mpd.conf").path, encoding: .utf8)
+        #expect(conf.contains("bind_to_address     \"/run/mpd/socket\""))
+        #expect(conf.contains("dashport audio-in --state-dir /var/lib/dashport"))
     }
 }
