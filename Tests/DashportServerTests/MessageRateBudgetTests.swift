@@ -34,7 +34,7 @@ import Testing
 }
 
 /// The attack over real TCP: a linked car flooding encrypted pings is slowed to its budget, told
-/// in the log once, and closed when it keeps on; a good car beside it keeps its link and pings.
+/// in the log once per episode, and closed when it keeps on; a good car beside it keeps its link and pings.
 @Suite struct MessageFloodOverTCPTests {
     @Test func aPingFloodIsSlowedThenClosedAndTheOtherCarKeepsItsLink() async throws {
         try await TestServer.with(configure: {
@@ -53,7 +53,10 @@ import Testing
             let pings = await good.pingsReceived
             try await good.waitUntil("good car still pinged") { $0.pingsReceived >= pings + 2 }
             #expect(await !good.transportClosed)
-            #expect(server.log.records.filter { $0.message.contains("reading from it is paused") }.count == 1)
+            // Said once per episode (a second under the budget ends one; under load the flood can
+            // arrive in bursts with such seconds between), never once per message.
+            let said = server.log.records.filter { $0.message.contains("reading from it is paused") }.count
+            #expect((1...10).contains(said), "\(said) lines for 3000 pings")
             await good.abort()
         }
     }
