@@ -33,6 +33,11 @@ extension FunctionFSGadget {
 
     func handle(_ event: FunctionFSEvent, ep0: Int32) {
         logger.debug("ep0 event \(event)")
+        if event == .bind {
+            // A new connection to the bus: bytes read since the last one went down (a car's half
+            // message still in the pipe when the cable went) are the old car's, never the next one's.
+            shared.withLock { $0.stash = [] }
+        }
         var actions = shared.withLock { $0.control.handle(event) }
         logNotes()
         while !actions.isEmpty {
