@@ -129,7 +129,7 @@ extension SessionCore {
     }
 
     /// Returns once every write asked for so far has finished and its outcome is reported (tests).
-    func writesSettled() async {
+    public func writesSettled() async {
         await writer?.settled()
         takeWriteOutcomes()
     }

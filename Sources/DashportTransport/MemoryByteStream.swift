@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// Two ``ByteStream`` ends joined in memory: what one end writes, the other receives, in order.
@@ -42,9 +43,12 @@ public final class MemoryByteStream: ByteStream {
         state.withLock { $0.paused = true }
     }
 
+    /// Held events are handed over from another thread, not the caller's: a reader resumes with
+    /// its own lock held (``CarMailbox`` does, so a pause cannot overtake the resume), and a
+    /// handler called inside it would take that lock again.
     public func resumeReading() {
         state.withLock { $0.paused = false }
-        drain()
+        DispatchQueue.global().async { self.drain() }
     }
 
     public var outboundBufferedBytes: Int { 0 }
@@ -100,15 +104,14 @@ public final class MemoryByteStream: ByteStream {
         peerBox.withLock { $0 = nil }
     }
 
+    /// Queues `event` and hands it over through ``drain()``: two threads writing to one end at once
+    /// (a car's worker and a core push) reach the handler one at a time and in order.
     private func deliver(_ event: TransportEvent, evenIfClosed: Bool = false) {
-        let handler: (@Sendable (TransportEvent) -> Void)? = state.withLock { state in
-            if state.closed && !evenIfClosed { return nil }
-            guard let handler = state.handler, !state.paused, !state.draining, state.pending.isEmpty else {
-                state.pending.append(event)
-                return nil
-            }
-            return handler
+        let queued = state.withLock { state -> Bool in
+            if state.closed && !evenIfClosed { return false }
+            state.pending.append(event)
+            return true
         }
-        handler?(event)
+        if queued { drain() }
     }
 }

@@ -6,6 +6,7 @@ import DashportBrowse
 import DashportFiles
 import DashportHeadUnit
 import DashportMessages
+import DashportSession
 import DashportTransport
 import DashportLog
 @testable import DashportServer
@@ -109,6 +110,9 @@ import DashportLog
         #expect(try await FaultCars.play(car, track.id).accepted)
         #expect(try await FaultCars.command(car, .pause(DashportMedia.Empty())).accepted)
         try await eventually("the session is written") { FileManager.default.fileExists(atPath: sessionFile(server)) }
+        // The pause's write may still be running (a temporary file beside the play's session.json):
+        // the snapshot is of what is on disk once every write asked for has finished.
+        await server.server.core.session.writesSettled()
         let directories = [server.stateDirectory + "/browse-cache", server.stateDirectory + "/session"]
         return Dictionary(uniqueKeysWithValues: directories.map { ($0, snapshot($0)) })
     }

@@ -128,6 +128,11 @@ struct MPDOverTCPTests {
             // ... and another MPD client moves the car.
             try harness.mpc("next")
             try await waitForItem(car, title: "Dusk")
+            // The state that goes with Dusk (queue index 2) follows its metadata; counted from there.
+            try await car.waitUntil("the state of Dusk") { car in
+                car.messages(on: Self.media).last { $0.id == 0x800C }
+                    .flatMap { try? DashportMedia.PlaybackState(serializedBytes: $0.body) }?.queueIndex == 2
+            }
             // Another client's volume is the car's remote volume; the playback state (playing on,
             // MPD's elapsed a few ms off the shown anchor's projection) is not sent again.
             let states = await car.messages(on: Self.media).count { $0.id == 0x800C }
