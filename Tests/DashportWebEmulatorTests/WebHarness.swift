@@ -19,8 +19,11 @@ struct WebHarness: Sendable {
 
     var address: ListenAddress { web.address }
 
-    static func with(settings: WebCarSettings = WebCarSettings(), _ body: (WebHarness) async throws -> Void) async throws {
-        try await TestServer.with { phone in
+    static func with(
+        settings: WebCarSettings = WebCarSettings(), stateDirectory: String? = nil,
+        configure: (inout ServerConfiguration) -> Void = { _ in }, _ body: (WebHarness) async throws -> Void
+    ) async throws {
+        try await TestServer.with(stateDirectory: stateDirectory, configure: configure) { phone in
             let identity = try TestTLS.carIdentity.get()
             let address = phone.server.address
             let car = WebCar(
