@@ -18,11 +18,18 @@ extension HTTPServer {
             sink.yield(event)
             if case .closed = event { sink.finish() }
         }
+        let client = Client(connection: connection)
+        guard register(client) else {
+            connection.abort()
+            return
+        }
         // One task per client, run by the reactor between its socket events.
-        Task(executorPreference: loop) { await self.serve(connection, events: events, backlog: backlog) }
+        Task(executorPreference: loop) { await self.serve(client, events: events, backlog: backlog) }
     }
 
-    private func serve(_ connection: TCPConnection, events: AsyncStream<TransportEvent>, backlog: Backlog) async {
+    private func serve(_ client: Client, events: AsyncStream<TransportEvent>, backlog: Backlog) async {
+        let connection = client.connection
+        defer { forget(connection) }
         let log = logger.with("peer", connection.peerDescription)
         var parser = HTTPRequestParser(limits: configuration.limits)
         var stream: HTTPStream?
@@ -46,6 +53,7 @@ extension HTTPServer {
                         break
                     }
                     guard let request else { break }
+                    client.touch(busy: true)
                     let reply = await answer(request, log: log)
                     await waitForRoom(connection)
                     switch reply {
@@ -53,6 +61,7 @@ extension HTTPServer {
                         var bytes = response.encoded(keepAlive: request.keepAlive)
                         if request.method == "HEAD" { bytes.removeLast(response.body.count) }
                         connection.write(bytes)
+                        client.touch(busy: false)
                         if !request.keepAlive {
                             connection.close()
                             finished = true

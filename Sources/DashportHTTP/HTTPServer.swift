@@ -17,11 +17,17 @@ public struct HTTPServerConfiguration: Sendable {
     public var outboundHighWater: Int
     /// More queued for one client closes it (bytes).
     public var outboundLimit: Int
+    /// A client that sends no whole request for this long (between requests on a kept-alive
+    /// connection, or in the middle of a head or body) is closed, so idle or trickling clients do
+    /// not keep the connection slots. Streams and requests being answered are not timed.
+    public var idleTimeout: Duration
 
     public init(
         listen: ListenAddress, allowNonLoopback: Bool = false, maxConnections: Int = 32, limits: HTTPLimits = HTTPLimits(),
-        maxQueuedChunks: Int = 4, outboundHighWater: Int = 256 * 1024, outboundLimit: Int = 4 * 1024 * 1024
+        maxQueuedChunks: Int = 4, outboundHighWater: Int = 256 * 1024, outboundLimit: Int = 4 * 1024 * 1024,
+        idleTimeout: Duration = .seconds(60)
     ) {
+        self.idleTimeout = idleTimeout
         self.listen = listen
         self.allowNonLoopback = allowNonLoopback
         self.maxConnections = maxConnections
@@ -77,6 +83,9 @@ public final class HTTPServer: Sendable {
     let handler: HTTPHandler
     let logger: Logger
     let streams = Mutex<[ObjectIdentifier: HTTPStream]>([:])
+    /// Every client, for the idle sweep; nil once the server shut down.
+    let clients = Mutex<[ObjectIdentifier: Client]?>([:])
+    let loop: EventLoop
 
     public static func start(
         _ configuration: HTTPServerConfiguration, logger: Logger, loop: EventLoop = .shared, handler: @escaping HTTPHandler
@@ -90,12 +99,17 @@ public final class HTTPServer: Sendable {
         } catch {
             throw .transport(error)
         }
-        let server = HTTPServer(configuration: configuration, listener: listener, handler: handler, logger: logger.labelled("http"))
+        let server = HTTPServer(
+            configuration: configuration, listener: listener, handler: handler, logger: logger.labelled("http"), loop: loop)
         listener.start { [server] connection in server.accept(connection, loop: loop) }
+        server.scheduleSweep()
         return server
     }
 
-    private init(configuration: HTTPServerConfiguration, listener: TCPListener, handler: @escaping HTTPHandler, logger: Logger) {
+    private init(
+        configuration: HTTPServerConfiguration, listener: TCPListener, handler: @escaping HTTPHandler, logger: Logger, loop: EventLoop
+    ) {
+        self.loop = loop
         self.configuration = configuration
         self.address = listener.boundAddress
         self.listener = listener
@@ -112,6 +126,7 @@ public final class HTTPServer: Sendable {
     /// Stops accepting and closes every open stream; answers in progress finish.
     public func shutdown() {
         listener.shutdown()
+        clients.withLock { $0 = nil }
         for stream in streams.withLock({ Array($0.values) }) { stream.close() }
     }
 

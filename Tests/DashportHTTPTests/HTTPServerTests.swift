@@ -114,6 +114,17 @@ import Testing
         #expect(stream.isClosed)
     }
 
+    @Test func aClientThatTricklesOrIdlesIsClosed() async throws {
+        let server = try Self.echoServer { $0.idleTimeout = .milliseconds(200) }
+        defer { server.shutdown() }
+        let trickler = try await RawHTTPClient.connect(to: server.address)
+        trickler.send("GET /slow HTTP/1.1\r\nHost: \(server.address)\r\n")
+        #expect(try await trickler.waitForClose().isEmpty)
+        let idle = try await RawHTTPClient.connect(to: server.address)
+        idle.send("GET /once HTTP/1.1\r\nHost: \(server.address)\r\n\r\n")
+        #expect(try await idle.waitForClose().contains("GET /once 0"))
+    }
+
     @Test func theConnectionCapClosesOneMore() async throws {
         let server = try Self.echoServer { $0.maxConnections = 2 }
         defer { server.shutdown() }
