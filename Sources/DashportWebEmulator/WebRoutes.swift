@@ -11,10 +11,13 @@ public struct WebRoutes: Sendable {
     public let car: WebCar
     /// Where the record button writes its `.jsonl` files.
     public let recordDirectory: String
+    /// Items per page asked for when the page does not say (`--page-size`); nil: the server's choice.
+    public let pageSize: UInt32?
 
-    public init(car: WebCar, recordDirectory: String) {
+    public init(car: WebCar, recordDirectory: String, pageSize: UInt32? = nil) {
         self.car = car
         self.recordDirectory = recordDirectory
+        self.pageSize = pageSize
     }
 
     public func handle(_ request: HTTPRequest) async -> HTTPReply {
@@ -54,7 +57,7 @@ public struct WebRoutes: Sendable {
     private func browse(_ request: HTTPRequest) async -> HTTPResponse {
         guard let session = await car.linkedSession else { return Self.notLinked }
         let page = request.queryValue("page").flatMap { UInt32($0) }
-        let pageSize = request.queryValue("pageSize").flatMap { UInt32($0) }
+        let pageSize = request.queryValue("pageSize").flatMap { UInt32($0) } ?? self.pageSize
         let kind: MediaChannelRequestKind
         switch request.path {
         case "/api/children":

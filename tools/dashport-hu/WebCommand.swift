@@ -25,6 +25,7 @@ enum WebCommand {
             .flag("allow-remote", "allow --listen on an address other machines can reach (the page has no login)"),
             .flag("open", "open the page in the default browser (xdg-open) once it is served"),
             .value("record-dir", "DIR", "where the page's record button writes its .jsonl files (default: the current directory)"),
+            .value("page-size", "N", "items per page asked for (default: the server's choice); the page loads more as it scrolls"),
             .value("max-tabs", "N", "tabs the car draws at the root (server default 4)"),
             .flag("legacy", "error screens: legacy (2 codes)"),
             .value("max-depth", "N", "deepest level the car opens"),
@@ -90,7 +91,15 @@ enum WebCommand {
             return 2
         }
         let car = WebCar(connector: connector, configuration: configuration, settings: settings, timeout: timeout, logger: logger)
-        let routes = WebRoutes(car: car, recordDirectory: parsed.string("record-dir") ?? FileManager.default.currentDirectoryPath)
+        let pageSize: UInt32?
+        do throws(UsageError) {
+            pageSize = try parsed.count("page-size")
+        } catch {
+            Console.err("dashport-hu web: \(error)")
+            return 2
+        }
+        let routes = WebRoutes(
+            car: car, recordDirectory: parsed.string("record-dir") ?? FileManager.default.currentDirectoryPath, pageSize: pageSize)
         let server: HTTPServer
         do {
             server = try HTTPServer.start(
