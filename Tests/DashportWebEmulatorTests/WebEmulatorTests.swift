@@ -77,6 +77,25 @@ import Testing
         }
     }
 
+    @Test func theCarsSoundStreamsToThePageWhilePlaying() async throws {
+        try await WebHarness.with { harness in
+            try await harness.waitUntilLinked()
+            let audio = try await RawHTTPClient.connect(to: harness.address)
+            audio.send("GET /audio HTTP/1.1\r\nHost: \(harness.address)\r\n\r\n")
+            let head = try await audio.waitFor("\r\n\r\n")
+            #expect(head.hasPrefix("HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream"))
+            #expect(head.contains("X-Dashport-Audio: pcm s16le 48000 2"))
+            try await eventually("the page's audio listener") { harness.car.audio.listenerCount == 1 }
+            let tracks = try await harness.getJSON("/api/children?parent=album-northern-lights")
+            let track = try #require((tracks["items"] as? [[String: Any]])?.first?["id"] as? String)
+            _ = try await harness.postJSON("/api/play", "{\"id\":\"\(track)\",\"parent\":\"album-northern-lights\"}")
+            // A quarter second of 48 kHz stereo 16-bit PCM past the head.
+            let bytes = try await audio.received.wait("PCM on /audio", timeout: .seconds(120)) { $0.bytes.count > head.utf8.count + 48_000 }
+            #expect(bytes.bytes.count > 48_000)
+            #expect(harness.car.audio.samplesHeard > 0)
+        }
+    }
+
     @Test func aCoverAtTheAskedSize() async throws {
         try await WebHarness.with { harness in
             try await harness.waitUntilLinked()
