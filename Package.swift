@@ -26,8 +26,10 @@
 //   Transport       DashportTransport  (TCP over epoll; moves bytes only)
 //                   DashportUSB        (USB gadget over FunctionFS: AOA on ep0, bulk byte streams)
 //                   DashportUSBHost    (the car's USB side over libusb, for the emulator)
+//                   DashportHTTP       (a small HTTP/1.1 server on the reactor: sans-IO parser, SSE, fixed routes)
 //   Server          DashportServer     (wires a transport connection to the sans-IO stack and the core)
 //                   DashportEmulator   (the same for the car role: HeadUnitClient, the emulator's shell)
+//                   DashportWebEmulator (`dashport-hu web`: the emulator's car behind a page, over DashportHTTP)
 //   Executables     dashport (Sources/dashport), dashport-hu (tools/dashport-hu)
 //   Test support    DashportTestSupport (manual clock, TLS identities, loopback server fixture, waits, emulated shell),
 //                   DashportFuzzDrivers (tools/fuzz/Drivers: the fuzz drivers the tests replay)
