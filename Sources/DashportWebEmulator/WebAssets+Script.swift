@@ -28,7 +28,13 @@ extension WebAssets {
           return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${ss}` : `${m}:${ss}`;
         }
 
+        // What needs the phone waits for the link: asked meanwhile it would only fail (503).
+        const needsLink = ['/api/children', '/api/search', '/api/item', '/api/play', '/api/command'];
         async function api(path, body) {
+          if (S.connection.state !== 'linked' && needsLink.includes(path.split('?')[0])) {
+            toast('problem', 'the car is not linked to the phone right now');
+            return null;
+          }
           const init = body === undefined ? {} : { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) };
           let response;
           try { response = await fetch(path, init); } catch (error) { toast('problem', `the emulator does not answer: ${error}`); return null; }
@@ -44,8 +50,8 @@ extension WebAssets {
           return result;
         }
 
-        function toast(kind, text) {
-          const node = el('div', { class: 'toast', 'data-testid': 'toast', 'data-kind': kind, role: 'status', text });
+        function toast(kind, text, code) {
+          const node = el('div', { class: 'toast', 'data-testid': 'toast', 'data-kind': kind, 'data-code': code, role: 'status', text });
           const area = $('toasts');
           area.append(node);
           while (area.children.length > 4) area.firstChild.remove();
@@ -69,7 +75,7 @@ extension WebAssets {
           on('sleepTimer', onSleepTimer);
           on('sleepTimerFired', () => toast('sleepTimer', 'Sleep timer: playback paused'));
           on('volume', onVolume);
-          on('sessionError', (error) => toast('sessionError', error.message || String(error.code)));
+          on('sessionError', (error) => toast('sessionError', error.message || String(error.code), error.code));
           on('problem', (problem) => toast('problem', problem.text));
           on('childrenChanged', onChildrenChanged);
           on('recording', onRecording);

@@ -72,6 +72,7 @@ extension WebAssets {
         async function loadNext(fresh) {
           const top = S.stack[S.stack.length - 1];
           if (!top || top.loading || !top.hasMore) return;
+          if (S.connection.state !== 'linked') return;  // the next tabs event, after the link, draws it again
           top.loading = true;
           const page = top.page + 1;
           const path = top.kind === 'search'

@@ -83,7 +83,10 @@ public struct WebRoutes: Sendable {
         guard let key = request.queryValue("key"), !key.isEmpty else { return Self.error(400, "key= is missing") }
         let width = request.queryValue("w").flatMap { UInt32($0) }.map { min($0, 2048) }
         let height = request.queryValue("h").flatMap { UInt32($0) }.map { min($0, 2048) }
-        guard let session = await car.linkedSession else { return Self.notLinked }
+        let fallback = request.queryValue("fallback") == "1"
+        guard let session = await car.linkedSession else {
+            return fallback ? Self.placeholder(width: width, height: height, why: "notLinked") : Self.notLinked
+        }
         do {
             guard case .artwork(let result) = try await session.request(.getArtwork(key: key, width: width, height: height)) else {
                 return Self.error(502, "not an artwork answer")
@@ -101,14 +104,16 @@ public struct WebRoutes: Sendable {
                     ] + HTTPResponse.safetyHeaders,
                     body: image.data)
             case .error(let error):
-                if request.queryValue("fallback") == "1" { return Self.placeholder(width: width, height: height, why: "\(error.code)") }
+                if fallback { return Self.placeholder(width: width, height: height, why: "\(error.code)") }
                 return Self.error(
                     error.code == .notFound ? 404 : 502, "artwork \(key): \(error.code)" + (error.message.map { ": \($0)" } ?? ""))
             case nil:
-                return Self.error(502, "artwork \(key): the answer carries no outcome")
+                return fallback
+                    ? Self.placeholder(width: width, height: height, why: "noOutcome")
+                    : Self.error(502, "artwork \(key): the answer carries no outcome")
             }
         } catch {
-            return Self.error(504, "\(error)")
+            return fallback ? Self.placeholder(width: width, height: height, why: "\(error)") : Self.error(504, "\(error)")
         }
     }
 
