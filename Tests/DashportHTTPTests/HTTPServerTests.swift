@@ -41,6 +41,7 @@ import Testing
         #expect(text.components(separatedBy: "HTTP/1.1 200 OK").count == 5)
         #expect(text.hasSuffix("GET /four 0"))
         #expect(text.contains("Connection: close\r\n"))
+        #expect(EventLoop.socketCallsOffReactor == 0)
     }
 
     @Test func aBadRequestIsRefusedAndOnlyItsConnectionCloses() async throws {
