@@ -4,7 +4,7 @@
 /// `/%2e%2e/x`) or hides a separator or a control byte in an escape is refused.
 public enum HTTPRequestTarget {
     /// `(path, query)`; throws 400 for an absolute or authority form, `*`, a fragment, a bad
-    /// escape, invalid UTF-8, `%2F` or `\` in a segment, a control byte, or a climb above the root.
+    /// escape, invalid UTF-8, `%2F` or `\` in a segment, a control byte (path or query), or a climb above the root.
     public static func parse(_ target: String) throws(HTTPParseError) -> (String, [(name: String, value: String)]) {
         guard target.hasPrefix("/") else {
             if target == "*" { throw HTTPParseError(400, "the asterisk form (OPTIONS *) is not served") }
@@ -60,7 +60,10 @@ public enum HTTPRequestTarget {
         return pairs
 
         func text(_ part: Substring) throws(HTTPParseError) -> String {
-            guard let decoded = String(validating: try decode(part, plusIsSpace: true), as: UTF8.self) else {
+            let bytes = try decode(part, plusIsSpace: true)
+            // A NUL would end the string in the protobuf-c messages the values become (ids, queries).
+            if bytes.contains(where: { $0 < 32 || $0 == 127 }) { throw HTTPParseError(400, "a query with a control byte") }
+            guard let decoded = String(validating: bytes, as: UTF8.self) else {
                 throw HTTPParseError(400, "a query that is not UTF-8")
             }
             return decoded

@@ -34,6 +34,10 @@ extension WebRoutes {
         } catch {
             return Self.error(400, "the body is not the JSON object expected: \(error)")
         }
+        // A NUL would cut the text short in the protobuf-c message it becomes.
+        if [body.id, body.parent, body.query, body.name].contains(where: { $0?.unicodeScalars.contains { $0.value < 32 } == true }) {
+            return Self.error(400, "an id, query or name with a control character")
+        }
         switch request.path {
         case "/api/settings":
             var settings = await car.settings

@@ -122,6 +122,8 @@ import Testing
         #expect(path("127.0.0.1:80") == nil)  // authority form
         #expect(path("*") == nil)
         #expect(path("/a#frag") == nil)
+        #expect(throws: HTTPParseError.self) { try HTTPRequestTarget.parse("/a?id=x%00y") }  // a NUL would cut the id on the wire
+        #expect(try HTTPRequestTarget.parse("/a?q=%C3%A9t%C3%A9+x&e=").1.map(\.value) == ["été x", ""])
         #expect(Self.status("GET http://127.0.0.1/ HTTP/1.1\r\nHost: h\r\n\r\n") == 400)
         #expect(Self.status("GET /%2e%2e/x HTTP/1.1\r\nHost: h\r\n\r\n") == 400)
     }
