@@ -1,5 +1,5 @@
 /// One HTTP/1.1 response: status, header fields and a body whose length is sent as
-/// `Content-Length`. ``encoded(keepAlive:)`` writes it for the wire.
+/// `Content-Length`. ``encoded(keepAlive:bodyIsOpenEnded:)`` writes it for the wire.
 public struct HTTPResponse: Sendable, Hashable {
     public var status: Int
     /// Fields beyond `Content-Length` and `Connection`, which the encoder writes itself.

@@ -66,7 +66,7 @@ public enum HTTPReply: Sendable {
 /// Answers one request. Runs on the connection's task, one request at a time per connection, in order.
 public typealias HTTPHandler = @Sendable (HTTPRequest) async -> HTTPReply
 
-/// A small HTTP/1.1 server on the transport's reactor: a ``TCPListener``, and for each client one
+/// A small HTTP/1.1 server on the transport's reactor: a `TCPListener`, and for each client one
 /// task (preferring the reactor as its executor) that parses with ``HTTPRequestParser``, asks the
 /// handler, and writes the answers in order. Only the reactor touches sockets. Reading pauses while
 /// a client's bytes wait to be parsed; an answer waits while its client's queue is over the
