@@ -106,7 +106,11 @@ enum WebCommand {
                 HTTPServerConfiguration(listen: listen, allowNonLoopback: parsed.flag("allow-remote")), logger: logger
             ) { request in await routes.handle(request) }
         } catch {
-            Console.err("dashport-hu web: \(error)")
+            if case .notLoopback = error {
+                Console.err("dashport-hu web: \(error) (--allow-remote)")
+            } else {
+                Console.err("dashport-hu web: \(error)")
+            }
             return 1
         }
         let signals = WebSignals()
