@@ -17,6 +17,7 @@ public struct HTTPRequestParser: Sendable {
     private var pending: HTTPRequest?
     private var bodyLength = 0
     private var failure: HTTPParseError?
+    private var continueOwed = false
 
     public init(limits: HTTPLimits = HTTPLimits()) {
         self.limits = limits
@@ -27,6 +28,13 @@ public struct HTTPRequestParser: Sendable {
 
     /// True when nothing is buffered and no request is half read.
     public var isIdle: Bool { bufferedBytes == 0 && pending == nil }
+
+    /// True once per request whose head asked `Expect: 100-continue` and whose body has not come:
+    /// the server answers `100 Continue` so the client sends it (curl waits a second otherwise).
+    public mutating func takeContinue() -> Bool {
+        defer { continueOwed = false }
+        return continueOwed
+    }
 
     /// Adds bytes from the client.
     public mutating func append(_ bytes: some Collection<UInt8>) {
@@ -58,8 +66,10 @@ public struct HTTPRequestParser: Sendable {
             let (request, length) = try HTTPHead.parse(head, limits: limits)
             pending = request
             bodyLength = length
+            continueOwed = length > 0 && request.header("expect")?.lowercased() == "100-continue"
         }
         guard bufferedBytes >= bodyLength, var request = pending else { return nil }
+        continueOwed = false
         request.body = Array(buffer[start..<start + bodyLength])
         consume(bodyLength)
         pending = nil

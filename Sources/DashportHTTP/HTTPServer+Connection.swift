@@ -52,7 +52,10 @@ extension HTTPServer {
                         finished = true
                         break
                     }
-                    guard let request else { break }
+                    guard let request else {
+                        if parser.takeContinue() { connection.write(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)) }
+                        break
+                    }
                     client.touch(busy: true)
                     let reply = await answer(request, log: log)
                     await waitForRoom(connection)

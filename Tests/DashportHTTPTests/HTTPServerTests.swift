@@ -115,6 +115,16 @@ import Testing
         #expect(stream.isClosed)
     }
 
+    @Test func aBodyAfterExpectContinueIsAskedFor() async throws {
+        let server = try Self.echoServer()
+        defer { server.shutdown() }
+        let client = try await RawHTTPClient.connect(to: server.address)
+        client.send("POST /upload HTTP/1.1\r\nHost: \(server.address)\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n")
+        #expect(try await client.waitFor("\r\n\r\n") == "HTTP/1.1 100 Continue\r\n\r\n")
+        client.send("abc")
+        #expect(try await client.waitFor("POST /upload 3").contains("HTTP/1.1 200 OK"))
+    }
+
     @Test func aClientThatTricklesOrIdlesIsClosed() async throws {
         let server = try Self.echoServer { $0.idleTimeout = .milliseconds(200) }
         defer { server.shutdown() }
