@@ -123,10 +123,14 @@ public final class HTTPServer: Sendable {
     /// Clients connected now.
     public var connectionCount: Int { listener.connectionCount }
 
-    /// Stops accepting and closes every open stream; answers in progress finish.
+    /// Stops accepting and closes every client (what is queued for it is sent first).
     public func shutdown() {
         listener.shutdown()
-        clients.withLock { $0 = nil }
+        let open = clients.withLock { clients in
+            defer { clients = nil }
+            return clients.map { Array($0.values) } ?? []
+        }
+        for client in open { client.connection.close() }
         for stream in streams.withLock({ Array($0.values) }) { stream.close() }
     }
 

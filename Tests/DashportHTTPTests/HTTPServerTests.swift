@@ -115,6 +115,15 @@ import Testing
         #expect(stream.isClosed)
     }
 
+    @Test func shutdownClosesKeptAliveClients() async throws {
+        let server = try Self.echoServer()
+        let client = try await RawHTTPClient.connect(to: server.address)
+        client.send("GET /k HTTP/1.1\r\nHost: \(server.address)\r\n\r\n")
+        try await client.waitFor("GET /k 0")
+        server.shutdown()
+        #expect(try await client.waitForClose().hasSuffix("GET /k 0"))
+    }
+
     @Test func aBodyAfterExpectContinueIsAskedFor() async throws {
         let server = try Self.echoServer()
         defer { server.shutdown() }
