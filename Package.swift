@@ -26,8 +26,10 @@
 //   Transport       DashportTransport  (TCP over epoll; moves bytes only)
 //                   DashportUSB        (USB gadget over FunctionFS: AOA on ep0, bulk byte streams)
 //                   DashportUSBHost    (the car's USB side over libusb, for the emulator)
+//                   DashportHTTP       (a small HTTP/1.1 server on the reactor: sans-IO parser, SSE, fixed routes)
 //   Server          DashportServer     (wires a transport connection to the sans-IO stack and the core)
 //                   DashportEmulator   (the same for the car role: HeadUnitClient, the emulator's shell)
+//                   DashportWebEmulator (`dashport-hu web`: the emulator's car behind a page, over DashportHTTP)
 //   Executables     dashport (Sources/dashport), dashport-hu (tools/dashport-hu)
 //   Test support    DashportTestSupport (manual clock, TLS identities, loopback server fixture, waits, emulated shell),
 //                   DashportFuzzDrivers (tools/fuzz/Drivers: the fuzz drivers the tests replay)
@@ -146,6 +148,10 @@ let package = Package(
         // MARK: Transport and server
         .target(name: "DashportTransport", dependencies: ["CDashportLinux", "DashportThread", "DashportLog"], swiftSettings: strict),
         .target(
+            // A small HTTP/1.1 server on the reactor (issue 20): sans-IO request parser, response
+            // and server-sent-event encoders, a fixed route table; loopback only unless allowed.
+            name: "DashportHTTP", dependencies: ["DashportTransport", "DashportLog"], swiftSettings: strict),
+        .target(
             name: "DashportUSB",
             dependencies: ["CDashportFunctionFS", "DashportTransport", "DashportThread", "DashportClock", "DashportLog"],
             swiftSettings: strict),
@@ -186,10 +192,21 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .target(
+            // `dashport-hu web` (issue 20): the car-role stack behind a page served by DashportHTTP,
+            // its pushes as server-sent events, the page's files embedded.
+            name: "DashportWebEmulator",
+            dependencies: [
+                "DashportEmulator", "DashportHTTP", "DashportHeadUnit", "DashportRecording", "DashportMessages", "DashportLink",
+                "DashportLog",
+            ],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "dashport-hu",
             dependencies: [
-                "DashportEmulator", "DashportHeadUnit", "DashportTransport", "DashportUSBHost", "DashportLink", "DashportClock",
+                "DashportWebEmulator", "DashportHTTP", "DashportEmulator", "DashportHeadUnit", "DashportTransport", "DashportUSBHost",
+                "DashportLink", "DashportClock",
                 "DashportLog", "DashportCommandLine", "DashportRecording", "DashportTLS",
             ],
             path: "tools/dashport-hu",
@@ -274,7 +291,7 @@ let package = Package(
             dependencies: [
                 "DashportLink", "DashportHeadUnit", "DashportTLS", "DashportFrames", "DashportMessages",
                 "DashportServices", "DashportSession", "DashportBrowse", "DashportClock", "DashportControl", "DashportRandom",
-                "DashportMPD",
+                "DashportMPD", "DashportHTTP",
             ],
             path: "tools/fuzz/Drivers",
             swiftSettings: strict
@@ -319,12 +336,19 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        .executableTarget(
+            name: "FuzzHTTP",
+            dependencies: ["DashportFuzzDrivers"],
+            path: "tools/fuzz/FuzzHTTP",
+            swiftSettings: strict
+        ),
+
         // MARK: Test support (one target every test suite shares)
         .target(
             name: "DashportTestSupport",
             dependencies: [
                 "DashportFuzzDrivers", "DashportClock", "DashportTLS", "DashportServer", "DashportEmulator", "DashportHeadUnit",
-                "DashportBrowse", "DashportArtwork", "DashportLog", "DashportMPD", "DashportSession",
+                "DashportBrowse", "DashportArtwork", "DashportLog", "DashportMPD", "DashportSession", "DashportTransport",
             ],
             swiftSettings: strict
         ),
@@ -413,6 +437,19 @@ let package = Package(
             dependencies: ["DashportSoak", "DashportServer", "DashportTransport"],
             swiftSettings: strict
         ),
+        .testTarget(
+            name: "DashportHTTPTests",
+            dependencies: ["DashportFuzzDrivers", "DashportTestSupport", "DashportHTTP", "DashportTransport", "DashportLog"],
+            exclude: ["FuzzCrashes"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "DashportWebEmulatorTests",
+            dependencies: [
+                "DashportTestSupport", "DashportWebEmulator", "DashportHTTP", "DashportEmulator", "DashportHeadUnit", "DashportTransport",
+                "DashportServer",
+                "DashportLog",
+            ],
+            swiftSettings: strict),
         .testTarget(name: "DashportTransportTests", dependencies: ["DashportTestSupport", "DashportTransport"], swiftSettings: strict),
         .testTarget(
             name: "DashportUSBTests",

@@ -1,5 +1,6 @@
 import DashportEmulator
 import DashportHeadUnit
+import DashportLink
 import DashportLog
 import DashportTLS
 import DashportUSB
@@ -26,7 +27,8 @@ enum USBConnect {
 
     static func client(
         match: USBDeviceMatch?, configuration: HeadUnitConfiguration, identity: TLSIdentity? = nil, timeout: Duration,
-        transcript: Transcript, logger: Logger, audioOutput: (@Sendable ([Int16]) -> Void)? = nil, bus: any USBBus = LibUSBBus()
+        transcript: Transcript, logger: Logger, audioOutput: (@Sendable ([Int16]) -> Void)? = nil,
+        tap: (@Sendable (TappedMessage) -> Void)? = nil, bus: any USBBus = LibUSBBus()
     ) async throws -> HeadUnitClient {
         // The client identity first: RSA key generation can take seconds on a slow machine, and the
         // phone's handshake deadline runs from the moment the accessory is configured.
@@ -42,6 +44,6 @@ enum USBConnect {
         }
         let stream = USBHostStream.open(connected.pipe, peer: "usb \(connected.device)", logger: logger.labelled("usb"))
         return try await HeadUnitClient.start(
-            on: stream, configuration: configuration, context: context, logger: logger, audioOutput: audioOutput)
+            on: stream, configuration: configuration, context: context, logger: logger, tap: tap, audioOutput: audioOutput)
     }
 }

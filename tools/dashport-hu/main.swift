@@ -9,6 +9,7 @@ let program = CommandSet(
     commands: [
         ("connect", "HOST:PORT", "complete the link, print what was negotiated, wait for pings, say bye-bye"),
         ("browse", "HOST:PORT", "browse and play through the Dashport media channel, as text screens"),
+        ("web", "HOST:PORT --listen 127.0.0.1:PORT", "the head unit as a web page: tabs, covers, now playing and sound in a browser"),
         ("record", "HOST:PORT --out FILE", "browse (interactive or --script) and record every message of the session"),
         ("replay", "FILE HOST:PORT", "play a recording's car side against a server, compare every server message"),
     ],
@@ -16,6 +17,7 @@ let program = CommandSet(
         Try, next to `swift run dashport serve`:
           dashport-hu connect 127.0.0.1:5277
           dashport-hu browse 127.0.0.1:5277
+          dashport-hu web 127.0.0.1:5277 --listen 127.0.0.1:8080 --open
         """)
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -26,6 +28,8 @@ do {
         status = await ConnectCommand.run(rest)
     case .command("browse", let rest):
         status = await BrowseCommand.run(rest)
+    case .command("web", let rest):
+        status = await WebCommand.run(rest)
     case .command("record", let rest):
         status = await RecordCommand.run(rest)
     case .command("replay", let rest):
@@ -34,6 +38,7 @@ do {
         switch topic {
         case "connect": Console.out(ConnectCommand.spec.help)
         case "browse": Console.out(BrowseCommand.spec.help)
+        case "web": Console.out(WebCommand.spec.help)
         case "record": Console.out(RecordCommand.usage)
         case "replay": Console.out(ReplayCommand.usage)
         default: arguments.isEmpty ? Console.err(program.help) : Console.out(program.help)
