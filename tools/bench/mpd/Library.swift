@@ -2,6 +2,7 @@ import DashportBenchSupport
 import DashportClock
 import DashportMPD
 import Foundation
+import Glibc
 
 /// The generated library: `albums` albums of `tracks` songs, ten albums per album artist, each
 /// song a copy of one tiny FLAC (20 s of digital silence, 8 kHz mono, about 0.5 KB) made once by
@@ -33,13 +34,22 @@ enum GeneratedLibrary {
                 file += blockHeader(type: 0, last: false, length: streamInfo.count) + streamInfo
                 file += blockHeader(type: 4, last: true, length: comment.count) + comment
                 file += frames
-                let path = folder + String(format: "/%02d Song.flac", track)
-                guard FileManager.default.createFile(atPath: path, contents: Data(file)) else { throw BenchFailure("cannot write \(path)") }
+                let path = folder + (track < 10 ? "/0\(track) Song.flac" : "/\(track) Song.flac")
+                try write(file, to: path)
                 files += 1
                 bytes += file.count
             }
         }
         return (files, bytes)
+    }
+
+    /// One plain open/write/close (Foundation's `createFile` writes a temporary file and renames it).
+    static func write(_ bytes: [UInt8], to path: String) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw BenchFailure("cannot write \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        guard written == bytes.count else { throw BenchFailure("short write to \(path)") }
     }
 
     /// 20 s of silence as FLAC, without padding or seek table.

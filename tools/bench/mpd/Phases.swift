@@ -75,7 +75,9 @@ struct ConnectFigures {
     var firstAlbums = 0.0
     var root: [Double] = []
     var albums: [Double] = []
-    var albumCount = 0
+    /// Rows of the first page the first car got, and the fewest any later car got.
+    var firstAlbumCount = 0
+    var albumCount: Int?
 }
 
 func connectPhase(_ subjects: [Subject], cars: Cars, rounds: Int) async throws -> [ConnectFigures] {
@@ -91,10 +93,11 @@ func connectPhase(_ subjects: [Subject], cars: Cars, rounds: Int) async throws -
             if round == 0 {
                 figures[index].firstRoot = times.root
                 figures[index].firstAlbums = total
-                figures[index].albumCount = page.items.count
+                figures[index].firstAlbumCount = page.items.count
             } else {
                 figures[index].root.append(times.root)
                 figures[index].albums.append(total)
+                figures[index].albumCount = min(figures[index].albumCount ?? .max, page.items.count)
             }
         }
     }
