@@ -252,6 +252,15 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
+            name: "dashport-bench-mpd",
+            dependencies: [
+                "DashportBenchSupport", "DashportServer", "DashportHeadUnit", "DashportMessages", "DashportTLS", "DashportTransport",
+                "DashportMPD", "DashportMPDSource", "DashportClock", "DashportCommandLine", "DashportLink", "DashportLog",
+            ],
+            path: "tools/bench/mpd",
+            swiftSettings: strict
+        ),
+        .executableTarget(
             name: "dashport-bench-artwork",
             dependencies: ["DashportArtwork", "CDashportVips", "DashportCommandLine"],
             path: "tools/bench/artwork",
@@ -469,7 +478,9 @@ let package = Package(
         .testTarget(
             name: "DashportMPDTests",
             dependencies: [
-                "DashportFuzzDrivers", "DashportTestSupport", "DashportMPD", "DashportClock", "DashportLog", "DashportTransport",
+                "DashportFuzzDrivers", "DashportTestSupport", "DashportMPD", "DashportMPDSource", "DashportSession", "DashportClock",
+                "DashportLog",
+                "DashportTransport",
             ],
             exclude: ["FuzzCrashes"],
             swiftSettings: strict

@@ -83,10 +83,27 @@ public final class MPDLibraryProvider: BrowseProvider {
         return await withCovers(items, in: nil, songs: songs)
     }
 
+    /// The row that heads the Albums, Artists and Folders tabs while MPD is reading the library
+    /// (`updating_db` in its status; on a first scan the database starts empty): a car is told why
+    /// a list is empty or short, not only the log. Neither browsable nor playable; the tabs are
+    /// read again when an update begins and ends, and pushed (children-changed) when they differ.
+    public static let updatingNotice = BrowseItem(
+        id: "notice/updating", title: "MPD is still reading your music",
+        subtitle: "This list fills in as MPD's scan goes on", browsable: false, playable: false)
+
+    /// The tabs that show ``updatingNotice``.
+    static func showsUpdating(_ parent: MPDLibraryId) -> Bool {
+        if case .tab(let tab) = parent { tab != .playlists } else { false }
+    }
+
     /// The whole list of `parent`, from the memo or from MPD.
     func whole(_ parent: MPDLibraryId) async throws -> [BrowseItem] {
         if let known = memo.withLock({ $0[parent.id] }) { return known }
-        let list = try await fetch(parent)
+        // Asked before the list: a list read while MPD's scan runs may be short (and MPD may hold
+        // the answer until the scan is done), so it carries the notice until the scan's end is seen.
+        let updating = Self.showsUpdating(parent) ? try await call(MPDCommand("status"))["updating_db"] != nil : false
+        var list = try await fetch(parent)
+        if updating { list.insert(Self.updatingNotice, at: 0) }
         memo.withLock { memo in
             if memo.count >= Self.memoCapacity { memo.removeAll() }
             memo[parent.id] = list
@@ -99,7 +116,10 @@ public final class MPDLibraryProvider: BrowseProvider {
     /// database change.
     public func refresh(_ subsystems: Set<String>) async -> [String] {
         let database = subsystems.contains("database")
-        guard database || subsystems.contains("stored_playlist") else { return [] }
+        // An update began or ended: the tabs gain or lose the updating notice (an update that
+        // found nothing new changes no database, and still ends).
+        let update = subsystems.contains("update")
+        guard database || update || subsystems.contains("stored_playlist") else { return [] }
         if database { covers.forget() }
         let remembered = memo.withLock { $0 }
         var changed: [String] = []
@@ -108,11 +128,12 @@ public final class MPDLibraryProvider: BrowseProvider {
             let affected: Bool
             switch parent {
             case .root: affected = false
-            case .tab(.playlists), .playlist: affected = true
+            case .tab(.playlists), .playlist: affected = database || subsystems.contains("stored_playlist")
             default: affected = database
             }
-            guard affected else { continue }
-            let new = try? await fetch(parent)
+            guard affected || (update && Self.showsUpdating(parent)) else { continue }
+            memo.withLock { _ = $0.removeValue(forKey: id) }
+            let new = try? await whole(parent)
             memo.withLock { $0[id] = new }
             if new != old { changed.append(id) }
         }

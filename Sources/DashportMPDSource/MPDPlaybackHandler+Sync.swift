@@ -29,8 +29,12 @@ extension MPDPlaybackHandler {
             }
         let index = status["song"].flatMap(Int.init).flatMap { (0..<count).contains($0) ? $0 : nil }
         state.queueIndex = index
+        // MPD's `elapsed` counts what it wrote into its pipe output; the cars hear that the pipe's
+        // lead later (what MPD wrote that no car was sent yet). Paused, the lead plays out and
+        // the position MPD shows is where it stops.
         let elapsed = status["elapsed"].flatMap(Double.init).map { Int64($0 * 1000) } ?? 0
-        state.position = PositionAnchor(valueMs: state.status == .stopped ? 0 : max(elapsed, 0), at: clock.now, rate: 1)
+        let lead = state.status == .playing ? (pipeInput?.leadMs ?? 0) : 0
+        state.position = PositionAnchor(valueMs: state.status == .stopped ? 0 : max(elapsed - lead, 0), at: clock.now, rate: 1)
         let repeating = status["repeat"] == "1"
         let single = status["single"] == "1"
         state.repeatMode = repeating ? (single ? .one : .all) : .none

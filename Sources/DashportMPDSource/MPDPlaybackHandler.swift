@@ -12,8 +12,9 @@ public import DashportSession
 /// session's channels are never guessed: after each command, and whenever MPD's idle connection
 /// says `player`, `playlist`, `mixer` or `options` changed (a passenger's app, `mpc next`),
 /// ``sync(session:)`` reads MPD's `status` (and its queue when its version moved) and broadcasts
-/// what MPD says, so every car sees a change made anywhere. Position is MPD's `elapsed` as an
-/// anchor, broadcast on discontinuities only (the core drops same-projection updates).
+/// what MPD says, so every car sees a change made anywhere. Position is MPD's `elapsed` minus its
+/// lead in the pipe (what MPD wrote that the cars were not sent yet, ``hear(_:)``) as an anchor,
+/// broadcast on discontinuities only (the core drops same-projection updates).
 ///
 /// MPD plays on its own outputs, so the handler declares remote playback with absolute volume
 /// (MPD's 0…100 mixer) when MPD has a mixer. ``audioSource`` is where the server's socket-fed
@@ -33,6 +34,10 @@ public actor MPDPlaybackHandler: SessionHandler {
     /// position (not a discontinuity to broadcast): AAP carries whole seconds.
     static let positionSlackMs: UInt64 = 250
 
+    /// The server's audio input MPD's pipe output feeds (``hear(_:)``), whose lead is taken off
+    /// MPD's `elapsed`; nil: MPD is not heard through Dashport.
+    var pipeInput: SessionAudioInput?
+
     /// The sound MPD makes for the cars, once the server plugs a source in (nil: status, metadata
     /// and keys only; MPD plays on its own outputs).
     public nonisolated let audioSource: (any SessionAudioSource)?
@@ -45,6 +50,10 @@ public actor MPDPlaybackHandler: SessionHandler {
     }
 
     var client: MPDClient { library.client }
+
+    /// The server: MPD's pipe output feeds `input` (through `dashport audio-in`), so what MPD's
+    /// `elapsed` counts reaches the cars `input`'s lead later; positions are taken back by it.
+    public func hear(_ input: SessionAudioInput) { pipeInput = input }
 
     // MARK: Browse trio, from the library
 

@@ -98,13 +98,15 @@ public final class MPDSource: Sendable {
     /// sink listens: switched off with `disableoutput` when the last car stops listening, so MPD's
     /// other outputs (the Pi's ALSA) play on their own, and on again with `enableoutput` when a car
     /// listens. One task follows the changes in order; a change while MPD is away is applied when
-    /// the next one comes.
+    /// the next one comes. The player is told the input, whose lead it takes off MPD's `elapsed`.
     func followListening(_ input: SessionAudioInput, logger: Logger) {
         let (changes, continuation) = AsyncStream.makeStream(of: Bool.self, bufferingPolicy: .bufferingNewest(1))
         let token = input.observeListening { continuation.yield($0) }
-        let client = self.client
+        let (client, player) = (self.client, self.player)
         let task = Task {
             defer { input.stopObserving(token) }
+            // MPD's elapsed counts what it wrote into this input; positions take its lead off.
+            await player.hear(input)
             for await listening in changes {
                 do throws(MPDError) {
                     let outputs = try await client.run(MPDCommand("outputs")).records(startingAt: ["outputid"])

@@ -67,6 +67,8 @@ public final class SessionAudioInput: SessionAudioSource {
         var listeners: [UInt64: @Sendable (Bool) -> Void] = [:]
         var nextListener: UInt64 = 0
         var statistics = Statistics()
+        /// Bytes the writer sent that are not buffered here yet (its socket's unread bytes).
+        var inFlight: (@Sendable () -> Int)?
 
         /// Moves the oldest `bytes` buffered bytes to the end of `buffer`.
         mutating func take(_ bytes: Int, into buffer: inout [UInt8]) {
@@ -190,6 +192,7 @@ public final class SessionAudioInput: SessionAudioSource {
         let wake = state.withLock { state -> (@Sendable () -> Void)? in
             state.writerConnected = false
             state.room = nil  // it belonged to the writer that went
+            state.inFlight = nil
             if !state.streaming, state.count >= SessionAudioFormat.bytesPerFrame {
                 state.streaming = true
                 return state.wake
@@ -198,6 +201,24 @@ public final class SessionAudioInput: SessionAudioSource {
             return nil
         }
         wake?()
+    }
+
+    /// How far the writer is ahead of what the cars were sent, in frames: the bytes it wrote that
+    /// no pull has taken yet, buffered here or still in its socket (``setInFlight(_:)``). For MPD's
+    /// pipe output this is MPD's lead: its `elapsed` counts what it wrote, the cars hear this much
+    /// later. 0 without a writer and nothing buffered.
+    public var leadFrames: Int {
+        let (buffered, inFlight) = state.withLock { ($0.count, $0.inFlight) }
+        return (buffered + (inFlight?() ?? 0)) / SessionAudioFormat.bytesPerFrame
+    }
+
+    /// ``leadFrames`` as milliseconds of audio.
+    public var leadMs: Int64 { Int64(leadFrames) * 1000 / Int64(SessionAudioFormat.sampleRate) }
+
+    /// The server: how to ask how many bytes the writer sent that are still on their way (the
+    /// socket's unread bytes); nil when the writer went. Called outside the lock.
+    public func setInFlight(_ inFlight: (@Sendable () -> Int)?) {
+        state.withLock { $0.inFlight = inFlight }
     }
 
     /// Whether a writer is connected now.

@@ -127,21 +127,23 @@ public final class MPDHarness: Sendable {
         }
     }
 
-    /// Runs `mpc` against this mpd (`mpc next`: a passenger's app) and returns what it printed.
+    /// One command over MPD's protocol, as another client would send it (`mpc next` is
+    /// `next`): on a connection of its own on the transport's reactor, so no thread of the test
+    /// pool waits for MPD's answer (`mpc` as a child process would block one).
     @discardableResult
-    public func mpc(_ arguments: String...) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/mpc")
-        process.arguments = ["--host=" + (password.map { $0 + "@" } ?? "") + socketPath] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw MPDHarnessError("mpc \(arguments.joined(separator: " ")): \(text)") }
-        return text
+    public func run(_ name: String, _ arguments: String...) async throws -> MPDResponse {
+        let connection = try await connect()
+        defer { connection.close() }
+        return try await connection.run(MPDCommand(name, arguments: arguments))
     }
+
+    /// The titles of MPD's queue, in order (`playlistinfo`).
+    public func queueTitles() async throws -> [String] {
+        try await run("playlistinfo").fields.filter { $0.key == "Title" }.map(\.value)
+    }
+
+    /// The playing (or paused) song's title (`currentsong`).
+    public func currentTitle() async throws -> String? { try await run("currentsong")["Title"] }
 
     deinit {
         kill()

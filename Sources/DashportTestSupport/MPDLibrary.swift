@@ -87,6 +87,17 @@ public enum MPDLibrary {
         try run(script)
     }
 
+    /// `files` copies of one 20-s silent FLAC (about 0.5 KB, no tags) in `Bulk/`: many files for
+    /// MPD to scan, quickly written (one sox and one flac run, then file copies).
+    public static func generateBulk(music: String, files: Int) throws {
+        try run(
+            "set -e\ncd \(quoted(music))\nmkdir -p Bulk\nsox -D -n -r 8000 -c 1 -b 16 Bulk/silence.wav synth 20 sine 0 vol 0\n"
+                + "flac -s -f --no-padding --no-seektable -o Bulk/0.flac Bulk/silence.wav\nrm Bulk/silence.wav\n")
+        for index in 1..<files {
+            try FileManager.default.copyItem(atPath: music + "/Bulk/0.flac", toPath: music + "/Bulk/\(index).flac")
+        }
+    }
+
     static func commands(for track: Track) -> String {
         let wav = "\"$tones/\(track.hertz).wav\""
         var line = "sox -n -r 8000 -c 1 -b 16 \(wav) synth 30 sine \(track.hertz)\n"

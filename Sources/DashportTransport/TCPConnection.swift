@@ -228,6 +228,17 @@ public final class TCPConnection: ByteStream {
         closeOnLoop(nil, how: .reset)
     }
 
+    /// Bytes the peer sent that the kernel holds and this connection has not read yet
+    /// (`FIONREAD`; for a Unix stream socket, everything the peer wrote that is still in flight);
+    /// 0 once the connection is closing. Asked under the state lock, while the descriptor is open.
+    public var unreadBytes: Int {
+        state.withLock { state in
+            guard case .open = state.phase else { return 0 }
+            var count: Int32 = 0
+            return ioctl(fd, UInt(FIONREAD), &count) == 0 ? Int(max(count, 0)) : 0
+        }
+    }
+
     // MARK: Read-on-demand (back-pressure from the consumer)
 
     /// Stops reading the socket: the kernel's receive buffer fills and TCP's window stops the peer.

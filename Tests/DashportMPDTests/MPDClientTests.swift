@@ -51,7 +51,7 @@ import Testing
         await client.start()
         var iterator = events.makeAsyncIterator()
         #expect(await iterator.next().map { if case .connected = $0 { true } else { false } } == true)
-        try harness.mpc("volume", "40")
+        try await harness.run("setvol", "40")
         var changed: Set<String> = []
         while !changed.contains("mixer"), let event = await iterator.next() {
             if case .changed(let names) = event { changed.formUnion(names) }

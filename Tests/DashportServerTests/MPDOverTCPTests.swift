@@ -1,5 +1,7 @@
 import DashportBrowse
 import DashportLog
+import DashportMPD
+import DashportMPDSource
 import DashportMessages
 import DashportServer
 import DashportTestSupport
@@ -108,7 +110,7 @@ struct MPDOverTCPTests {
             let ember = try #require(page.items.first)
             await send(car, 0x8008, DashportMedia.PlayFromMediaId(requestId: 2, mediaId: ember.id).serializedBytes())
             try await waitForItem(car, title: "Ember")
-            #expect(try harness.mpc("playlist", "-f", "%title%").split(separator: "\n") == ["Spark", "Ember"])
+            #expect(try await harness.queueTitles() == ["Spark", "Ember"])
         }
     }
 
@@ -117,16 +119,15 @@ struct MPDOverTCPTests {
         try await withServer(harness) { _, car in
             await send(car, 0x8008, DashportMedia.PlayFromMediaId(requestId: 1, mediaId: "album/Ann Artist/Alpha").serializedBytes())
             try await waitForItem(car, title: "Dawn")
-            let queue = try harness.mpc("playlist", "-f", "%title%").split(separator: "\n")
-            #expect(queue == ["Dawn", "Noon", "Dusk"])
-            #expect(try harness.mpc("current", "-f", "%title%") == "Dawn\n")
+            #expect(try await harness.queueTitles() == ["Dawn", "Noon", "Dusk"])
+            #expect(try await harness.currentTitle() == "Dawn")
             // The car's NEXT moves MPD...
             await send(
                 car, 0x800A, DashportMedia.PlaybackCommand(requestId: 2, command: .skipToNext(DashportMedia.Empty())).serializedBytes())
             try await waitForItem(car, title: "Noon")
-            #expect(try harness.mpc("current", "-f", "%title%") == "Noon\n")
-            // ... and another MPD client moves the car.
-            try harness.mpc("next")
+            #expect(try await harness.currentTitle() == "Noon")
+            // ... and another MPD client moves the car (what `mpc next` sends).
+            try await harness.run("next")
             try await waitForItem(car, title: "Dusk")
             // The state that goes with Dusk (queue index 2) follows its metadata; counted from there.
             try await car.waitUntil("the state of Dusk") { car in
@@ -136,13 +137,13 @@ struct MPDOverTCPTests {
             // Another client's volume is the car's remote volume; the playback state (playing on,
             // MPD's elapsed a few ms off the shown anchor's projection) is not sent again.
             let states = await car.messages(on: Self.media).count { $0.id == 0x800C }
-            try harness.mpc("volume", "30")
+            try await harness.run("setvol", "30")
             try await car.waitUntil("remote volume 30 %") { car in
                 car.messages(on: Self.media).last { $0.id == 0x8014 }
                     .flatMap { try? DashportMedia.RemotePlaybackState(serializedBytes: $0.body) }?.remote?.volume == 0.3
             }
             #expect(await car.messages(on: Self.media).count { $0.id == 0x800C } == states)
-            try harness.mpc("pause")
+            try await harness.run("pause", "1")
             try await car.waitUntil("paused") { car in
                 car.messages(on: Self.media).last { $0.id == 0x800C }
                     .flatMap { try? DashportMedia.PlaybackState(serializedBytes: $0.body) }?.status == .paused
@@ -154,10 +155,11 @@ struct MPDOverTCPTests {
         await car.messages(on: Self.media).last { $0.id == 0x800C }.flatMap { try? DashportMedia.PlaybackState(serializedBytes: $0.body) }
     }
 
-    /// Sends `command`, waits for its COMMAND_RESULT, then for MPD to say `expected` in `mpc status`.
+    /// Sends `command`, waits for its COMMAND_RESULT, then checks MPD's `status` at once: the
+    /// handler answers only after MPD took the command, so no waiting for MPD is needed.
     func command(
         _ car: TestCar, _ id: UInt32, _ command: DashportMedia.PlaybackCommand.Command, mpd harness: MPDHarness,
-        shows expected: String
+        shows expected: [String: String], sourceLocation: SourceLocation = #_sourceLocation
     ) async throws {
         await send(car, 0x800A, DashportMedia.PlaybackCommand(requestId: id, command: command).serializedBytes())
         try await car.waitUntil("command \(id) answered") { car in
@@ -165,7 +167,10 @@ struct MPDOverTCPTests {
                 $0.id == 0x800B && (try? DashportMedia.CommandResult(serializedBytes: $0.body))?.requestId == id
             }
         }
-        try await eventually("mpc status showing \(expected)") { (try? harness.mpc("status"))?.contains(expected) == true }
+        let status = try await harness.run("status")
+        for (key, value) in expected {
+            #expect(status[key] == value, "MPD's \(key) after command \(id)", sourceLocation: sourceLocation)
+        }
     }
 
     @Test func everyCommandBothWays() async throws {
@@ -174,39 +179,41 @@ struct MPDOverTCPTests {
             await send(car, 0x8008, DashportMedia.PlayFromMediaId(requestId: 1, mediaId: "album/Ann Artist/Alpha").serializedBytes())
             try await waitForItem(car, title: "Dawn")
             // Car → MPD.
-            try await command(car, 2, .skipToQueueItem(2), mpd: harness, shows: "#3/3")
+            try await command(car, 2, .skipToQueueItem(2), mpd: harness, shows: ["song": "2", "playlistlength": "3"])
             try await waitForItem(car, title: "Dusk")
-            try await command(car, 3, .skipToPrevious(DashportMedia.Empty()), mpd: harness, shows: "#2/3")
-            try await command(car, 4, .seekToMs(12_000), mpd: harness, shows: "0:12/")
-            try await command(car, 5, .setRepeatMode(.one), mpd: harness, shows: "repeat: on    random: off   single: on")
-            try await command(car, 6, .setShuffle(true), mpd: harness, shows: "random: on")
-            try await command(car, 7, .pause(DashportMedia.Empty()), mpd: harness, shows: "[paused]")
-            try await command(car, 8, .play(DashportMedia.Empty()), mpd: harness, shows: "[playing]")
-            try await command(car, 9, .stop(DashportMedia.Empty()), mpd: harness, shows: "volume:")
-            try await command(car, 10, .setDeviceVolume(0.4), mpd: harness, shows: "volume: 40%")
-            try await command(car, 11, .setDeviceMuted(true), mpd: harness, shows: "volume:  0%")
+            try await command(car, 3, .skipToPrevious(DashportMedia.Empty()), mpd: harness, shows: ["song": "1"])
+            try await command(car, 4, .seekToMs(12_000), mpd: harness, shows: [:])
+            let elapsed = try #require(try await harness.run("status")["elapsed"].flatMap(Double.init))
+            #expect(elapsed >= 12 && elapsed < 40, "MPD seeked to 12 s (then played on): \(elapsed)")
+            try await command(car, 5, .setRepeatMode(.one), mpd: harness, shows: ["repeat": "1", "single": "1", "random": "0"])
+            try await command(car, 6, .setShuffle(true), mpd: harness, shows: ["random": "1"])
+            try await command(car, 7, .pause(DashportMedia.Empty()), mpd: harness, shows: ["state": "pause"])
+            try await command(car, 8, .play(DashportMedia.Empty()), mpd: harness, shows: ["state": "play"])
+            try await command(car, 9, .stop(DashportMedia.Empty()), mpd: harness, shows: ["state": "stop"])
+            try await command(car, 10, .setDeviceVolume(0.4), mpd: harness, shows: ["volume": "40"])
+            try await command(car, 11, .setDeviceMuted(true), mpd: harness, shows: ["volume": "0"])
             try await car.waitUntil("muted at 40 %") { car in
                 let remote = car.messages(on: Self.media).last { $0.id == 0x8014 }
                     .flatMap { try? DashportMedia.RemotePlaybackState(serializedBytes: $0.body) }?.remote
                 return remote?.muted == true && remote?.volume == 0.4
             }
-            try await command(car, 12, .setDeviceMuted(false), mpd: harness, shows: "volume: 40%")
+            try await command(car, 12, .setDeviceMuted(false), mpd: harness, shows: ["volume": "40"])
             try await car.waitUntil("stopped, repeat one, shuffled") { car in
                 let state = car.messages(on: Self.media).last { $0.id == 0x800C }
                     .flatMap { try? DashportMedia.PlaybackState(serializedBytes: $0.body) }
                 return state?.status == .stopped && state?.repeatMode == .one && state?.shuffle == true
             }
             // MPD → car.
-            try harness.mpc("repeat", "off")
-            try harness.mpc("random", "off")
-            try harness.mpc("play", "1")
+            try await harness.run("repeat", "0")
+            try await harness.run("random", "0")
+            try await harness.run("play", "0")
             try await car.waitUntil("playing Dawn, no repeat, in order") { car in
                 let state = car.messages(on: Self.media).last { $0.id == 0x800C }
                     .flatMap { try? DashportMedia.PlaybackState(serializedBytes: $0.body) }
                 return state?.status == .playing && state?.repeatMode == .off && state?.shuffle == false
             }
             try await waitForItem(car, title: "Dawn")
-            try harness.mpc("seek", "20")
+            try await harness.run("seekcur", "20")
             try await car.waitUntil("position 20 s") { car in
                 let state = car.messages(on: Self.media).last { $0.id == 0x800C }
                     .flatMap { try? DashportMedia.PlaybackState(serializedBytes: $0.body) }
@@ -258,12 +265,40 @@ struct MPDOverTCPTests {
         }
     }
 
+    /// MPD's scan runs (10,000 files more) while a car browses: once it ends, the car is pushed
+    /// children-changed for Albums and the tab is the library, with no notice left heading it
+    /// (MPDScanNoticeTests has the notice itself while the scan runs); the log said it ran.
+    @Test func aCarIsPushedTheLibraryWhenMPDsScanEnds() async throws {
+        let harness = try await MPDHarness.start()
+        try await withServer(harness) { server, car in
+            #expect(try await walker.children(car, of: "tab/albums", requestId: 1).map(\.title) == ["Alpha", "Beta", "Gamma"])
+            try MPDLibrary.generateBulk(music: harness.musicDirectory, files: 10_000)
+            let seen = await car.albumPushes
+            try await harness.run("update")
+            let mpd = try await harness.connect()
+            defer { mpd.close() }
+            while try await mpd.run(MPDCommand("status"))["updating_db"] != nil { _ = try await mpd.idle(["update"]) }
+            try await server.waitForLog("MPD is updating its database")
+            try await car.waitUntil("Albums pushed", timeout: .seconds(120)) { $0.albumPushes > seen }
+            var requestId: UInt32 = 2
+            var albums = try await walker.children(car, of: "tab/albums", requestId: requestId)
+            while albums.first?.id == MPDLibraryProvider.updatingNotice.id {
+                // Read while the scan ran: pushed again when the end of the scan was seen.
+                let pushes = await car.albumPushes
+                try await car.waitUntil("Albums pushed again", timeout: .seconds(120)) { $0.albumPushes > pushes }
+                requestId += 1
+                albums = try await walker.children(car, of: "tab/albums", requestId: requestId)
+            }
+            #expect(albums.map(\.title).starts(with: ["Alpha", "Beta", "Gamma"]), "\(albums.map(\.title))")
+        }
+    }
+
     @Test func aPlaylistSavedByAnotherClientIsPushed() async throws {
         let harness = try await MPDHarness.start()
         try await withServer(harness) { _, car in
             #expect(try await walker.children(car, of: "tab/playlists", requestId: 1).map(\.title) == [MPDLibrary.playlistName])
-            try harness.mpc("add", "Bob Band/Beta/01 Rise.ogg")
-            try harness.mpc("save", "Morning")
+            try await harness.run("add", "Bob Band/Beta/01 Rise.ogg")
+            try await harness.run("save", "Morning")
             try await car.waitUntil("children-changed for Playlists") { car in
                 car.messages(on: Self.media).contains {
                     $0.id == 0x8007 && (try? DashportMedia.ChildrenChanged(serializedBytes: $0.body))?.parentId == "tab/playlists"
@@ -337,5 +372,13 @@ struct MPDOverTCPTests {
             "mpd = /run/mpd/socket\nmpd-password = sesame\n"
         }
         #expect(parsed?.mpd == "/run/mpd/socket" && parsed?.mpdPassword == "sesame")
+    }
+}
+
+extension TestCar {
+    /// How many children-changed for the Albums tab this car was pushed.
+    var albumPushes: Int {
+        messages(on: MPDOverTCPTests.media).filter { $0.id == 0x8007 }
+            .count { (try? DashportMedia.ChildrenChanged(serializedBytes: $0.body))?.parentId == "tab/albums" }
     }
 }

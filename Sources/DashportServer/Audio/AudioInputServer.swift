@@ -102,6 +102,7 @@ final class AudioInputServer: Sendable {
             return
         }
         input.writerBegan()
+        input.setInFlight { connection.unreadBytes }
         logger.notice("a writer connected")
         let input = self.input
         connection.start { [weak self] event in

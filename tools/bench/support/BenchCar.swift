@@ -120,6 +120,24 @@ package final class BenchCar: Sendable {
     /// Whether the connection has closed.
     package var isClosed: Bool { closed.isSet }
 
+    /// Calls `observer` on the reactor, with the car's state locked, for every media channel
+    /// message the car does not handle itself (state pushes: media item, playback state, queue);
+    /// it must not call back into the car. Replaces an earlier observer.
+    package func observePushes(_ observer: @escaping @Sendable (_ messageId: UInt16, _ body: [UInt8]) -> Void) {
+        state.withLock { $0.pushObserver = observer }
+    }
+
+    /// Sends one message on the Dashport media channel (a playback command, say).
+    package func sendMedia(messageId: UInt16, body: [UInt8]) {
+        state.withLock { state in
+            do {
+                perform(try state.link.send(channel: Self.mediaChannel, messageId: messageId, body: body), &state)
+            } catch {
+                failLocked("cannot send message \(messageId): \(error)", &state)
+            }
+        }
+    }
+
     // MARK: - Reactor side
 
     private func handle(_ event: TransportEvent) {
@@ -186,7 +204,7 @@ package final class BenchCar: Sendable {
             }
             answered(result, bodyBytes: body.count, &state)
         default:
-            break  // state pushes: not what is measured
+            state.pushObserver?(id, body)  // state pushes: measured only by who asked
         }
     }
 
@@ -200,7 +218,7 @@ package final class BenchCar: Sendable {
         } else if let waiter = state.oneOffs.removeValue(forKey: result.requestId) {
             waiter.resume(
                 returning: items.map { .success(Listing(items: $0, bodyBytes: bodyBytes)) }
-                    ?? .failure(BenchFailure("answer \(result.requestId) was not a list")))
+                    ?? .failure(BenchFailure("answer \(result.requestId) was not a list: \(String(describing: result.outcome))")))
         } else if let sentAt = state.load?.sentAt.removeValue(forKey: result.requestId) {
             // Mutated in place: a copy of the load (`if var load = state.load`) copied its whole
             // latency array per answer, which made the car, not the server, the bottleneck.
@@ -264,6 +282,7 @@ struct CarState {
     var oneOffs: [UInt32: CheckedContinuation<Result<Listing, BenchFailure>, Never>] = [:]
     var load: LoadState?
     var nextRequestId: UInt32 = 1
+    var pushObserver: (@Sendable (UInt16, [UInt8]) -> Void)?
 
     init(link: HeadUnitLink, start: ContinuousClock.Instant, times: ConnectTimes) {
         self.link = link
