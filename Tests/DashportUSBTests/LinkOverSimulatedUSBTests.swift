@@ -108,6 +108,11 @@ import DashportLink
         // Plugged in again: a new car on the same server links.
         setup.endpoints.post(.bind)
         setup.endpoints.post(.enable)
+        // A real host sends bulk data only once the device is configured; the simulated pipe would
+        // take the car's VERSION_REQUEST before the gadget handled BIND, which drops what came before.
+        try await eventually("the gadget to handle ENABLE") {
+            setup.log.contains("the car configured the device: bulk endpoints enabled")
+        }
         let output = CollectedLines()
         let second = try await Self.car(setup)
         let outcome = await ConnectProbe.run(client: second, timeout: .seconds(120), transcript: Transcript { output.append($0) })
