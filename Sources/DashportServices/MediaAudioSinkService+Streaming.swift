@@ -8,13 +8,21 @@ import DashportSession
 public struct AudioPacket: Sendable, Hashable {
     /// The stream time of the packet's first frame, in µs (the DATA header; no HU uses it, any
     /// monotonic value works: aap-audio.md §A.1#13).
-    public var timestampMicros: UInt64
+    public let timestampMicros: UInt64
     /// Interleaved S16LE samples, normally ``SessionAudioFormat/bytesPerPacket`` bytes.
-    public var pcm: [UInt8]
+    public let pcm: [UInt8]
+    /// The DATA message's body, made once for every car: the 8-byte big-endian timestamp, then
+    /// ``pcm``. A car at full gain sends this very array (no copy per car).
+    public let body: [UInt8]
 
     public init(timestampMicros: UInt64, pcm: [UInt8]) {
         self.timestampMicros = timestampMicros
         self.pcm = pcm
+        var body = [UInt8]()
+        body.reserveCapacity(8 + pcm.count)
+        withUnsafeBytes(of: timestampMicros.bigEndian) { body.append(contentsOf: $0) }
+        body.append(contentsOf: pcm)
+        self.body = body
     }
 }
 
@@ -70,13 +78,15 @@ extension MediaAudioSinkService {
         if !ackless, !ackedSinceStart, ackDeadline == nil {
             ackDeadline = now + configuration.ackTimeout
         }
-        var body = [UInt8]()
-        body.reserveCapacity(8 + packet.pcm.count)
-        withUnsafeBytes(of: packet.timestampMicros.bigEndian) { body.append(contentsOf: $0) }
+        let body: [UInt8]
         if gain < 1 {
-            Self.appendScaled(packet.pcm, gain: gain, to: &body)
+            var scaled = [UInt8]()
+            scaled.reserveCapacity(packet.body.count)
+            withUnsafeBytes(of: packet.timestampMicros.bigEndian) { scaled.append(contentsOf: $0) }
+            Self.appendScaled(packet.pcm, gain: gain, to: &scaled)
+            body = scaled
         } else {
-            body.append(contentsOf: packet.pcm)
+            body = packet.body  // shared by every car at full gain
         }
         if !ackless { outstanding += 1 }
         packetsSent += 1

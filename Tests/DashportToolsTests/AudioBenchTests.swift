@@ -86,9 +86,10 @@ struct AudioBenchTests {
 
     @Test func theReferenceKeepsThePumpsCadence() {
         #expect(ReferenceStream.due(0) == .zero)
-        #expect(ReferenceStream.due(1) == .zero, "two packets at the start, as the pump's lead")
-        #expect(ReferenceStream.due(2) == SessionAudioFormat.packetDuration)
-        #expect(ReferenceStream.due(376) == .seconds(16), "2048 frames at 48 kHz: 375 packets in 16 s")
+        #expect(ReferenceStream.due(1) == .zero)
+        #expect(ReferenceStream.due(2) == .zero, "three packets at the start, as the pump's two of lead")
+        #expect(ReferenceStream.due(3) == SessionAudioFormat.packetDuration)
+        #expect(ReferenceStream.due(377) == .seconds(16), "2048 frames at 48 kHz: 375 packets in 16 s")
     }
 
     @Test func minutesSetTheStreamingWindow() throws {

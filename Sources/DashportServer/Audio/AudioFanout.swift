@@ -10,7 +10,7 @@ import Synchronization
 ///
 /// Pacing: packet `n` of a stream is due at `start + n × 42.67 ms` (counted in frames, so the
 /// cadence never drifts) and is pulled ``AudioPacer/lead`` early, so a car is never more than
-/// one or two packets ahead of real time. One timer for the whole server, on the reactor
+/// two packets ahead of real time. One timer for the whole server, on the reactor
 /// (``AudioTimer``), armed for the next packet only while the source streams; no task or timer
 /// per car or per packet is created. A car reads what it may send (its window) when woken; one
 /// that fell behind by more than ``maxBehind`` packets skips to the newest and counts what it
@@ -32,6 +32,8 @@ final class AudioFanout: Sendable {
         var ring: [AudioPacket?] = Array(repeating: nil, count: AudioFanout.ringCapacity)
         /// Sequence number of the next packet to be made (the ring holds the ones before it).
         var head: UInt64 = 0
+        /// The sequence number of the current (or last) stream's first packet.
+        var streamFirst: UInt64 = 0
         var running = false
         var wakers: [UInt64: @Sendable () -> Bool] = [:]
         var nextWaker: UInt64 = 0
@@ -100,9 +102,17 @@ final class AudioFanout: Sendable {
     /// Cars subscribed now.
     var subscriberCount: Int { state.withLock { $0.wakers.count } }
 
-    /// The sequence number a car that starts now reads from: the newest packet made, so it joins
-    /// the stream where it is.
-    var joinCursor: UInt64 { state.withLock { $0.head > 0 ? $0.head - 1 : 0 } }
+    /// The sequence number a car that starts now reads from: the packets of the running stream
+    /// that have not begun to play (the pump's lead, ``AudioPacer/leadPackets``), so it joins the
+    /// stream where it is with a lead of its own; never a packet of an earlier stream (nothing
+    /// made before the last pause is sent again).
+    var joinCursor: UInt64 {
+        state.withLock { state in
+            guard state.running else { return state.head }
+            let lead = UInt64(AudioPacer.leadPackets)
+            return max(state.streamFirst, state.head > lead ? state.head - lead : 0)
+        }
+    }
 
     /// Up to `limit` packets from `cursor` on (advancing it), skipping ahead when it fell behind.
     func read(from cursor: inout UInt64, limit: Int) -> Read {
@@ -133,6 +143,7 @@ final class AudioFanout: Sendable {
             guard !state.stopped, !state.running, source.isStreaming else { return nil }
             state.running = true
             state.generation += 1
+            state.streamFirst = state.head
             state.pacer.begin(at: clock.now.sinceOrigin)
             return state.generation
         }
@@ -142,28 +153,29 @@ final class AudioFanout: Sendable {
     /// Makes every packet that is due, wakes the cars, arms the timer for the next one.
     private func pump(_ generation: UInt64) {
         let now = clock.now.sinceOrigin
-        var made: [AudioPacket] = []
         var next: Duration?
         let streaming = source.isStreaming
-        let due = state.withLock { state -> Int in
-            guard state.generation == generation, state.running else { return 0 }
+        let timestamps = state.withLock { state -> [UInt64] in
+            guard state.generation == generation, state.running else { return [] }
             guard streaming else {
                 state.running = false
-                return 0
+                return []
             }
-            return state.pacer.due(at: now)
+            let due = state.pacer.due(at: now)
+            return (0..<due).map { state.pacer.timestampMicros(ofPacket: state.pacer.made - due + $0) }
         }
-        for _ in 0..<due {
+        var made: [AudioPacket] = []
+        made.reserveCapacity(timestamps.count)
+        for timestamp in timestamps {
             var pcm: [UInt8] = []
             pcm.reserveCapacity(SessionAudioFormat.bytesPerPacket)
             _ = source.pull(frames: SessionAudioFormat.framesPerPacket, into: &pcm)
-            made.append(AudioPacket(timestampMicros: 0, pcm: pcm))
+            made.append(AudioPacket(timestampMicros: timestamp, pcm: pcm))
         }
         let wakers = state.withLock { state -> [(UInt64, @Sendable () -> Bool)] in
             guard state.generation == generation, state.running else { return [] }
-            for index in made.indices {
-                made[index].timestampMicros = state.pacer.timestampMicros(ofPacket: state.pacer.made - made.count + index)
-                state.ring[Int(state.head % UInt64(Self.ringCapacity))] = made[index]
+            for packet in made {
+                state.ring[Int(state.head % UInt64(Self.ringCapacity))] = packet
                 state.head += 1
             }
             next = state.pacer.nextDue

@@ -21,18 +21,18 @@ import Testing
         #expect(harness.timer.pending == 0, "an idle source is not polled")
         harness.source.play()
         harness.timer.runDue(at: harness.clock.now.sinceOrigin)
-        #expect(harness.fanout.packetsMade == 2)
+        #expect(harness.fanout.packetsMade == 3, "the packet that plays now and two of lead")
         #expect(woken.withLock { $0 } == 1)
         await harness.advance(by: .milliseconds(43))
-        #expect(harness.fanout.packetsMade == 3)
+        #expect(harness.fanout.packetsMade == 4)
         harness.source.pause()
         await harness.advance(by: .milliseconds(43))
-        #expect(harness.fanout.packetsMade == 3)
+        #expect(harness.fanout.packetsMade == 4)
         #expect(harness.timer.pending == 0, "a paused source arms no timer")
         // Every packet is the source's bytes, in order.
         var cursor: UInt64 = 0
         let read = harness.fanout.read(from: &cursor, limit: 10)
-        #expect(read.packets.map { $0.pcm.first } == [0, 1, 2])
+        #expect(read.packets.map { $0.pcm.first } == [0, 1, 2, 3])
         #expect(read.packets.allSatisfy { $0.pcm.count == SessionAudioFormat.bytesPerPacket })
     }
 
@@ -42,16 +42,41 @@ import Testing
         harness.source.play()
         harness.timer.runDue(at: harness.clock.now.sinceOrigin)
         for _ in 0..<10 { await harness.advance(by: .milliseconds(43)) }
-        #expect(harness.fanout.packetsMade == 12)
+        #expect(harness.fanout.packetsMade == 13)
         var cursor: UInt64 = 0
         let read = harness.fanout.read(from: &cursor, limit: 100)
-        #expect(read.skipped == 12 - AudioFanout.maxBehind)
+        #expect(read.skipped == 13 - AudioFanout.maxBehind)
         #expect(read.packets.count == AudioFanout.maxBehind)
-        #expect(cursor == 12)
+        #expect(cursor == 13)
         // The window limits what one read takes.
         var joined = harness.fanout.joinCursor
         #expect(harness.fanout.read(from: &joined, limit: 1).packets.count == 1)
+        #expect(harness.fanout.read(from: &joined, limit: 1).packets.count == 1)
         #expect(harness.fanout.read(from: &joined, limit: 1).packets.isEmpty)
+    }
+
+    /// A car that STARTs while the stream runs gets the packets that have not begun to play (the
+    /// pump's two of lead), so it has a lead of its own at once; one that STARTs after a pause
+    /// never gets a packet made before it (a resumed stream begins with its own first packet).
+    @Test func aCarJoinsWithTheLeadAndNeverHearsAnEarlierStream() async {
+        let harness = FanoutHarness()
+        harness.fanout.start()
+        harness.source.play()
+        harness.timer.runDue(at: harness.clock.now.sinceOrigin)
+        for _ in 0..<5 { await harness.advance(by: .milliseconds(43)) }
+        #expect(harness.fanout.packetsMade == 8)
+        var cursor = harness.fanout.joinCursor
+        #expect(harness.fanout.read(from: &cursor, limit: 10).packets.map { $0.pcm.first } == [6, 7])
+
+        harness.source.pause()
+        await harness.advance(by: .milliseconds(43))
+        var paused = harness.fanout.joinCursor
+        #expect(harness.fanout.read(from: &paused, limit: 10).packets.isEmpty, "nothing of the paused stream")
+        harness.source.play()
+        var resumed = harness.fanout.joinCursor
+        #expect(harness.fanout.read(from: &resumed, limit: 10).packets.isEmpty, "the new stream made nothing yet")
+        harness.timer.runDue(at: harness.clock.now.sinceOrigin)
+        #expect(harness.fanout.read(from: &resumed, limit: 10).packets.map { $0.pcm.first } == [8, 9, 10])
     }
 }
 

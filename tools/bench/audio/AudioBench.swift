@@ -72,6 +72,8 @@ struct AudioBench: Sendable {
         let cars = options.cars + options.browsers
         configuration.maxConnections = max(256, cars + 16)
         configuration.maxPendingConnections = max(64, cars + 16)
+        // Every car comes from 127.0.0.1: the per-address bound (128 by default) must not refuse them.
+        configuration.maxCarsPerAddress = max(configuration.maxCarsPerAddress, cars + 16)
         return try await DashportServer.start(configuration: configuration, logger: .silent, clock: clock)
     }
 

@@ -14,10 +14,11 @@ import Synchronization
 /// Every read is timed as the reactor hands it over, before the link decrypts it; each DATA in it
 /// is compared with its ideal send time, which its own timestamp tells: a DATA's 8-byte header is
 /// when its first frame plays on the server's clock (µs since the clock's origin, which the
-/// benchmark knows), and the pump sends a packet one packet's length (``lead``) before that. The
+/// benchmark knows), and the pump sends a packet two packet lengths (``lead``) before that. The
 /// first DATA of each of the car's streams is timed only as the end of a PLAY → first DATA wait.
 final class AudioCar: Sendable {
-    static let lead = SessionAudioFormat.packetDuration
+    /// The pump's lead: it makes a packet two packet lengths before it plays (`AudioPacer`).
+    static let lead = SessionAudioFormat.packetStart(2)
     static let timeout: Duration = .seconds(30)
 
     let connection: TCPConnection

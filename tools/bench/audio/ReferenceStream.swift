@@ -96,6 +96,7 @@ final class ReferenceStream: Sendable {
         }
     }
 
-    /// When packet `n` is written, from the start: packets 0 and 1 at once, then one per packet length.
-    static func due(_ n: Int) -> Duration { n == 0 ? .zero : SessionAudioFormat.packetStart(n - 1) }
+    /// When packet `n` is written, from the start: packets 0, 1 and 2 at once (the pump's two
+    /// of lead), then one per packet length.
+    static func due(_ n: Int) -> Duration { n < 2 ? .zero : SessionAudioFormat.packetStart(n - 2) }
 }

@@ -54,7 +54,7 @@ extension AudioReport {
 
         Swift.print(
             "\n**Pacing**: each DATA's arrival at its car (the car reactor's read, before decrypting) against its ideal send time "
-                + "(its timestamp, which is when it plays, minus one packet's lead; the first DATA of each car's stream is the PLAY "
+                + "(its timestamp, which is when it plays, minus the pump's two packets of lead; the first DATA of each car's stream is the PLAY "
                 + "latency below, not counted here); 0.1-ms bins, target p99 < \(formatMilliseconds(Self.pacingTargetMs))\n")
         Swift.print(
             "| window | DATA timed | p50 | p99 | max | later than one packet (\(formatMilliseconds(packetMs))) "
