@@ -111,7 +111,7 @@ import DashportLink
         // A real host sends bulk data only once the device is configured; the simulated pipe would
         // take the car's VERSION_REQUEST before the gadget handled BIND, which drops what came before.
         try await eventually("the gadget to handle ENABLE") {
-            setup.log.contains("the car configured the device: bulk endpoints enabled")
+            setup.log.contains(nil, "the car configured the device: bulk endpoints enabled")
         }
         let output = CollectedLines()
         let second = try await Self.car(setup)
