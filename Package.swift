@@ -286,6 +286,12 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
+            name: "FuzzLinkRunning",
+            dependencies: ["DashportFuzzDrivers"],
+            path: "tools/fuzz/FuzzLinkRunning",
+            swiftSettings: strict
+        ),
+        .executableTarget(
             name: "FuzzServices",
             dependencies: ["DashportFuzzDrivers"],
             path: "tools/fuzz/FuzzServices",
