@@ -449,7 +449,7 @@ let package = Package(
                 "DashportTestSupport", "DashportClock", "DashportServer", "DashportEmulator", "DashportRecording", "DashportHeadUnit",
                 "DashportTransport", "DashportArtwork", "DashportMessages", "DashportLink", "DashportLog", "DashportTLS", "DashportFrames",
                 "DashportBrowse", "DashportFiles", "DashportCommandLine", "DashportControl", "DashportSession", "DashportMPD",
-                "DashportMPDSource",
+                "DashportMPDSource", "DashportThread",
             ],
             swiftSettings: strict
         ),
