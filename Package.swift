@@ -312,6 +312,12 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
+            name: "FuzzLinkRunning",
+            dependencies: ["DashportFuzzDrivers"],
+            path: "tools/fuzz/FuzzLinkRunning",
+            swiftSettings: strict
+        ),
+        .executableTarget(
             name: "FuzzServices",
             dependencies: ["DashportFuzzDrivers"],
             path: "tools/fuzz/FuzzServices",
@@ -491,7 +497,7 @@ let package = Package(
                 "DashportTestSupport", "DashportClock", "DashportServer", "DashportEmulator", "DashportRecording", "DashportHeadUnit",
                 "DashportTransport", "DashportArtwork", "DashportMessages", "DashportLink", "DashportLog", "DashportTLS", "DashportFrames",
                 "DashportBrowse", "DashportFiles", "DashportCommandLine", "DashportControl", "DashportSession", "DashportMPD",
-                "DashportMPDSource",
+                "DashportMPDSource", "DashportThread",
             ],
             swiftSettings: strict
         ),

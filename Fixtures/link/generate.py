@@ -135,6 +135,33 @@ def input_report(*keys):
     return field(1, 123456) + field(4, b"".join(field(1, k) for k in keys))
 
 
+# --- FuzzLinkRunning's stream mode (byte 0 even there): the running phone's raw input ---------
+# The null record layer (tools/fuzz/Drivers/NullRecordLayer.swift): TLS 1.2 AES-GCM's framing with
+# the plaintext as it is; the 8-byte nonce must be the phone's next inbound record number, which
+# after the in-memory setup of the default car (plain control) is STREAM_FIRST_RECORD: its discovery
+# response and five channel-open answers were records 0-5 (LinkFuzzRunningTests checks it).
+STREAM_FIRST_RECORD = 6
+
+
+def null_record(number, plaintext):
+    return struct.pack(">BBBH", 23, 3, 3, 8 + len(plaintext) + 16) + struct.pack(">Q", number) + plaintext + bytes(16)
+
+
+def sealed(channel, number, message_id, body=b"", control=None):
+    """One encrypted BULK frame (the control flag for a control id off channel 0, as the link sends)."""
+    if control is None:
+        control = channel != 0 and 2 <= message_id < 0x8000
+    return frame(channel, 0x0B | (0x04 if control else 0), null_record(number, message(message_id, body)))
+
+
+def sealed_fragments(channel, number, message_id, body, cut):
+    whole = message(message_id, body)
+    return frame(channel, 0x09, null_record(number, whole[:cut]), total=len(whole)) + frame(
+        channel, 0x0A, null_record(number + 1, whole[cut:]))
+
+
+R = STREAM_FIRST_RECORD
+
 SEEDS = {
     # Raw mode (byte 0 even): wire bytes from a would-be head unit.
     "raw-version-request": b"\x00" + VERSION_16,
@@ -175,13 +202,26 @@ SEEDS = {
     + op_tick(255) + op_service(0, 0x8001, b"\x01"),
     "run-discovery-undecodable": b"\x85" + op_discovery(b"\x0a\x05\x08") + op_tick(10),
     "run-bad-open-response": b"\x01" + op_unchecked(13, CHANNEL_OPEN_RESPONSE, b"\xff") + op_unchecked(0, CHANNEL_CLOSE, b""),
+    # FuzzLinkRunning's stream mode (byte 0 even): after the null-layer setup, the phone's raw input.
+    "stream-input-keys": b"\x00" + sealed(8, R, 0x8001, input_report(key(85, True), key(85, False)))
+    + sealed(8, R + 1, 0x8003, field(1, 0)),
+    "stream-pings": b"\x00" + plain(0, PING_REQUEST, field(1, 5)) + sealed(0, R, PING_REQUEST, field(1, 6))
+    + plain(0, PING_RESPONSE, field(1, 1)) + sealed(0, R + 1, PING_RESPONSE, field(1, 2)),
+    "stream-fragmented": b"\x00" + sealed_fragments(16, R, 0x8003, bytes(range(256)) * 4, 300)
+    + sealed(13, R + 2, 0x8002, field(1, 5)),
+    "stream-wrong-record-number": b"\x00" + sealed(8, R + 3, 0x8001, b""),
+    "stream-alert": b"\x00" + frame(0, 0x0B, struct.pack(">BBBH", 21, 3, 3, 26) + struct.pack(">Q", R) + b"\x01\x00" + bytes(16)),
+    "stream-close-and-byebye": b"\x00" + sealed(13, R, CHANNEL_CLOSE) + sealed(15, R + 1, CHANNEL_OPEN_RESPONSE, field(1, 0))
+    + sealed(0, R + 2, BYEBYE_REQUEST, field(1, 1)),
+    "stream-plaintext-service": b"\x02" + plain(8, 0x8001, b"\x08\x01"),
 }
 
 
 # Also kept as seed-*.bin in the folder the link tests replay (Tests/DashportLinkTests/FuzzCrashes).
 REPLAYED = ["raw-client-hello", "raw-hello-in-fragments", "raw-empty-ssl-then-hello-tight", "run-input-keys",
             "run-pings-and-byebye", "run-channel-close-and-reopen", "run-phone-sends-big", "run-raw-and-frames",
-            "run-discovery-odd-entries", "run-discovery-undecodable"]
+            "run-discovery-odd-entries", "run-discovery-undecodable", "stream-input-keys", "stream-pings",
+            "stream-fragmented", "stream-wrong-record-number", "stream-close-and-byebye"]
 CRASHES = os.path.join(HERE, "..", "..", "Tests", "DashportLinkTests", "FuzzCrashes")
 
 

@@ -47,7 +47,13 @@ public final class HeadUnitLink {
     var receivedAny = false
 
     /// `tls` must be a client session (`TLSConfiguration.client`) that has not started yet.
-    public init(configuration: HeadUnitConfiguration = HeadUnitConfiguration(), tls: TLSSession, logger: Logger = .silent) {
+    public convenience init(configuration: HeadUnitConfiguration = HeadUnitConfiguration(), tls: TLSSession, logger: Logger = .silent) {
+        self.init(configuration: configuration, recordLayer: tls, logger: logger)
+    }
+
+    /// A car over any ``RecordLayer`` (the fuzz drivers' null layer); see ``PhoneLink``.
+    package init(configuration: HeadUnitConfiguration = HeadUnitConfiguration(), recordLayer tls: any RecordLayer, logger: Logger = .silent)
+    {
         self.configuration = configuration
         self.wire = LinkWire(tls: tls, limits: configuration.limits)
         self.logger = logger.labelled("hu")

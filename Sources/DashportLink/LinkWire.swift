@@ -17,13 +17,14 @@ package struct InboundMessage: Sendable, Hashable {
 /// sequence numbers match the order of frames on the wire. It does not interpret messages.
 package struct LinkWire {
     package let limits: FrameLimits
-    package let tls: TLSSession
+    /// TLS in every build of the server (see ``RecordLayer``).
+    package let tls: any RecordLayer
     private var decoder: FrameDecoder
     private var assembler: MessageAssembler
     /// Sees every message in and out except ENCAPSULATED_SSL (see ``TappedMessage``).
     package var tap: WireTap?
 
-    package init(tls: TLSSession, limits: FrameLimits) {
+    package init(tls: any RecordLayer, limits: FrameLimits) {
         self.tls = tls
         self.limits = limits
         self.decoder = FrameDecoder(limits: limits)

@@ -168,7 +168,7 @@ extension PhoneLink {
 
 extension TLSSummary {
     /// The negotiated version, cipher and peer fingerprint of an established session.
-    package init(session: TLSSession) {
+    package init(session: any RecordLayer) {
         self.init(
             version: session.negotiatedVersion ?? "unknown",
             cipher: session.negotiatedCipher ?? "unknown",

@@ -58,7 +58,13 @@ public final class PhoneLink {
     var receivedBeforeAuthentication = 0
 
     /// `tls` must be a server session (`TLSConfiguration.server`) that has not started yet.
-    public init(configuration: LinkConfiguration = LinkConfiguration(), tls: TLSSession, logger: Logger = .silent) {
+    public convenience init(configuration: LinkConfiguration = LinkConfiguration(), tls: TLSSession, logger: Logger = .silent) {
+        self.init(configuration: configuration, recordLayer: tls, logger: logger)
+    }
+
+    /// A link over any ``RecordLayer``: the fuzz drivers' null layer (tools/fuzz/Drivers). The
+    /// server and the tools use ``init(configuration:tls:logger:)``; nothing they configure reaches this.
+    package init(configuration: LinkConfiguration = LinkConfiguration(), recordLayer tls: any RecordLayer, logger: Logger = .silent) {
         self.configuration = configuration
         self.wire = LinkWire(tls: tls, limits: configuration.limits)
         self.wire.pendingLimitBeforeAuthentication = configuration.unauthenticatedMaxPendingBytes

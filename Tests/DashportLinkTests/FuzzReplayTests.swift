@@ -20,7 +20,10 @@ import DashportLink
         let inputs = try FuzzReplay.keptInputs()
         try #require(!inputs.isEmpty, "FuzzCrashes/ must hold at least one input to replay")
         for (name, bytes) in inputs {
+            // Kept inputs of both targets live here: each goes through both drivers (FuzzLink over
+            // real TLS, FuzzLinkRunning over the null record layer).
             FuzzReplay.run(name) { LinkFuzz.run(bytes) }
+            FuzzReplay.run("\(name) (FuzzLinkRunning)") { LinkFuzz.runPostHandshake(bytes) }
         }
     }
 

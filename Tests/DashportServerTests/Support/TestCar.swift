@@ -162,6 +162,10 @@ actor TestCar {
     var pingsReceived: Int {
         events.filter { if case .pingReceived = $0 { true } else { false } }.count
     }
+    /// Round trips of this car's own pings (``HeadUnitConfiguration/pingInterval``), in order.
+    var pingRoundTrips: [Duration] {
+        events.compactMap { if case .pingAnswered(let rtt, _) = $0 { rtt } else { nil } }
+    }
     var tls: TLSSummary? {
         events.lazy.compactMap { if case .tlsEstablished(let summary) = $0 { summary } else { nil } }.first
     }

@@ -10,6 +10,8 @@
 //    TCP request/response of the same wire sizes (no TLS, no AAP).
 // 3. Hostile peers: the many-connection load alone and beside a peer flooding before it
 //    authenticates and a linked car that never reads; the server's queued and held bytes sampled.
+// 3b. Hostile linked cars (ping, GET_CHILDREN and search floods) and a connect thrash, each
+//    beside the same good cars, as ratios against alone.
 // 4. Memory: VmRSS/VmHWM of a `dashport serve` child process, idle and with many cars.
 //
 // Methods alternate within every round (a busy moment on a shared machine hits them alike);
@@ -46,15 +48,18 @@ do {
     var connect: ConnectReport?
     var throughput: [Pair]?
     var hostile: HostilePhase.Report?
+    var linkedFloods: LinkedFloodPhase.Report?
     if options.onlyHostile {
         let server = try await bench.startServer(stateDirectory: bench.workDirectory + "/state")
         hostile = try await HostilePhase.run(bench, server: server)
+        linkedFloods = try await LinkedFloodPhase.run(bench, server: server)
         await server.stop(grace: .seconds(1))
     } else if !options.onlyMemory {
         let (connected, server) = try await ConnectPhase.run(bench)
         connect = connected
         throughput = try await ThroughputPhase.run(bench, server: server)
         hostile = options.skipHostile ? nil : try await HostilePhase.run(bench, server: server)
+        linkedFloods = options.skipHostile ? nil : try await LinkedFloodPhase.run(bench, server: server)
         await server.stop(grace: .seconds(1))
     }
     var memory: MemoryReport?
@@ -77,6 +82,10 @@ do {
     if let hostile {
         print()
         HostilePhase.print(hostile, options)
+    }
+    if let linkedFloods {
+        print()
+        LinkedFloodPhase.print(linkedFloods, options)
     }
     if let memory {
         print()

@@ -117,6 +117,38 @@ package final class BenchCar: Sendable {
         }
     }
 
+    /// What a hostile linked car floods (the hostile phase, issue 23 items 1 and 4).
+    package enum Flood: String, Sendable, CaseIterable {
+        case pings = "encrypted pings"
+        case getChildren = "GET_CHILDREN"
+        case searches = "searches"
+    }
+
+    /// Sends `count` messages of `flood` through the link, waiting for no answer. Call it on the
+    /// car's reactor so its encryption is the attacker's CPU, not the server's.
+    package func flood(_ flood: Flood, count: Int, parentId: String) {
+        state.withLock { state in
+            for _ in 0..<count where !closed.isSet {
+                switch flood {
+                case .pings:
+                    perform(state.link.sendUnchecked(channel: 0, messageId: 11, body: [0x08, 0x01], encrypted: true), &state)
+                case .getChildren:
+                    _ = send(parentId: parentId, &state)
+                case .searches:
+                    let id = state.nextRequestId
+                    state.nextRequestId &+= 1
+                    let search = DashportMedia.Search(requestId: id, query: "a", page: 0, pageSize: 50)
+                    guard
+                        let actions = try? state.link.send(
+                            channel: Self.mediaChannel, messageId: UInt16(DashportMedia.MessageId.search.rawValue),
+                            body: search.serializedBytes())
+                    else { return }
+                    perform(actions, &state)
+                }
+            }
+        }
+    }
+
     /// Whether the connection has closed.
     package var isClosed: Bool { closed.isSet }
 

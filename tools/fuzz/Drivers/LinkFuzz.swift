@@ -35,6 +35,28 @@ public enum LinkFuzz {
         }
     }
 
+    /// What protects the link's records: real TLS (`FuzzLink`, the handshake phase and the
+    /// running link over OpenSSL) or the null layer (`FuzzLinkRunning`, see `NullRecordLayer`).
+    public enum Records: Sendable { case tls, null }
+
+    /// The `FuzzLinkRunning` target: the link past its handshake, over null record layers on both
+    /// sides, so an input costs no RSA or ECDHE. Byte 0 configures the head unit as in `Script`.
+    /// Odd: the rest is a `Script`, as in `FuzzLink`'s running mode (so its corpus seeds this one).
+    /// Even: the rest is the raw byte stream into the running phone (`Script.runStream`): frames
+    /// the input spells itself, encrypted ones carrying null records (`NullRecordLayer`).
+    public static func runPostHandshake(_ input: [UInt8]) {
+        guard let mode = input.first else { return }
+        let script = Script(input, records: .null)
+        if mode & 1 == 0 {
+            script.runStream()
+        } else {
+            script.run()
+        }
+    }
+
+    /// What the null layer reports as the car's certificate when it "presents" one.
+    static let nullCarFingerprint = String(repeating: "0f", count: 32)
+
     // MARK: - TLS, made once (RSA key generation is slow)
 
     private static func setUp<T>(_ build: () throws -> T) -> T {

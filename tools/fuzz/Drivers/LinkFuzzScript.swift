@@ -27,6 +27,8 @@ extension LinkFuzz {
         private var toHeadUnit: [UInt8] = []
         /// No raw bytes went to the phone yet, so its frame decoder is in step with the head unit.
         private var wireClean = true
+        /// Stream mode: what the head unit sends is dropped (the input is the phone's only input).
+        private var headUnitMuted = false
         /// What the phone may still be asked to send (keeps one input's cost bounded): one message
         /// just over the 1 MiB cap, or several smaller ones.
         private var sendBudget = LinkFuzz.sendPattern.count
@@ -36,7 +38,7 @@ extension LinkFuzz {
         /// Whether the discovery response is the input's rather than the head unit's own.
         let fuzzedDiscovery: Bool
 
-        init(_ input: [UInt8]) {
+        init(_ input: [UInt8], records: Records = .tls) {
             let flags = input[0]
             reader = FuzzReader(bytes: input, index: 1)
             fuzzedDiscovery = flags & 0x80 != 0
@@ -48,13 +50,46 @@ extension LinkFuzz {
                 unansweredChannelOpens: flags & 0x08 != 0 ? [15] : [],
                 refusedChannelOpens: flags & 0x10 != 0 ? [13: -4] : [:],
                 discoveryResponseBody: discovery)
-            phone = PhoneLink(tls: LinkFuzz.phoneSession())
-            headUnit = HeadUnitLink(configuration: configuration, tls: LinkFuzz.carSession(certificate: flags & 0x20 == 0))
+            let certificate = flags & 0x20 == 0
+            switch records {
+            case .tls:
+                phone = PhoneLink(tls: LinkFuzz.phoneSession())
+                headUnit = HeadUnitLink(configuration: configuration, tls: LinkFuzz.carSession(certificate: certificate))
+            case .null:
+                phone = PhoneLink(recordLayer: NullRecordLayer(.server, peerFingerprint: certificate ? LinkFuzz.nullCarFingerprint : nil))
+                headUnit = HeadUnitLink(configuration: configuration, recordLayer: NullRecordLayer(.client))
+            }
             watch = Watch(phone)
             random = SplitMix64(hashing: input)
         }
 
         func run() {
+            handshake()
+            while !reader.isAtEnd {
+                perform(reader.byte())
+                pump()
+            }
+            finish()
+        }
+
+        /// The stream mode of `FuzzLinkRunning`: after the handshake the rest of the input is the
+        /// only thing the phone receives, in input-derived pieces with the clock moving between
+        /// them. The head unit still reads (and so checks) all the phone sends; what it would send
+        /// back is dropped, so the phone's inbound record sequence is the input's alone.
+        func runStream() {
+            handshake()
+            headUnitMuted = true
+            wireClean = false
+            while !reader.isAtEnd {
+                let r = random.next()
+                toPhone += reader.take(1 + Int(r % (r & 0x300 == 0 ? 4096 : 64)))
+                pump()
+                if (r >> 20) & 3 == 0 { advance(by: .milliseconds(Int64((r >> 24) % 3000))) }
+            }
+            finish()
+        }
+
+        private func handshake() {
             toHeadUnit += watch.tick(now)
             takeHeadUnit(headUnit.start(now: now))
             pump()
@@ -64,10 +99,9 @@ extension LinkFuzz {
             fuzzCheck(
                 headUnit.phase == .running && (phone.phase == .running || refused),
                 "the in-memory handshake did not finish: phone \(phone.phase), head unit \(headUnit.phase)")
-            while !reader.isAtEnd {
-                perform(reader.byte())
-                pump()
-            }
+        }
+
+        private func finish() {
             advance(by: .seconds(6))
             toHeadUnit += watch.take(phone.sayByeBye(now: now))
             pump()
@@ -186,7 +220,7 @@ extension LinkFuzz {
             for action in actions {
                 switch action {
                 case .send(let bytes):
-                    toPhone += bytes
+                    if !headUnitMuted { toPhone += bytes }
                 case .event(.pingReceived(let timestamp, _)):
                     lastPhonePing = timestamp
                 case .event:
