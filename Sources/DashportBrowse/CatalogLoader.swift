@@ -1,5 +1,6 @@
 // Sources/DashportBrowse/CatalogLoader.swift - reads a catalog file and refuses it unless all of it is sound.
 
+import CDashportLinux
 import DashportFiles
 import FoundationEssentials
 import Glibc
@@ -15,7 +16,11 @@ enum CatalogLoader {
     static let maxItems = 100_000
 
     static func load(path: String) throws(CatalogError) -> Catalog {
-        try parse(read(path), path: path)
+        let catalog = try parse(read(path), path: path)
+        // Loading freed as much as it keeps (the file, each item's tree, the builders' tables);
+        // malloc would hold those pages for the process's life. A load is rare and off the reactor.
+        _ = cdashport_release_free_memory()
+        return catalog
     }
 
     /// The file's bytes, or why it cannot be read in words a person acts on (a directory, a missing
@@ -93,7 +98,7 @@ enum CatalogLoader {
                     fields.append(written)
                 } else {
                     let folded = fold(store.string(ref))
-                    let written = (folded, builder.field(folded))
+                    let written = (folded, builder.field(folded, shared: true))
                     shared[Int(ref)] = written
                     fields.append(written)
                 }

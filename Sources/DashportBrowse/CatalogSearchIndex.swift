@@ -81,32 +81,62 @@
         private var entryStarts: [UInt32] = [0]
         private var plainASCII: [Bool] = []
         private var alphabet: [Character: UInt32] = [:]
-        private var lists: [UInt64: PostingList] = [:]
+        /// Each trigram's list, by the number `listNumbers` gives the trigram.
+        private var lists: [PostingList] = []
+        private var listNumbers: [UInt64: UInt32] = [:]
+        /// The list numbers of each shared field's trigrams, worked out once.
+        private var sharedLists: [UInt64: [UInt32]] = [:]
         private var codes: [UInt32] = []
+        private var numbers: [UInt32] = []
 
         public init() {}
 
-        /// Writes one folded field; the same value may be named by any number of items.
-        public mutating func field(_ folded: String) -> Field {
+        /// Writes one folded field; the same value may be named by any number of items. A field
+        /// `shared` by many (an artist, an album) has its trigrams worked out once.
+        public mutating func field(_ folded: String, shared: Bool = false) -> Field {
             let offset = text.count
             text.append(contentsOf: folded.utf8)
-            return Field(packed: UInt64(offset) << 32 | UInt64(text.count - offset))
+            let packed = UInt64(offset) << 32 | UInt64(text.count - offset)
+            if shared { sharedLists[packed] = [] }
+            return Field(packed: packed)
         }
 
-        /// The next item, with its folded fields (each the string and what ``field(_:)`` gave for it).
+        /// The next item, with its folded fields (each the string and what ``field(_:shared:)`` gave for it).
         public mutating func add(_ entryFields: [(String, Field)]) {
             let position = plainASCII.count
             var plain = true
             for (field, written) in entryFields {
                 fields.append(written.packed)
-                plain = plain && CatalogSearchIndex.isPlainASCII(field)
+                let ascii = CatalogSearchIndex.isPlainASCII(field)
+                plain = plain && ascii
+                if let known = sharedLists[written.packed], !known.isEmpty || field.isEmpty {
+                    for number in known { lists[Int(number)].add(position) }
+                    continue
+                }
                 codes.removeAll(keepingCapacity: true)
-                for character in field { codes.append(CatalogSearchIndex.code(character, adding: &alphabet)) }
+                if ascii {
+                    // Without a carriage return every ASCII byte is a `Character` of its own.
+                    for byte in field.utf8 { codes.append(UInt32(byte) + 1) }
+                } else {
+                    for character in field { codes.append(CatalogSearchIndex.code(character, adding: &alphabet)) }
+                }
+                numbers.removeAll(keepingCapacity: true)
                 for start in codes.indices {
                     let second = start + 1 < codes.count ? codes[start + 1] : 0
                     let third = start + 2 < codes.count ? codes[start + 2] : 0
-                    lists[CatalogSearchIndex.key(codes[start], second, third), default: PostingList()].add(position)
+                    let key = CatalogSearchIndex.key(codes[start], second, third)
+                    let number: UInt32
+                    if let known = listNumbers[key] {
+                        number = known
+                    } else {
+                        number = UInt32(lists.count)
+                        listNumbers[key] = number
+                        lists.append(PostingList())
+                    }
+                    lists[Int(number)].add(position)
+                    numbers.append(number)
                 }
+                if sharedLists[written.packed] != nil { sharedLists[written.packed] = numbers }
             }
             plainASCII.append(plain)
             entryStarts.append(UInt32(fields.count))
@@ -114,19 +144,21 @@
 
         /// The index: posting lists sorted by trigram and laid end to end.
         public consuming func build() -> CatalogSearchIndex {
-            let keys = lists.keys.sorted()
+            let sorted = listNumbers.sorted { $0.key < $1.key }
+            listNumbers = [:]
+            sharedLists = [:]
+            let keys = sorted.map(\.key)
             var starts: [UInt32] = [0]
             var counts: [UInt32] = []
             var postings: [UInt8] = []
             starts.reserveCapacity(keys.count + 1)
             counts.reserveCapacity(keys.count)
-            postings.reserveCapacity(lists.values.reduce(0) { $0 + $1.bytes.count })
-            for key in keys {
-                // The key came from `lists`' own keys; each list is let go once copied.
-                guard let list = lists.removeValue(forKey: key) else { continue }
-                postings += list.bytes
+            postings.reserveCapacity(lists.reduce(0) { $0 + $1.bytes.count })
+            for (_, number) in sorted {
+                postings += lists[Int(number)].bytes
                 starts.append(UInt32(postings.count))
-                counts.append(list.count)
+                counts.append(lists[Int(number)].count)
+                lists[Int(number)] = PostingList()  // let go once copied
             }
             return CatalogSearchIndex(
                 text: text, fields: fields, entryStarts: entryStarts, alphabet: alphabet, keys: keys, starts: starts,

@@ -84,6 +84,7 @@ package enum JSONTree {
     package static func parse(_ bytes: [UInt8], at offset: Int) throws(Failure) -> JSONNode {
         var parser = Parser(bytes: bytes)
         parser.at = offset
+        parser.checked = true
         return try parser.value()
     }
 
@@ -95,6 +96,8 @@ package enum JSONTree {
         var deferring = false
         /// Where each deferred list's elements start, by the list's offset.
         var deferred: [Int: [Int]] = [:]
+        /// Whether the text was checked by ``JSONTree/outline(_:)`` already (keys are then not compared again).
+        var checked = false
         /// Escapes of strings checked without being built are decoded here, then dropped.
         var scratch: [UInt8] = []
 
@@ -160,7 +163,10 @@ package enum JSONTree {
                 guard at < bytes.count, bytes[at] == UInt8(ascii: "\"") else { throw fail("expected a \"key\" in quotes") }
                 let keyOffset = at
                 let key = try string()
-                guard keys.insert(key).inserted else { throw fail("the key '\(key)' appears twice in this object", at: keyOffset) }
+                // An element the outline deferred had its keys checked there.
+                guard checked || keys.insert(key).inserted else {
+                    throw fail("the key '\(key)' appears twice in this object", at: keyOffset)
+                }
                 skipSpace()
                 guard at < bytes.count, bytes[at] == UInt8(ascii: ":") else { throw fail("expected ':' after the key") }
                 at += 1
@@ -184,6 +190,21 @@ package enum JSONTree {
         mutating func string() throws(Failure) -> String {
             let start = at
             at += 1
+            // Most strings have no escape: made from the bytes where they lie, with no copy first.
+            var end = at
+            var ascii = true
+            while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 {
+                ascii = ascii && bytes[end] < 0x80
+                end += 1
+            }
+            if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+                let piece = bytes[at..<end]
+                guard let text = ascii ? String(decoding: piece, as: UTF8.self) : String(validating: piece, as: UTF8.self) else {
+                    throw fail("a string that is not valid UTF-8", at: start)
+                }
+                at = end + 1
+                return text
+            }
             var utf8: [UInt8] = []
             while at < bytes.count {
                 let byte = bytes[at]

@@ -12,21 +12,24 @@ struct LoadFigures {
     var after: Int
     var peak: Int
     var milliseconds: Double
+    /// The loading thread's CPU time (the wall time above waits for the CPU on a loaded machine).
+    var cpuMilliseconds: Double
 
     var line: String {
-        "\(items) \(before) \(after) \(peak) \(milliseconds)"
+        "\(items) \(before) \(after) \(peak) \(milliseconds) \(cpuMilliseconds)"
     }
 
-    init(items: Int, before: Int, after: Int, peak: Int, milliseconds: Double) {
-        (self.items, self.before, self.after, self.peak, self.milliseconds) = (items, before, after, peak, milliseconds)
+    init(items: Int, before: Int, after: Int, peak: Int, milliseconds: Double, cpuMilliseconds: Double) {
+        (self.items, self.before, self.after, self.peak) = (items, before, after, peak)
+        (self.milliseconds, self.cpuMilliseconds) = (milliseconds, cpuMilliseconds)
     }
 
     init?(line: Substring) {
         let parts = line.split(separator: " ")
-        guard parts.count == 5, let items = Int(parts[0]), let before = Int(parts[1]), let after = Int(parts[2]),
-            let peak = Int(parts[3]), let milliseconds = Double(parts[4])
+        guard parts.count == 6, let items = Int(parts[0]), let before = Int(parts[1]), let after = Int(parts[2]),
+            let peak = Int(parts[3]), let milliseconds = Double(parts[4]), let cpu = Double(parts[5])
         else { return nil }
-        self.init(items: items, before: before, after: after, peak: peak, milliseconds: milliseconds)
+        self.init(items: items, before: before, after: after, peak: peak, milliseconds: milliseconds, cpuMilliseconds: cpu)
     }
 }
 
@@ -40,12 +43,14 @@ func statusKiB(_ field: String) -> Int {
 func loadOne(_ path: String) -> Never {
     let before = statusKiB("VmRSS")
     let start = now()
+    let cpuStart = cpuNow()
     do {
         let provider = try CatalogProvider(contentsOf: path)
         let milliseconds = Double(now() - start) / 1e6
+        let cpuMilliseconds = Double(cpuNow() - cpuStart) / 1e6
         let figures = LoadFigures(
             items: provider.itemCount, before: before, after: statusKiB("VmRSS"), peak: statusKiB("VmHWM"),
-            milliseconds: milliseconds)
+            milliseconds: milliseconds, cpuMilliseconds: cpuMilliseconds)
         print(figures.line)
         withExtendedLifetime(provider) {}
         exit(0)
@@ -92,9 +97,11 @@ func loadPhase(demo: String, large: String, rounds: Int) throws {
         let total = median(figures.map { Double($0.after) })
         let totalPeak = median(figures.map { Double($0.peak) })
         let ms = median(figures.map(\.milliseconds))
+        let cpu = median(figures.map(\.cpuMilliseconds))
         medians.append((resident, peak, ms))
         print(
-            "load \(name) in a fresh process (median of \(figures.count)): \(figures[0].items) items, \(String(format: "%.0f", ms)) ms, "
+            "load \(name) in a fresh process (median of \(figures.count)): \(figures[0].items) items, "
+                + "\(String(format: "%.0f", ms)) ms (CPU \(String(format: "%.0f", cpu)) ms), "
                 + "+\(mib(resident)) resident (process \(mib(total))), peak +\(mib(peak)) (VmHWM \(mib(totalPeak)))")
     }
     print(
