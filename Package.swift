@@ -113,7 +113,8 @@ let package = Package(
 
         // MARK: Core (async Swift behind a narrow seam)
         .target(
-            name: "DashportBrowse", dependencies: ["DashportClock", "DashportLog", "DashportFiles", "DashportDigest"], swiftSettings: strict
+            name: "DashportBrowse", dependencies: ["DashportClock", "DashportLog", "DashportFiles", "DashportDigest", "CDashportLinux"],
+            swiftSettings: strict
         ),
         .target(
             name: "DashportArtwork",

@@ -106,7 +106,8 @@ public struct CatalogError: Error, Sendable, Hashable, CustomStringConvertible {
 
 /// The catalog file as written: a flat list of items, children by id, each part with the byte
 /// offset it starts at (for errors that say line and column). ``CatalogReader`` makes it from the
-/// JSON, refusing unknown keys and values of the wrong type; ``CatalogLoader`` checks the rest.
+/// JSON, refusing unknown keys and values of the wrong type, and hands over each ``Entry`` as it
+/// is read; ``CatalogLoader`` checks the rest and keeps only what it stores.
 /// The format is documented in the DocC article "The catalog format" (`CatalogFormat.md`) and
 /// described by `Fixtures/catalog.schema.json`.
 struct CatalogFile {
@@ -114,7 +115,8 @@ struct CatalogFile {
     var version: Int?
     var title: String?
     var root: [ChildRef]
-    var items: [Entry]
+    /// How many items the file has (each was handed to the loader as it was read).
+    var itemCount: Int
 
     struct Entry {
         var offset: Int
@@ -163,15 +165,14 @@ struct CatalogFile {
     }
 }
 
-/// A validated catalog, ready to serve: every list resolved to items once, at load.
+/// A validated catalog, ready to serve: every item stored compactly (``CatalogStore``), every list
+/// resolved to positions once, at load.
 struct Catalog: Sendable {
     var title: String
-    var items: [String: BrowseItem]
-    /// Parent id (the root included) → its children, groups applied.
-    var children: [String: [BrowseItem]]
-    /// Item id → the error opening it throws (items that carry an `error`).
-    var errors: [String: BrowseError]
+    var store: CatalogStore
     /// Every item that is not a root entry, in file order, with what search looks at (folded),
     /// and the index that answers a search over them.
     var searchable: CatalogSearchIndex
+    /// The store position of each item `searchable` names, by its position there.
+    var searchPositions: [UInt32]
 }

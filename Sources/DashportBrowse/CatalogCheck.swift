@@ -21,16 +21,16 @@ public enum CatalogCheck {
     public static func check(path: String) throws(CatalogError) -> CatalogSummary {
         let catalog = try CatalogLoader.load(path: path)
         return CatalogSummary(
-            title: catalog.title, items: catalog.items.count, rootEntries: catalog.children[BrowseItem.rootId]?.count ?? 0,
-            errorItems: catalog.errors.count)
+            title: catalog.title, items: catalog.store.count, rootEntries: catalog.store.children(of: BrowseItem.rootId).count,
+            errorItems: catalog.store.errors.count)
     }
 
     /// The same for a catalog's bytes, as if read from `path` (artwork resolves next to it): for
     /// the fuzz driver, which checks inputs without writing files.
     package static func check(bytes: [UInt8], path: String) throws(CatalogError) -> CatalogSummary {
-        let catalog = try CatalogLoader.parse(Data(bytes), path: path)
+        let catalog = try CatalogLoader.parse(bytes, path: path)
         return CatalogSummary(
-            title: catalog.title, items: catalog.items.count, rootEntries: catalog.children[BrowseItem.rootId]?.count ?? 0,
-            errorItems: catalog.errors.count)
+            title: catalog.title, items: catalog.store.count, rootEntries: catalog.store.children(of: BrowseItem.rootId).count,
+            errorItems: catalog.store.errors.count)
     }
 }

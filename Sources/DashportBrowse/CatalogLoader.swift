@@ -1,5 +1,6 @@
 // Sources/DashportBrowse/CatalogLoader.swift - reads a catalog file and refuses it unless all of it is sound.
 
+import CDashportLinux
 import DashportFiles
 import FoundationEssentials
 import Glibc
@@ -15,13 +16,17 @@ enum CatalogLoader {
     static let maxItems = 100_000
 
     static func load(path: String) throws(CatalogError) -> Catalog {
-        try parse(read(path), path: path)
+        let catalog = try parse(read(path), path: path)
+        // Loading freed as much as it keeps (the file, each item's tree, the builders' tables);
+        // malloc would hold those pages for the process's life. A load is rare and off the reactor.
+        _ = cdashport_release_free_memory()
+        return catalog
     }
 
     /// The file's bytes, or why it cannot be read in words a person acts on (a directory, a missing
     /// file, no permission), never an error number. A symbolic link to the file is followed; a
     /// FIFO, socket or device is refused rather than read.
-    static func read(_ path: String) throws(CatalogError) -> Data {
+    static func read(_ path: String) throws(CatalogError) -> [UInt8] {
         func refuse(_ reason: String) -> CatalogError { CatalogError(file: path, item: nil, problem: .unreadable(reason)) }
         guard let status = Files.status(path) else { throw refuse("no such file") }
         if status.isDirectory {
@@ -30,7 +35,7 @@ enum CatalogLoader {
             throw refuse("it is a directory, not a catalog file\(hint)")
         }
         do {
-            return Data(try Files.read(path, limit: maxFileBytes, followingLinks: true))
+            return try Files.read(path, limit: maxFileBytes, followingLinks: true)
         } catch {
             if case .tooLarge(let bytes, let limit) = error.cause {
                 throw CatalogError(file: path, item: nil, problem: .tooLarge(bytes: bytes, limit: limit))
@@ -39,39 +44,69 @@ enum CatalogLoader {
         }
     }
 
-    static func parse(_ data: Data, path: String) throws(CatalogError) -> Catalog {
-        let reader = CatalogReader(bytes: Array(data), path: path)
-        let file = try reader.read()
-        guard file.items.count <= maxItems else {
-            throw CatalogError(file: path, item: nil, problem: .tooManyItems(count: file.items.count, limit: maxItems))
-        }
+    /// Reads, validates and stores a catalog in one pass over its items: each is validated and
+    /// stored as it is read (the first problem kept, and thrown once reading is over, since what
+    /// the reader refuses comes first), then the references are resolved, cycles looked for, and
+    /// the search index built from the store.
+    static func parse(_ bytes: [UInt8], path: String) throws(CatalogError) -> Catalog {
+        let reader = CatalogReader(bytes: bytes, path: path)
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().standardizedFileURL.path
-        var items: [String: BrowseItem] = [:]
-        var errors: [String: BrowseError] = [:]
-        var order: [String] = []
-        for (index, entry) in file.items.enumerated() {
-            let (item, error) = try validate(entry, at: index, folder: folder, reader: reader)
-            guard items[item.id] == nil else { throw reader.refuse(.duplicateId, item: item.id, at: entry.offset) }
-            items[item.id] = item
-            errors[item.id] = error
-            order.append(item.id)
-        }
-        var children: [String: [BrowseItem]] = [:]
-        children[BrowseItem.rootId] = try resolve(file.root, of: "root", items: items, reader: reader)
-        for entry in file.items {
-            guard let id = entry.id, let refs = entry.children else { continue }
-            children[id] = try resolve(refs, of: id, items: items, reader: reader)
-        }
-        try checkCycles(children, order: order, path: path)
-        let rootIds = Set(file.root.map(\.id))
-        let searchable = order.filter { !rootIds.contains($0) }.compactMap { id in
-            items[id].map { item in
-                CatalogSearchIndex.Entry(item: item, fields: [item.title, item.artist, item.album].compactMap { $0.map(fold) })
+        var builder = CatalogStore.Builder()
+        var problem: CatalogError?
+        let file = try reader.read { entry, index, count in
+            if index == 0 { builder.reserve(min(count, maxItems)) }
+            // Past the limit or a problem, items are only read (a reader's refusal still comes first).
+            guard problem == nil, index < maxItems else { return }
+            do throws(CatalogError) {
+                let (item, error) = try validate(entry, at: index, folder: folder, reader: reader)
+                guard builder.add(item, error: error, children: entry.children) else {
+                    throw reader.refuse(.duplicateId, item: item.id, at: entry.offset)
+                }
+            } catch {
+                problem = error
             }
         }
-        return Catalog(
-            title: file.title ?? "Library", items: items, children: children, errors: errors,
-            searchable: CatalogSearchIndex(searchable))
+        guard file.itemCount <= maxItems else {
+            throw CatalogError(file: path, item: nil, problem: .tooManyItems(count: file.itemCount, limit: maxItems))
+        }
+        if let problem { throw problem }
+        try builder.resolve(root: file.root, reader: reader)
+        try builder.checkCycles(path: path)
+        let store = builder.build()
+        let (searchable, positions) = searchIndex(of: store)
+        return Catalog(title: file.title ?? "Library", store: store, searchable: searchable, searchPositions: positions)
+    }
+
+    /// The search index over every item that is not a root entry, in file order, and the store
+    /// position of each: title, artist and album folded, a shared artist or album folded and
+    /// written once.
+    private static func searchIndex(of store: CatalogStore) -> (CatalogSearchIndex, [UInt32]) {
+        var isRootEntry = [Bool](repeating: false, count: store.count)
+        for k in store.children(of: BrowseItem.rootId) { isRootEntry[store.childPosition(k)] = true }
+        var builder = CatalogSearchIndex.Builder()
+        var shared = [(String, CatalogSearchIndex.Builder.Field)?](repeating: nil, count: store.stringCount)
+        var positions: [UInt32] = []
+        positions.reserveCapacity(store.count)
+        var fields: [(String, CatalogSearchIndex.Builder.Field)] = []
+        for position in 0..<store.count where !isRootEntry[position] {
+            let (title, artist, album) = store.searchedFields(of: position)
+            fields.removeAll(keepingCapacity: true)
+            let folded = fold(title)
+            fields.append((folded, builder.field(folded)))
+            for ref in [artist, album] where ref != 0 {
+                if let written = shared[Int(ref)] {
+                    fields.append(written)
+                } else {
+                    let folded = fold(store.string(ref))
+                    let written = (folded, builder.field(folded, shared: true))
+                    shared[Int(ref)] = written
+                    fields.append(written)
+                }
+            }
+            builder.add(fields)
+            positions.append(UInt32(position))
+        }
+        return (builder.build(), positions)
     }
 
     /// Case- and diacritic-insensitive form for search: canonically decomposed (the standard
@@ -82,6 +117,10 @@ enum CatalogLoader {
     /// gives, up to canonical equivalence (which `String` comparison ignores anyway), without
     /// mapping Foundation's ICU into the server (issue 10, item 6).
     static func fold(_ text: String) -> String {
+        // ASCII decomposes to itself and has no marks: folding it is lowercasing it.
+        if text.utf8.allSatisfy({ $0 < 0x80 }) {
+            return text.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }) ? text.lowercased() : text
+        }
         var kept = String.UnicodeScalarView()
         for scalar in text._nfd {
             switch scalar.value {
@@ -190,50 +229,5 @@ enum CatalogLoader {
             throw ArtworkProblem(reason: "'\(artwork)' does not exist (looked for \(file))")
         }
         return URL(fileURLWithPath: file).absoluteString
-    }
-
-    private static func resolve(
-        _ refs: [CatalogFile.ChildRef], of parent: String, items: [String: BrowseItem], reader: CatalogReader
-    ) throws(CatalogError) -> [BrowseItem] {
-        var list: [BrowseItem] = []
-        list.reserveCapacity(refs.count)
-        for ref in refs {
-            guard var child = items[ref.id] else {
-                throw reader.refuse(.missingChild(ref.id), item: parent, at: ref.offset)
-            }
-            if let group = ref.group { child.group = group }
-            list.append(child)
-        }
-        return list
-    }
-
-    /// Depth-first over the children graph; a child that is still on the path is a cycle.
-    private static func checkCycles(_ children: [String: [BrowseItem]], order: [String], path: String) throws(CatalogError) {
-        enum Mark { case onPath, done }
-        var marks: [String: Mark] = [:]
-        for start in order where marks[start] == nil {
-            var stack: [(id: String, next: Int)] = [(start, 0)]
-            marks[start] = .onPath
-            while let top = stack.last {
-                let kids = children[top.id] ?? []
-                guard top.next < kids.count else {
-                    marks[top.id] = .done
-                    stack.removeLast()
-                    continue
-                }
-                stack[stack.count - 1].next += 1
-                let child = kids[top.next].id
-                switch marks[child] {
-                case .onPath:
-                    let loop = stack.map(\.id).drop(while: { $0 != child }) + [child]
-                    throw CatalogError(file: path, item: child, problem: .cycle(Array(loop)))
-                case .done:
-                    continue
-                case nil:
-                    marks[child] = .onPath
-                    stack.append((child, 0))
-                }
-            }
-        }
     }
 }

@@ -81,7 +81,7 @@ public final class CatalogProvider: BrowseProvider {
         }
         waiters.forEach { $0.resume(returning: loaded) }
         return CatalogChange(
-            changedParents: Catalog.changedParents(from: old, to: loaded), itemCount: loaded.items.count,
+            changedParents: Catalog.changedParents(from: old, to: loaded), itemCount: loaded.store.count,
             firstLoad: old == nil)
     }
 
@@ -94,7 +94,7 @@ public final class CatalogProvider: BrowseProvider {
     /// The catalog's title (the name of the library); empty before it is loaded.
     public var title: String { state.withLock { $0.catalog?.title ?? "" } }
     /// How many items the catalog has (the root not counted).
-    public var itemCount: Int { state.withLock { $0.catalog?.items.count ?? 0 } }
+    public var itemCount: Int { state.withLock { $0.catalog?.store.count ?? 0 } }
 
     /// The loaded catalog, waiting for the first load if it has not ended yet.
     private func catalog() async throws -> Catalog {
@@ -127,9 +127,9 @@ public final class CatalogProvider: BrowseProvider {
     /// The children of `parentId`, paged; throws the item's ``BrowseError`` when it carries one.
     public func children(of parentId: String, page: Int, pageSize: Int) async throws -> [BrowseItem] {
         let catalog = try await catalog()
-        if let error = catalog.errors[parentId] { throw error }
-        guard let list = catalog.children[parentId] else { return [] }
-        return Self.page(list, page: page, pageSize: pageSize)
+        if let error = catalog.store.error(of: parentId) { throw error }
+        let list = catalog.store.children(of: parentId)
+        return Self.page(list.count, page: page, pageSize: pageSize).map { catalog.store.child(list.lowerBound + $0) }
     }
 
     public func item(id: String) async throws -> BrowseItem? {
@@ -137,7 +137,7 @@ public final class CatalogProvider: BrowseProvider {
         if id == BrowseItem.rootId {
             return BrowseItem(id: BrowseItem.rootId, title: catalog.title, browsable: true, mediaType: .folder)
         }
-        return catalog.items[id]
+        return catalog.store.position(of: id).map { catalog.store.item(at: $0) }
     }
 
     public var supportsSearch: Bool { true }
@@ -152,7 +152,7 @@ public final class CatalogProvider: BrowseProvider {
         let (pages, tooMany) = page.addingReportingOverflow(1)
         let (end, overflow) = pages.multipliedReportingOverflow(by: pageSize)
         let found = catalog.searchable.matches(needle, limit: tooMany || overflow ? Int.max : end)
-        return Self.page(found, page: page, pageSize: pageSize)
+        return Self.page(found.count, page: page, pageSize: pageSize).map { catalog.item(searched: found[$0]) }
     }
 
     /// The search as it was before the index (every item compared), for tests to hold the index
@@ -160,15 +160,16 @@ public final class CatalogProvider: BrowseProvider {
     @_spi(SearchReference) public func linearSearch(query: String, page: Int, pageSize: Int) async throws -> [BrowseItem] {
         let catalog = try await catalog()
         let needle = CatalogLoader.fold(String(query.trimming(while: \.isWhitespace)))
-        return Self.page(catalog.searchable.linearMatches(needle), page: page, pageSize: pageSize)
+        let found = catalog.searchable.linearMatches(needle)
+        return Self.page(found.count, page: page, pageSize: pageSize).map { catalog.item(searched: found[$0]) }
     }
 
-    private static func page(_ list: [BrowseItem], page: Int, pageSize: Int) -> [BrowseItem] {
-        guard page >= 0, pageSize > 0 else { return [] }
+    /// Which of a list of `count` items page `page` of `pageSize` holds (items are made only for it).
+    private static func page(_ count: Int, page: Int, pageSize: Int) -> Range<Int> {
+        guard page >= 0, pageSize > 0 else { return 0..<0 }
         let (start, overflow) = page.multipliedReportingOverflow(by: pageSize)
-        guard !overflow, start < list.count else { return [] }
-        if start == 0, list.count <= pageSize { return list }  // the whole list: no copy
-        return Array(list[start..<(list.count - start > pageSize ? start + pageSize : list.count)])
+        guard !overflow, start < count else { return 0..<0 }
+        return start..<(count - start > pageSize ? start + pageSize : count)
     }
 }
 
@@ -185,14 +186,21 @@ public struct CatalogChange: Sendable, Hashable {
 }
 
 extension Catalog {
+    /// The item at `position` of the search index.
+    func item(searched position: Int) -> BrowseItem { store.item(at: Int(searchPositions[position])) }
+
     /// The parents whose children (or error screen) differ between `old` and `new` (a missing list
     /// and an empty one are the same: an unknown parent is an empty list); every non-empty parent
-    /// of `new` when there was no `old`.
+    /// of `new` when there was no `old`. Lists are compared item by item, as a car would get them.
     static func changedParents(from old: Catalog?, to new: Catalog) -> [String] {
-        let parents = Set(new.children.keys).union(new.errors.keys)
-            .union(old?.children.keys ?? [:].keys).union(old?.errors.keys ?? [:].keys)
+        let parents = Set(new.store.parents).union(old?.store.parents ?? [])
         return parents.filter { parent in
-            (old?.children[parent] ?? []) != (new.children[parent] ?? []) || old?.errors[parent] != new.errors[parent]
+            let before = old?.store.children(of: parent) ?? 0..<0
+            let after = new.store.children(of: parent)
+            let same =
+                before.count == after.count
+                && zip(before, after).allSatisfy { pair in old?.store.child(pair.0) == new.store.child(pair.1) }
+            return !same || old?.store.error(of: parent) != new.store.error(of: parent)
         }.sorted()
     }
 }

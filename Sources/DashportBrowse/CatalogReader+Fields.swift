@@ -7,11 +7,14 @@ extension CatalogReader {
         let reader: CatalogReader
         let members: [JSONNode.Member]
         let item: String?
+        /// The elements ``JSONTree/outline(_:)`` left unbuilt (the document's lists), by list offset.
+        let elements: [Int: [Int]]
 
-        init(reader: CatalogReader, members: [JSONNode.Member], item: String?) {
+        init(reader: CatalogReader, members: [JSONNode.Member], item: String?, elements: [Int: [Int]] = [:]) {
             self.reader = reader
             self.members = members
             self.item = item
+            self.elements = elements
         }
 
         /// The members of `node`, which must be an object (the value of `key`).
@@ -108,6 +111,12 @@ extension CatalogReader {
         func list(_ member: JSONNode.Member, key: String, wants: String) throws(CatalogError) -> [JSONNode] {
             guard case .array(let elements) = member.value.value else { throw wrong(member, wants: wants) }
             return elements
+        }
+
+        /// Where each element of `member` starts, which must be a list the outline deferred.
+        func deferredList(_ member: JSONNode.Member, key: String, wants: String) throws(CatalogError) -> [Int] {
+            guard case .array = member.value.value else { throw wrong(member, wants: wants) }
+            return elements[member.value.offset] ?? []
         }
     }
 

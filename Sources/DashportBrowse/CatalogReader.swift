@@ -28,21 +28,23 @@ struct CatalogReader {
         return CatalogError(file: path, item: item, problem: problem, line: place.line, column: place.column)
     }
 
-    func read() throws(CatalogError) -> CatalogFile {
+    /// Reads the document, handing each item to `each` (with its index, and how many there are)
+    /// in file order as it is read: the items are checked as JSON all at once (``JSONTree/outline(_:)``) but built one at
+    /// a time, so no more than one item is ever a tree. What is refused is refused in the order a
+    /// whole tree was judged in before: the JSON, the format, the document's keys, each item in
+    /// turn, the title, the root.
+    func read(each: (CatalogFile.Entry, Int, Int) throws(CatalogError) -> Void) throws(CatalogError) -> CatalogFile {
         let document: JSONNode
+        let elements: [Int: [Int]]
         do {
-            document = try JSONTree.parse(bytes)
+            (document, elements) = try JSONTree.outline(bytes)
         } catch {
-            // The locator's wording is the one people have seen; the tree's covers what it does not check.
-            let syntax = JSONSyntaxLocator.firstError(in: bytes)
-            let place = syntax ?? JSONSyntaxLocator.locate(error.offset, in: bytes, reason: error.reason)
-            throw CatalogError(
-                file: path, item: nil, problem: .invalidJSON(place.reason), line: place.line, column: place.column)
+            throw invalidJSON(error)
         }
         guard case .object(let members) = document.value else {
             throw refuse(.unparseable("the file is \(document.kindText), not a catalog object"), item: nil, at: document.offset)
         }
-        let top = Fields(reader: self, members: members, item: nil)
+        let top = Fields(reader: self, members: members, item: nil, elements: elements)
         // A file of another format is named as such before its keys are judged by this one's.
         let format = top.member("format")
         let version = top.member("version")
@@ -59,12 +61,32 @@ struct CatalogReader {
         _ = try top.string("note")
         let root = try top.required("root", at: document.offset)
         let items = try top.required("items", at: document.offset)
-        let entries = try top.list(items, key: "items", wants: "a list of items").enumerated().map { (index, node) throws(CatalogError) in
-            try entry(node, index: index)
+        let starts = try top.deferredList(items, key: "items", wants: "a list of items")
+        for (index, start) in starts.enumerated() {
+            try each(try entry(try node(at: start), index: index), index, starts.count)
         }
         return CatalogFile(
-            format: formatText, version: 1, title: try top.string("title"), root: try childRefs(root, key: "root", parent: "root"),
-            items: entries)
+            format: formatText, version: 1, title: try top.string("title"),
+            root: try childRefs(root, key: "root", parent: "root", deferred: elements),
+            itemCount: starts.count)
+    }
+
+    /// The element the outline deferred at `offset`, built (checked already: a failure here is
+    /// reported as the JSON's).
+    func node(at offset: Int) throws(CatalogError) -> JSONNode {
+        do {
+            return try JSONTree.parse(bytes, at: offset)
+        } catch {
+            throw invalidJSON(error)
+        }
+    }
+
+    /// Text that is not JSON, at the first place it goes wrong.
+    private func invalidJSON(_ error: JSONTree.Failure) -> CatalogError {
+        // The locator's wording is the one people have seen; the tree's covers what it does not check.
+        let syntax = JSONSyntaxLocator.firstError(in: bytes)
+        let place = syntax ?? JSONSyntaxLocator.locate(error.offset, in: bytes, reason: error.reason)
+        return CatalogError(file: path, item: nil, problem: .invalidJSON(place.reason), line: place.line, column: place.column)
     }
 
     private func entry(_ node: JSONNode, index: Int) throws(CatalogError) -> CatalogFile.Entry {
@@ -104,11 +126,23 @@ struct CatalogReader {
         return entry
     }
 
-    private func childRefs(_ member: JSONNode.Member, key: String, parent: String) throws(CatalogError) -> [CatalogFile.ChildRef] {
+    /// The references of a `children` list (or of the `root`, whose elements the outline deferred:
+    /// `deferred` holds them).
+    private func childRefs(
+        _ member: JSONNode.Member, key: String, parent: String, deferred: [Int: [Int]]? = nil
+    ) throws(CatalogError) -> [CatalogFile.ChildRef] {
         let wants = "a list of ids (or { \"id\": …, \"group\": … })"
-        let fields = Fields(reader: self, members: [], item: parent)
+        let fields = Fields(reader: self, members: [], item: parent, elements: deferred ?? [:])
         var refs: [CatalogFile.ChildRef] = []
-        for node in try fields.list(member, key: key, wants: wants) {
+        let nodes: [JSONNode]
+        if deferred != nil {
+            var built: [JSONNode] = []
+            for start in try fields.deferredList(member, key: key, wants: wants) { built.append(try node(at: start)) }
+            nodes = built
+        } else {
+            nodes = try fields.list(member, key: key, wants: wants)
+        }
+        for node in nodes {
             switch node.value {
             case .string(let id):
                 refs.append(CatalogFile.ChildRef(offset: node.offset, id: id))

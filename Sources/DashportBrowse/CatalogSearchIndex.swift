@@ -28,19 +28,13 @@
 /// longer query intersects its four rarest lists and checks the candidates (bytes compared when
 /// both are plain ASCII, where a `Character` is a byte; `String.contains` otherwise).
 @_spi(SearchReference) public struct CatalogSearchIndex: Sendable {
-    /// One searchable item (any item but the root's entries) and its folded title, artist and album.
-    public struct Entry: Sendable {
-        public var item: BrowseItem
-        public var fields: [String]
-
-        public init(item: BrowseItem, fields: [String]) {
-            self.item = item
-            self.fields = fields
-        }
-    }
-
-    /// Every searchable item, in catalog order; posting lists name them by position here.
-    let entries: [Entry]
+    /// Every searchable item's folded fields, in catalog order (posting lists name the items by
+    /// their position here): the fields' UTF-8 in one buffer (a field many items share, such as
+    /// an artist, once), each field as its offset << 32 | its length, each item's fields from
+    /// `entryStarts[position]` to `entryStarts[position + 1]`.
+    private let text: [UInt8]
+    private let fields: [UInt64]
+    private let entryStarts: [UInt32]
     private let alphabet: [Character: UInt32]
     /// Every trigram that occurs, ascending.
     private let keys: [UInt64]
@@ -60,48 +54,150 @@
     /// The first code the dictionary hands out (0 is the padding, 1…128 are ASCII).
     private static let firstDictionaryCode: UInt32 = 129
 
-    public init(_ entries: [Entry]) {
-        var alphabet: [Character: UInt32] = [:]
-        var lists: [UInt64: PostingList] = [:]
-        var codes: [UInt32] = []
-        for (position, entry) in entries.enumerated() {
-            for field in entry.fields {
+    /// How many items the index searches.
+    public var count: Int { entryStarts.count - 1 }
+
+    /// The index over `entries`, each an item's folded fields (title, artist, album), in catalog
+    /// order: for tests and the fuzz driver (the loader adds its items one by one to a ``Builder``).
+    public init(_ entries: [[String]]) {
+        var builder = Builder()
+        for entry in entries {
+            let written = entry.map { ($0, builder.field($0)) }
+            builder.add(written)
+        }
+        self = builder.build()
+    }
+
+    /// Builds the index one item at a time, so the folded fields are never held as strings of
+    /// their own: a field is written once (``field(_:)``) and named by every item that has it.
+    public struct Builder {
+        /// A field written into the index, for ``add(_:)``.
+        public struct Field: Sendable, Hashable {
+            fileprivate var packed: UInt64
+        }
+
+        private var text: [UInt8] = []
+        private var fields: [UInt64] = []
+        private var entryStarts: [UInt32] = [0]
+        private var plainASCII: [Bool] = []
+        private var alphabet: [Character: UInt32] = [:]
+        /// Each trigram's list, by the number `listNumbers` gives the trigram.
+        private var lists: [PostingList] = []
+        private var listNumbers: [UInt64: UInt32] = [:]
+        /// The list numbers of each shared field's trigrams, worked out once.
+        private var sharedLists: [UInt64: [UInt32]] = [:]
+        private var codes: [UInt32] = []
+        private var numbers: [UInt32] = []
+
+        public init() {}
+
+        /// Writes one folded field; the same value may be named by any number of items. A field
+        /// `shared` by many (an artist, an album) has its trigrams worked out once.
+        public mutating func field(_ folded: String, shared: Bool = false) -> Field {
+            let offset = text.count
+            text.append(contentsOf: folded.utf8)
+            let packed = UInt64(offset) << 32 | UInt64(text.count - offset)
+            if shared { sharedLists[packed] = [] }
+            return Field(packed: packed)
+        }
+
+        /// The next item, with its folded fields (each the string and what ``field(_:shared:)`` gave for it).
+        public mutating func add(_ entryFields: [(String, Field)]) {
+            let position = plainASCII.count
+            var plain = true
+            for (field, written) in entryFields {
+                fields.append(written.packed)
+                let ascii = CatalogSearchIndex.isPlainASCII(field)
+                plain = plain && ascii
+                if let known = sharedLists[written.packed], !known.isEmpty || field.isEmpty {
+                    for number in known { lists[Int(number)].add(position) }
+                    continue
+                }
                 codes.removeAll(keepingCapacity: true)
-                for character in field { codes.append(Self.code(character, adding: &alphabet)) }
+                if ascii {
+                    // Without a carriage return every ASCII byte is a `Character` of its own.
+                    for byte in field.utf8 { codes.append(UInt32(byte) + 1) }
+                } else {
+                    for character in field { codes.append(CatalogSearchIndex.code(character, adding: &alphabet)) }
+                }
+                numbers.removeAll(keepingCapacity: true)
                 for start in codes.indices {
                     let second = start + 1 < codes.count ? codes[start + 1] : 0
                     let third = start + 2 < codes.count ? codes[start + 2] : 0
-                    lists[Self.key(codes[start], second, third), default: PostingList()].add(position)
+                    let key = CatalogSearchIndex.key(codes[start], second, third)
+                    let number: UInt32
+                    if let known = listNumbers[key] {
+                        number = known
+                    } else {
+                        number = UInt32(lists.count)
+                        listNumbers[key] = number
+                        lists.append(PostingList())
+                    }
+                    lists[Int(number)].add(position)
+                    numbers.append(number)
                 }
+                if sharedLists[written.packed] != nil { sharedLists[written.packed] = numbers }
             }
+            plainASCII.append(plain)
+            entryStarts.append(UInt32(fields.count))
         }
-        let keys = lists.keys.sorted()
-        var starts: [UInt32] = [0]
-        var counts: [UInt32] = []
-        var postings: [UInt8] = []
-        starts.reserveCapacity(keys.count + 1)
-        counts.reserveCapacity(keys.count)
-        postings.reserveCapacity(lists.values.reduce(0) { $0 + $1.bytes.count })
-        for key in keys {
-            // The key came from `lists`' own keys.
-            guard let list = lists[key] else { continue }
-            postings += list.bytes
-            starts.append(UInt32(postings.count))
-            counts.append(list.count)
+
+        /// The index: posting lists sorted by trigram and laid end to end.
+        public consuming func build() -> CatalogSearchIndex {
+            let sorted = listNumbers.sorted { $0.key < $1.key }
+            listNumbers = [:]
+            sharedLists = [:]
+            let keys = sorted.map(\.key)
+            var starts: [UInt32] = [0]
+            var counts: [UInt32] = []
+            var postings: [UInt8] = []
+            starts.reserveCapacity(keys.count + 1)
+            counts.reserveCapacity(keys.count)
+            postings.reserveCapacity(lists.reduce(0) { $0 + $1.bytes.count })
+            for (_, number) in sorted {
+                postings += lists[Int(number)].bytes
+                starts.append(UInt32(postings.count))
+                counts.append(lists[Int(number)].count)
+                lists[Int(number)] = PostingList()  // let go once copied
+            }
+            return CatalogSearchIndex(
+                text: text, fields: fields, entryStarts: entryStarts, alphabet: alphabet, keys: keys, starts: starts,
+                counts: counts, postings: postings, plainASCII: plainASCII)
         }
-        self.entries = entries
+    }
+
+    private init(
+        text: [UInt8], fields: [UInt64], entryStarts: [UInt32], alphabet: [Character: UInt32], keys: [UInt64],
+        starts: [UInt32], counts: [UInt32], postings: [UInt8], plainASCII: [Bool]
+    ) {
+        self.text = text
+        self.fields = fields
+        self.entryStarts = entryStarts
         self.alphabet = alphabet
         self.keys = keys
         self.starts = starts
         self.counts = counts
         self.postings = postings
-        self.plainASCII = entries.map { $0.fields.allSatisfy(Self.isPlainASCII) }
+        self.plainASCII = plainASCII
     }
 
-    /// The first `limit` items matching `needle` (already folded and trimmed, not empty), in
-    /// catalog order: the first `limit` of ``linearMatches(_:)``. The catalog is read in windows of
-    /// positions, each twice the last, so a common query stops after the first few.
-    public func matches(_ needle: String, limit: Int) -> [BrowseItem] {
+    /// Entry `position`'s fields as byte ranges of `text`.
+    private func fieldRanges(of position: Int) -> some Sequence<Range<Int>> {
+        fields[Int(entryStarts[position])..<Int(entryStarts[position + 1])].lazy.map { packed in
+            let offset = Int(packed >> 32)
+            return offset..<(offset + Int(packed & 0xFFFF_FFFF))
+        }
+    }
+
+    /// Entry `position`'s fields as strings (for what bytes cannot answer).
+    public func fields(of position: Int) -> [String] {
+        fieldRanges(of: position).map { String(decoding: text[$0], as: UTF8.self) }
+    }
+
+    /// The positions of the first `limit` items matching `needle` (already folded and trimmed, not
+    /// empty), ascending: the first `limit` of ``linearMatches(_:)``. The catalog is read in
+    /// windows of positions, each twice the last, so a common query stops after the first few.
+    public func matches(_ needle: String, limit: Int) -> [Int] {
         guard limit > 0, !needle.isEmpty else { return [] }
         var codes: [UInt32] = []
         for character in needle {
@@ -127,13 +223,13 @@
         let exact = codes.count < 3 && !codes.contains(Self.sharedCode)
         let plainNeedle = Self.isPlainASCII(needle)
         var cursors = lists.map { Cursor(offset: Int(starts[$0]), end: Int(starts[$0 + 1])) }
-        var found: [BrowseItem] = []
+        var found: [Int] = []
         var low = 0
         var width = 4096
         var window = Bitmap(count: width)
         var other = Bitmap(count: width)
-        while low < entries.count, found.count < limit {
-            let high = min(low + width, entries.count)
+        while low < count, found.count < limit {
+            let high = min(low + width, count)
             window.reset(count: high - low)
             if codes.count < 3 {
                 for index in cursors.indices { advance(&cursors[index], from: low, below: high) { window.insert($0 - low) } }
@@ -148,7 +244,7 @@
             window.forEach { bit in
                 let position = low + bit
                 guard exact || contains(needle, plain: plainNeedle, at: position) else { return true }
-                found.append(entries[position].item)
+                found.append(position)
                 return found.count < limit
             }
             low = high
@@ -160,13 +256,11 @@
     /// Whether entry `position` has a field containing `needle`, as `String.contains` says: bytes
     /// compared when both are ASCII without a carriage return (then every `Character` is one byte).
     private func contains(_ needle: String, plain: Bool, at position: Int) -> Bool {
-        let fields = entries[position].fields
-        guard plain, plainASCII[position] else { return fields.contains { $0.contains(needle) } }
+        guard plain, plainASCII[position] else { return fields(of: position).contains { $0.contains(needle) } }
         var needle = needle
         return needle.withUTF8 { wanted in
-            fields.contains { field in
-                var field = field
-                return field.withUTF8 { Self.bytes($0, contain: wanted) }
+            text.withUnsafeBufferPointer { text in
+                fieldRanges(of: position).contains { Self.bytes(UnsafeBufferPointer(rebasing: text[$0]), contain: wanted) }
             }
         }
     }
@@ -180,23 +274,23 @@
         return false
     }
 
-    private static func isPlainASCII(_ text: String) -> Bool { text.utf8.allSatisfy { $0 < 0x80 && $0 != 0x0D } }
+    fileprivate static func isPlainASCII(_ text: String) -> Bool { text.utf8.allSatisfy { $0 < 0x80 && $0 != 0x0D } }
 
-    /// The search as it was before the index, over every item: the reference ``matches(_:limit:)``
-    /// must agree with.
-    public func linearMatches(_ needle: String) -> [BrowseItem] {
+    /// The search as it was before the index, over every item (the positions of those whose
+    /// fields contain `needle`): the reference ``matches(_:limit:)`` must agree with.
+    public func linearMatches(_ needle: String) -> [Int] {
         guard !needle.isEmpty else { return [] }
-        return entries.lazy.filter { entry in entry.fields.contains { $0.contains(needle) } }.map(\.item)
+        return (0..<count).filter { position in fields(of: position).contains { $0.contains(needle) } }
     }
 
     /// What search does to the fields and the query before comparing (``CatalogLoader/fold(_:)``).
     public static func fold(_ text: String) -> String { CatalogLoader.fold(text) }
 
-    private static func key(_ first: UInt32, _ second: UInt32, _ third: UInt32) -> UInt64 {
+    fileprivate static func key(_ first: UInt32, _ second: UInt32, _ third: UInt32) -> UInt64 {
         UInt64(first) << (2 * codeBits) | UInt64(second) << codeBits | UInt64(third)
     }
 
-    private static func code(_ character: Character, adding alphabet: inout [Character: UInt32]) -> UInt32 {
+    fileprivate static func code(_ character: Character, adding alphabet: inout [Character: UInt32]) -> UInt32 {
         if character.utf8.count == 1, let byte = character.utf8.first { return UInt32(byte) + 1 }
         if let code = alphabet[character] { return code }
         let next = UInt32(alphabet.count) + firstDictionaryCode

@@ -65,10 +65,43 @@ package enum JSONTree {
         return node
     }
 
-    private struct Parser {
+    /// A whole JSON text checked as ``parse(_:)`` checks it (the same errors at the same places),
+    /// with the lists that are values of the top-level object's members left unbuilt: such a list
+    /// is an empty `.array` in `document`, and `elements[its offset]` holds where each of its
+    /// elements starts, for ``parse(_:at:)`` to build one at a time. A catalog's 100,000 items are
+    /// then never a tree at once (issue 22, item 4).
+    package static func outline(_ bytes: [UInt8]) throws(Failure) -> (document: JSONNode, elements: [Int: [Int]]) {
+        var parser = Parser(bytes: bytes)
+        parser.deferring = true
+        let node = try parser.value()
+        parser.skipSpace()
+        guard parser.at == bytes.count else { throw Failure(offset: parser.at, reason: "unexpected text after the end of the document") }
+        return (node, parser.deferred)
+    }
+
+    /// The value starting at byte `offset` of a text ``outline(_:)`` accepted (an element it
+    /// deferred), built.
+    package static func parse(_ bytes: [UInt8], at offset: Int) throws(Failure) -> JSONNode {
+        var parser = Parser(bytes: bytes)
+        parser.at = offset
+        parser.checked = true
+        return try parser.value()
+    }
+
+    struct Parser {
         let bytes: [UInt8]
         var at = 0
         var depth = 0
+        /// Whether the lists directly inside the top-level object are checked, not built.
+        var deferring = false
+        /// Where each deferred list's elements start, by the list's offset.
+        var deferred: [Int: [Int]] = [:]
+        /// Whether the text was checked by ``JSONTree/outline(_:)`` already (keys are then not compared again).
+        var checked = false
+        /// Escapes of strings checked without being built are decoded here, then dropped.
+        var scratch: [UInt8] = []
+
+        init(bytes: [UInt8]) { self.bytes = bytes }
 
         func fail(_ reason: String, at offset: Int? = nil) -> Failure { Failure(offset: offset ?? at, reason: reason) }
 
@@ -82,6 +115,9 @@ package enum JSONTree {
             let start = at
             switch bytes[at] {
             case UInt8(ascii: "{"): return JSONNode(offset: start, value: .object(try object()))
+            case UInt8(ascii: "[") where deferring && depth == 1:
+                deferred[start] = try deferredArray()
+                return JSONNode(offset: start, value: .array([]))
             case UInt8(ascii: "["): return JSONNode(offset: start, value: .array(try array()))
             case UInt8(ascii: "\""): return JSONNode(offset: start, value: .string(try string()))
             case UInt8(ascii: "t"): return JSONNode(offset: start, value: try literal("true", .bool(true)))
@@ -92,7 +128,7 @@ package enum JSONTree {
             }
         }
 
-        private mutating func enter() throws(Failure) {
+        mutating func enter() throws(Failure) {
             depth += 1
             guard depth <= JSONSyntaxLocator.maxDepth else { throw fail("nested deeper than \(JSONSyntaxLocator.maxDepth) levels") }
             at += 1
@@ -100,7 +136,7 @@ package enum JSONTree {
         }
 
         /// After a member or element: `true` at the closing bracket (consumed), `false` after a comma.
-        private mutating func closes(_ close: UInt8) throws(Failure) -> Bool {
+        mutating func closes(_ close: UInt8) throws(Failure) -> Bool {
             skipSpace()
             guard at < bytes.count else { throw fail("the file ends in the middle of the JSON (truncated?)") }
             if bytes[at] == close {
@@ -127,7 +163,10 @@ package enum JSONTree {
                 guard at < bytes.count, bytes[at] == UInt8(ascii: "\"") else { throw fail("expected a \"key\" in quotes") }
                 let keyOffset = at
                 let key = try string()
-                guard keys.insert(key).inserted else { throw fail("the key '\(key)' appears twice in this object", at: keyOffset) }
+                // An element the outline deferred had its keys checked there.
+                guard checked || keys.insert(key).inserted else {
+                    throw fail("the key '\(key)' appears twice in this object", at: keyOffset)
+                }
                 skipSpace()
                 guard at < bytes.count, bytes[at] == UInt8(ascii: ":") else { throw fail("expected ':' after the key") }
                 at += 1
@@ -148,9 +187,24 @@ package enum JSONTree {
             return elements
         }
 
-        private mutating func string() throws(Failure) -> String {
+        mutating func string() throws(Failure) -> String {
             let start = at
             at += 1
+            // Most strings have no escape: made from the bytes where they lie, with no copy first.
+            var end = at
+            var ascii = true
+            while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 {
+                ascii = ascii && bytes[end] < 0x80
+                end += 1
+            }
+            if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+                let piece = bytes[at..<end]
+                guard let text = ascii ? String(decoding: piece, as: UTF8.self) : String(validating: piece, as: UTF8.self) else {
+                    throw fail("a string that is not valid UTF-8", at: start)
+                }
+                at = end + 1
+                return text
+            }
             var utf8: [UInt8] = []
             while at < bytes.count {
                 let byte = bytes[at]
@@ -170,7 +224,7 @@ package enum JSONTree {
             throw fail("the file ends inside a string", at: start)
         }
 
-        private mutating func escape(into utf8: inout [UInt8]) throws(Failure) {
+        mutating func escape(into utf8: inout [UInt8]) throws(Failure) {
             guard at < bytes.count else { throw fail("the file ends inside a string") }
             let byte = bytes[at]
             at += 1
@@ -215,7 +269,7 @@ package enum JSONTree {
             return value
         }
 
-        private mutating func literal(_ word: String, _ value: JSONNode.Value) throws(Failure) -> JSONNode.Value {
+        mutating func literal(_ word: String, _ value: JSONNode.Value) throws(Failure) -> JSONNode.Value {
             let start = at
             for expected in word.utf8 {
                 guard at < bytes.count, bytes[at] == expected else { throw fail("expected '\(word)'", at: start) }
@@ -224,8 +278,13 @@ package enum JSONTree {
             return value
         }
 
-        private mutating func number() throws(Failure) -> String {
+        mutating func number() throws(Failure) -> String {
             let start = at
+            try skipNumber()
+            return String(decoding: bytes[start..<at], as: UTF8.self)
+        }
+
+        mutating func skipNumber() throws(Failure) {
             if bytes[at] == UInt8(ascii: "-") { at += 1 }
             guard digits() else { throw fail("expected a digit") }
             if at < bytes.count, bytes[at] == UInt8(ascii: ".") {
@@ -237,7 +296,6 @@ package enum JSONTree {
                 if at < bytes.count, bytes[at] == UInt8(ascii: "+") || bytes[at] == UInt8(ascii: "-") { at += 1 }
                 guard digits() else { throw fail("expected a digit in the exponent") }
             }
-            return String(decoding: bytes[start..<at], as: UTF8.self)
         }
 
         private mutating func digits() -> Bool {

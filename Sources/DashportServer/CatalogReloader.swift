@@ -48,7 +48,10 @@ public actor CatalogReloader {
     public func reload(reason: String) async -> Outcome {
         let outcome: Outcome
         do throws(CatalogError) {
-            let change = try catalog.load()
+            // A second's work for the largest catalog: on a pool thread, never on the caller's
+            // executor (a reactor's, when the asking task prefers one).
+            let catalog = self.catalog
+            let change = try await Task.detached { Result { () throws(CatalogError) in try catalog.load() } }.value.get()
             if change.changedParents.isEmpty {
                 outcome = .unchanged(items: change.itemCount)
             } else if change.changedParents.count > Self.invalidateAllThreshold {

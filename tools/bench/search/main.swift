@@ -7,7 +7,9 @@
 // is generated into a temporary folder: titles, artists and albums from small word lists with
 // accents and mixed case, so common words match thousands of items and rare ones a few. Both
 // catalogs are loaded through `CatalogProvider` (the load time and the resident memory it added
-// are printed), then every round asks each catalog every query of a fixed list (prefixes, whole
+// are printed; before that, each is loaded in fresh processes of its own, `LoadPhase.swift`,
+// reporting resident memory, the peak and the load time), then every round asks each catalog
+// every query of a fixed list (prefixes, whole
 // words, several words, one character, no match), catalogs taking turns, for the page the browse
 // core asks (`BrowseConfiguration.maxChildrenPerNode` items); before them, `--linear-rounds` rounds
 // of the large catalog's search as it was before the index (every item compared), for the before. Reported: p50 and p99 of one search
@@ -17,6 +19,8 @@
 import DashportCommandLine
 import Foundation
 
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--load-one" { loadOne(CommandLine.arguments[2]) }
+
 let spec = CommandSpec(
     name: "dashport-bench-search",
     summary: "One catalog search over the 100,000-item maximum, next to one over the demo catalog.",
@@ -25,13 +29,16 @@ let spec = CommandSpec(
         .value("catalog", "PATH", "the demo catalog (default Fixtures/demo/catalog.json)"),
         .value("page-size", "N", "items asked per search (default the browse core's, 2000)"),
         .value("linear-rounds", "N", "rounds of the search before the index, every item compared (default 1)"),
+        .value("load-rounds", "N", "loads of each catalog, each in a fresh process (default 5; 0 skips them)"),
     ])
 
-let (rounds, demoPath, linearRounds, pageSizeOption) = ParsedCommand.parseOrExit(program: "dashport-bench-search", as: spec) {
-    parsed throws(CommandLineError) in
+let (rounds, demoPath, linearRounds, pageSizeOption, loadRounds) = ParsedCommand.parseOrExit(
+    program: "dashport-bench-search", as: spec
+) { parsed throws(CommandLineError) in
     (
         try parsed.integer("rounds") ?? 20, parsed.value("catalog") ?? "Fixtures/demo/catalog.json",
-        try parsed.integer("linear-rounds", minimum: 0) ?? 1, try parsed.integer("page-size")
+        try parsed.integer("linear-rounds", minimum: 0) ?? 1, try parsed.integer("page-size"),
+        try parsed.integer("load-rounds", minimum: 0) ?? 5
     )
 }
 
@@ -94,8 +101,10 @@ func percentile(_ sorted: [Double], _ fraction: Double) -> Double {
 let folder = NSTemporaryDirectory() + "dashport-bench-search-\(getpid())"
 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(atPath: folder) }
+let largePath = try largeCatalog(in: folder)
+if loadRounds > 0 { try loadPhase(demo: demoPath, large: largePath, rounds: loadRounds) }
 let demo = try load(demoPath, "demo")
-let large = try load(try largeCatalog(in: folder), "large")
+let large = try load(largePath, "large")
 let pageSize = pageSizeOption ?? BrowseConfiguration().maxChildrenPerNode
 
 /// One search's thread CPU time and wall time, in µs. A search of a loaded catalog never suspends,
