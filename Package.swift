@@ -29,7 +29,8 @@
 //   Server          DashportServer     (wires a transport connection to the sans-IO stack and the core)
 //                   DashportEmulator   (the same for the car role: HeadUnitClient, the emulator's shell)
 //   Executables     dashport (Sources/dashport), dashport-hu (tools/dashport-hu)
-//   Test support    DashportTestSupport (manual clock, TLS identities, loopback server fixture, waits, emulated shell),
+//   Test support    DashportTestSupport (manual clock, TLS identities, loopback server fixture, waits, emulated shell,
+//                   headless Chromium over the DevTools pipe),
 //                   DashportFuzzDrivers (tools/fuzz/Drivers: the fuzz drivers the tests replay)
 import PackageDescription
 
@@ -324,7 +325,8 @@ let package = Package(
             name: "DashportTestSupport",
             dependencies: [
                 "DashportFuzzDrivers", "DashportClock", "DashportTLS", "DashportServer", "DashportEmulator", "DashportHeadUnit",
-                "DashportBrowse", "DashportArtwork", "DashportLog", "DashportMPD", "DashportSession",
+                "DashportBrowse", "DashportArtwork", "DashportLog", "DashportMPD", "DashportSession", "DashportThread",
+                "CDashportLinux",
             ],
             swiftSettings: strict
         ),
@@ -435,6 +437,13 @@ let package = Package(
                 "DashportFuzzDrivers", "DashportTestSupport", "DashportMPD", "DashportClock", "DashportLog", "DashportTransport",
             ],
             exclude: ["FuzzCrashes"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            // Headless Chromium over the DevTools pipe (DashportTestSupport's BrowserHarness): the
+            // harness itself, and the web head-unit emulator's page against a real server (issue 20).
+            name: "DashportWebTests",
+            dependencies: ["DashportTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
