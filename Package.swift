@@ -31,7 +31,8 @@
 //                   DashportEmulator   (the same for the car role: HeadUnitClient, the emulator's shell)
 //                   DashportWebEmulator (`dashport-hu web`: the emulator's car behind a page, over DashportHTTP)
 //   Executables     dashport (Sources/dashport), dashport-hu (tools/dashport-hu)
-//   Test support    DashportTestSupport (manual clock, TLS identities, loopback server fixture, waits, emulated shell),
+//   Test support    DashportTestSupport (manual clock, TLS identities, loopback server fixture, waits, emulated shell,
+//                   headless Chromium over the DevTools pipe),
 //                   DashportFuzzDrivers (tools/fuzz/Drivers: the fuzz drivers the tests replay)
 import PackageDescription
 
@@ -365,6 +366,7 @@ let package = Package(
             dependencies: [
                 "DashportFuzzDrivers", "DashportClock", "DashportTLS", "DashportServer", "DashportEmulator", "DashportHeadUnit",
                 "DashportBrowse", "DashportArtwork", "DashportLog", "DashportMPD", "DashportSession", "DashportTransport",
+                "DashportThread", "CDashportLinux",
             ],
             swiftSettings: strict
         ),
@@ -490,6 +492,13 @@ let package = Package(
                 "DashportTransport",
             ],
             exclude: ["FuzzCrashes"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            // Headless Chromium over the DevTools pipe (DashportTestSupport's BrowserHarness): the
+            // harness itself, and the web head-unit emulator's page against a real server (issue 20).
+            name: "DashportWebTests",
+            dependencies: ["DashportTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

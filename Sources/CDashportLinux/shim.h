@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <malloc.h>
 #include <sys/prctl.h>
+#include <spawn.h>
 
 // accept4 is declared by glibc only under _GNU_SOURCE, which Swift's Glibc module does not set.
 // The symbol is always in libc; declare it so the transport can accept non-blocking, close-on-exec
@@ -42,5 +43,17 @@ static inline int cdashport_release_free_memory(void) {
 /// /proc/PID/task/TID/comm show it). pthread_setname_np is declared only under _GNU_SOURCE.
 static inline void cdashport_set_thread_name(const char *name) {
     prctl(PR_SET_NAME, (unsigned long)name, 0UL, 0UL, 0UL);
+}
+
+// posix_spawn_file_actions_addclosefrom_np (glibc 2.34) is declared only under _GNU_SOURCE too. A
+// child started by posix_spawn (the browser tests' chromium) gets only the descriptors it is given,
+// not every socket the test process has open without O_CLOEXEC.
+#ifndef __USE_GNU
+extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
+#endif
+
+/// posix_spawn_file_actions_addclosefrom_np: closes every descriptor >= `from` in the child.
+static inline int cdashport_spawn_close_from(posix_spawn_file_actions_t *actions, int from) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, from);
 }
 #endif
