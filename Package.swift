@@ -333,7 +333,7 @@ let package = Package(
             name: "DashportTestSupport",
             dependencies: [
                 "DashportFuzzDrivers", "DashportClock", "DashportTLS", "DashportServer", "DashportEmulator", "DashportHeadUnit",
-                "DashportBrowse", "DashportArtwork", "DashportLog", "DashportMPD", "DashportSession",
+                "DashportBrowse", "DashportArtwork", "DashportLog", "DashportMPD", "DashportSession", "DashportBenchSupport",
             ],
             swiftSettings: strict
         ),
@@ -441,7 +441,8 @@ let package = Package(
         .testTarget(
             name: "DashportMPDTests",
             dependencies: [
-                "DashportFuzzDrivers", "DashportTestSupport", "DashportMPD", "DashportMPDSource", "DashportSession", "DashportClock",
+                "DashportFuzzDrivers", "DashportTestSupport", "DashportBenchSupport", "DashportBrowse", "DashportMPD", "DashportMPDSource",
+                "DashportSession", "DashportClock",
                 "DashportLog",
                 "DashportTransport",
             ],
