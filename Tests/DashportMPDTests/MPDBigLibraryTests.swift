@@ -18,6 +18,12 @@ import Testing
         let scratch = harness.directory.file("scratch")
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
         _ = try GeneratedLibrary.generate(into: harness.musicDirectory, albums: 2000, tracks: 1, scratch: scratch)
+        // A cover (JPEG's first and last marker are enough for the provider) on a first-page
+        // album and on one far down the list: only the first is looked up.
+        for album in [0, 1500] {
+            let cover = harness.musicDirectory + "/" + GeneratedLibrary.directory(album) + "/cover.jpg"
+            #expect(FileManager.default.createFile(atPath: cover, contents: Data([0xFF, 0xD8, 0xFF, 0xD9])))
+        }
         let mpd = try await harness.connect()
         defer { mpd.close() }
         _ = try await mpd.run(MPDCommand("update"))
@@ -36,10 +42,12 @@ import Testing
         #expect(!fromCache, "the provider did not answer within the browse core's budget")
         #expect(total >= 2000)
         #expect(rows.map(\.title) == (0..<50).map(GeneratedLibrary.album))
+        #expect(rows.first?.artworkUri != nil, "the first page's covers are looked up")
         let second = await core.children(of: MPDLibraryId.tab(.albums).id, page: 0, pageSize: 50, for: .full)
         #expect(second == first)
-        // Rows past the first page: no cover look-up, and still there.
+        // Rows past the first coverRows: there, without a cover look-up.
         let later = await core.children(of: MPDLibraryId.tab(.albums).id, page: 30, pageSize: 50, for: .full)
         #expect(later.items.map(\.title) == (1500..<1550).map(GeneratedLibrary.album))
+        #expect(later.items.first?.artworkUri == nil, "a cover was looked up for a row past the first \(MPDLibraryProvider.coverRows)")
     }
 }
