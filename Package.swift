@@ -366,7 +366,7 @@ let package = Package(
             dependencies: [
                 "DashportFuzzDrivers", "DashportClock", "DashportTLS", "DashportServer", "DashportEmulator", "DashportHeadUnit",
                 "DashportBrowse", "DashportArtwork", "DashportLog", "DashportMPD", "DashportSession", "DashportTransport",
-                "DashportThread", "CDashportLinux",
+                "DashportThread", "CDashportLinux", "DashportBenchSupport",
             ],
             swiftSettings: strict
         ),
@@ -487,7 +487,8 @@ let package = Package(
         .testTarget(
             name: "DashportMPDTests",
             dependencies: [
-                "DashportFuzzDrivers", "DashportTestSupport", "DashportMPD", "DashportMPDSource", "DashportSession", "DashportClock",
+                "DashportFuzzDrivers", "DashportTestSupport", "DashportBenchSupport", "DashportBrowse", "DashportMPD", "DashportMPDSource",
+                "DashportSession", "DashportClock",
                 "DashportLog",
                 "DashportTransport",
             ],

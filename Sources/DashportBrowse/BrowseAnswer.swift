@@ -17,4 +17,8 @@ public enum BrowseAnswer: Sendable, Hashable {
 
     /// An empty, fresh list.
     public static let empty = BrowseAnswer.items([], total: 0, fromCache: false)
+
+    /// No list: the provider did not answer (in time, or at all) and nothing is cached. Empty and
+    /// not fresh (`fromCache: true`), so no memo keeps it and the next request asks again.
+    public static let unavailable = BrowseAnswer.items([], total: 0, fromCache: true)
 }

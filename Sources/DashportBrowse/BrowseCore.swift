@@ -81,7 +81,7 @@ public actor BrowseCore {
         case .fresh(let items): (raw, fromCache) = (items, false)
         case .cached(let items): (raw, fromCache) = (items, true)
         case .failed(let error): return (render(error, for: car), [])
-        case .unavailable: return (.empty, [])
+        case .unavailable: return (.unavailable, [])
         }
         learn(raw, under: parentId)
         let (items, reports) = BrowseRules.children(raw, of: parentId, parentDepth: depths[parentId], for: car)

@@ -9,7 +9,8 @@ import Synchronization
 /// car's tab cap), albums with their songs in disc/track order, album artists with their albums,
 /// stored playlists, the folder tree; search through MPD's `search any`. Ids come from tags and
 /// paths (``MPDLibraryId``). Covers come from MPD (``MPDCoverStore``) for the rows of the page
-/// asked, so a big library costs MPD a look-up per album shown, not per album.
+/// asked (at most ``coverRows`` of them), so a big library costs MPD a look-up per album shown,
+/// not per album.
 ///
 /// Every whole list served is remembered (without covers, at most ``memoCapacity``). When MPD says
 /// its database or stored playlists changed, ``refresh(_:)`` asks MPD for each remembered list
@@ -41,8 +42,16 @@ public final class MPDLibraryProvider: BrowseProvider {
         guard page >= 0, pageSize > 0 else { return [] }
         let (start, overflow) = page.multipliedReportingOverflow(by: pageSize)
         guard !overflow, start < list.count else { return [] }
-        return await withCovers(Array(list[start..<min(list.count, start + pageSize)]), in: parent)
+        let rows = Array(list[start..<min(list.count, start + pageSize)])
+        // The browse core asks for a whole list at once (page 0, its per-node cap): covers, a
+        // `find` and an `albumart` per album, only for the rows a car's first page shows.
+        let covered = min(rows.count, Self.coverRows)
+        return await withCovers(Array(rows.prefix(covered)), in: parent) + rows.dropFirst(covered)
     }
+
+    /// The most rows of one answer given covers (a car's default page); the rest are served
+    /// without, so a list's cost to MPD does not grow with the library.
+    public static let coverRows = 100
 
     public func item(id: String) async throws -> BrowseItem? {
         guard let parsed = MPDLibraryId(id) else { return nil }

@@ -95,7 +95,7 @@ import Testing
         #expect(tabs == .items(Self.before[BrowseItem.rootId] ?? [], total: 4, fromCache: true))
         #expect(await core.children(of: "recent", page: 0, pageSize: 10, for: .full).isFromCache)
         // Not cached and the provider down: an empty list, not a hang.
-        #expect(await core.children(of: "album-1", page: 0, pageSize: 10, for: .full) == .empty)
+        #expect(await core.children(of: "album-1", page: 0, pageSize: 10, for: .full) == .unavailable)
         #expect(await core.reports.contains { $0.code == BrowseReportCode.providerUnavailable })
 
         // The provider comes up; the core notices at its next retry.
@@ -119,7 +119,7 @@ import Testing
         #expect(await core.cache?.children(of: "recent") == nil)
         // Later, with the provider down, the old list does not come back from the cache.
         provider.setDown(true)
-        #expect(await core.children(of: "recent", page: 0, pageSize: 10, for: .full) == .empty)
+        #expect(await core.children(of: "recent", page: 0, pageSize: 10, for: .full) == .unavailable)
         #expect(await core.children(of: "albums", page: 0, pageSize: 10, for: .full).isFromCache)
     }
 
@@ -127,7 +127,7 @@ import Testing
         let provider = FakeProvider(tree: Self.before)
         provider.setDown(true)
         let core = makeCore(provider)
-        #expect(await core.children(of: BrowseItem.rootId, page: 0, pageSize: 10, for: .full) == .empty)
+        #expect(await core.children(of: BrowseItem.rootId, page: 0, pageSize: 10, for: .full) == .unavailable)
         #expect(await core.item(id: "recent", for: .full) == nil)
     }
 

@@ -39,6 +39,16 @@ struct AnswerMemoTests {
         #expect(memo.lookup(Self.key("tab-A")) == nil, "lists from the disk cache are never kept")
     }
 
+    /// A provider that timed out with nothing cached answers `.unavailable`: never kept, so the
+    /// next car asks the provider again instead of getting the empty page.
+    @Test func anUnavailableAnswerIsNeverKept() {
+        let memo = AnswerMemo()
+        memo.store(AnswerMemo.Entry(answer: .unavailable, artworkKeys: [:]), for: Self.key("tab-A"), generation: memo.generation)
+        #expect(memo.lookup(Self.key("tab-A")) == nil)
+        memo.store(AnswerMemo.Entry(answer: .empty, artworkKeys: [:]), for: Self.key("tab-A"), generation: memo.generation)
+        #expect(memo.lookup(Self.key("tab-A")) != nil, "a fresh empty list is an answer and is kept")
+    }
+
     /// Through the whole stack: the second request is served from the memo (the provider's new
     /// content is not seen), an invalidation drops it and the next request sees the change.
     @Test func overTCPTheMemoServesUntilTheNodeIsInvalidated() async throws {
