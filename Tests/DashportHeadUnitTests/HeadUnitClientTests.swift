@@ -93,16 +93,17 @@ import Testing
     }
 
     @Test func refusedConnectionIsATypedError() async throws {
-        // Bind a port, then free it: nothing listens there any more.
-        let phone = try FakePhone()
-        let address = phone.address
-        phone.listener.shutdown()
+        // A port held by a socket that is bound but never listens: a connect is refused, and no
+        // other test's listener can take the port meanwhile (as it could a port bound and freed).
+        let refusing = try RefusingPort()
+        let address = refusing.address
         await #expect {
             _ = try await HeadUnitClient.connect(to: address, identity: try TestTLS.carIdentity.get(), timeout: .seconds(20))
         } throws: { error in
             guard case HeadUnitClientError.connect(.connect(let target, _))? = error as? HeadUnitClientError else { return false }
             return target == address
         }
+        withExtendedLifetime(refusing) {}
     }
 
     static func openedChannels(_ events: [HeadUnitClientEvent]) -> Set<UInt8> {
