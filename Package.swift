@@ -166,7 +166,7 @@ let package = Package(
                 "CDashportLinux", "DashportTransport", "DashportUSB", "DashportLink", "DashportServices", "DashportControl", "DashportTLS",
                 "DashportRecording",
                 "DashportBrowse", "DashportArtwork", "DashportSession", "DashportClock", "DashportLog",
-                "DashportFiles", "DashportDigest", "DashportCommandLine", "DashportMPD", "DashportMPDSource",
+                "DashportFiles", "DashportDigest", "DashportCommandLine", "DashportMPD", "DashportMPDSource", "DashportThread",
             ],
             swiftSettings: strict
         ),
@@ -190,7 +190,7 @@ let package = Package(
             name: "DashportEmulator",
             dependencies: [
                 "DashportHeadUnit", "DashportRecording", "DashportTransport", "DashportTLS", "DashportMessages", "DashportLink",
-                "DashportClock", "DashportLog", "DashportFiles", "DashportDigest",
+                "DashportClock", "DashportLog", "DashportFiles", "DashportDigest", "DashportThread",
             ],
             swiftSettings: strict
         ),

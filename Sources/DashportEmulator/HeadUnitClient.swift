@@ -5,6 +5,7 @@ public import DashportLog
 public import DashportMessages
 public import DashportTLS
 public import DashportTransport
+import DashportThread
 
 /// An emulated head unit on a real connection: drives a ``HeadUnitLink`` over a ``ByteStream``
 /// (TCP via ``connect(to:configuration:identity:timeout:logger:clock:tap:audioOutput:)``) with a real TLS client
@@ -64,7 +65,7 @@ public actor HeadUnitClient {
         tap: (@Sendable (TappedMessage) -> Void)? = nil,
         audioOutput: (@Sendable ([Int16]) -> Void)? = nil
     ) async throws(HeadUnitClientError) -> HeadUnitClient {
-        let context = try makeContext(identity: identity)
+        let context = try makeContext(identity: try await presentedIdentity(identity))
         let connection: TCPConnection
         do {
             connection = try await withTimeout(timeout, clock: clock) { try await TCPClient.connect(to: address, logger: logger) }
@@ -103,6 +104,20 @@ public actor HeadUnitClient {
         }
         await client.begin()
         return client
+    }
+
+    /// `identity`, or a fresh RSA identity generated on a thread of its own: a key generation takes
+    /// from a tenth of a second to several on a loaded machine, and must not hold one of the
+    /// cooperative pool's few threads (every other car and timer of the process waits on them).
+    public static func presentedIdentity(_ identity: TLSIdentity?) async throws(HeadUnitClientError) -> TLSIdentity {
+        if let identity { return identity }
+        do throws(TLSError) {
+            return try await OSThread.run(name: "car-identity") { () throws(TLSError) in
+                try TLSIdentity.generate(commonName: "dashport-hu")
+            }
+        } catch {
+            throw .tls(error)
+        }
     }
 
     /// A TLS client context presenting `identity`, or a freshly generated one.

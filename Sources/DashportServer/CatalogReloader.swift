@@ -1,3 +1,4 @@
+import DashportThread
 public import DashportBrowse
 public import DashportLog
 
@@ -48,10 +49,10 @@ public actor CatalogReloader {
     public func reload(reason: String) async -> Outcome {
         let outcome: Outcome
         do throws(CatalogError) {
-            // A second's work for the largest catalog: on a pool thread, never on the caller's
-            // executor (a reactor's, when the asking task prefers one).
+            // A second's work for the largest catalog: on a thread of its own, never on the caller's
+            // executor (a reactor's, when the asking task prefers one) nor on one of the pool's.
             let catalog = self.catalog
-            let change = try await Task.detached { Result { () throws(CatalogError) in try catalog.load() } }.value.get()
+            let change = try await OSThread.run(name: "catalog-load") { () throws(CatalogError) in try catalog.load() }
             if change.changedParents.isEmpty {
                 outcome = .unchanged(items: change.itemCount)
             } else if change.changedParents.count > Self.invalidateAllThreshold {

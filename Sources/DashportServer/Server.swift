@@ -7,6 +7,7 @@ public import DashportBrowse
 import DashportLink
 public import DashportLog
 import DashportTLS
+import DashportThread
 public import DashportTransport
 public import DashportSession
 public import DashportUSB
@@ -54,14 +55,23 @@ public final class DashportServer: Sendable {
         } catch {
             throw ConfigurationError("--listen \(configuration.listen): \(error)")
         }
-        let identity = try TLSIdentity.loadOrCreate(stateDirectory: configuration.stateDirectory, logger: logger.labelled("tls"))
+        // An RSA key generation on first run: on a thread of its own, not one of the pool's few.
+        let stateDirectory = configuration.stateDirectory
+        let tlsLogger = logger.labelled("tls")
+        let identity = try await OSThread.run(name: "identity") { () throws(TLSError) in
+            try TLSIdentity.loadOrCreate(stateDirectory: stateDirectory, logger: tlsLogger)
+        }
         let tls = try TLSContext(.server(identity: identity, peerPolicy: try peerPolicy(configuration)))
         let core = try await ServerCore.make(
             configuration: configuration, logger: logger, provider: provider, artworkFetcher: artworkFetcher, clock: clock,
             handler: handler)
         let loading = core.catalog.map { catalog in
             Task.detached { () -> Result<CatalogChange, CatalogError> in
-                do throws(CatalogError) { return .success(try catalog.load()) } catch { return .failure(error) }
+                do throws(CatalogError) {
+                    return .success(try await OSThread.run(name: "catalog-load") { () throws(CatalogError) in try catalog.load() })
+                } catch {
+                    return .failure(error)
+                }
             }
         }
         // The cars' media audio sinks are opened only when there is a sound to send them.

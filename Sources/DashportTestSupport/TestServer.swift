@@ -22,10 +22,14 @@ public struct TestServer: Sendable {
         artworkFetcher: (any ArtworkFetcher)? = nil, clock: any DashportClock = SystemClock(),
         handler: (any SessionHandler)? = nil, configure: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> TestServer {
-        let directory =
-            stateDirectory
-            ?? FileManager.default.temporaryDirectory
-            .appendingPathComponent("dashport-server-test-\(UUID().uuidString)").path
+        let directory: String
+        if let stateDirectory {
+            directory = stateDirectory
+        } else {
+            // A fresh directory with this process's one identity: no key generation per server.
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent("dashport-server-test-\(UUID().uuidString)").path
+            try SeededIdentity.seed(directory)
+        }
         var configuration = ServerConfiguration()
         configuration.listen = "127.0.0.1:0"
         configuration.stateDirectory = directory

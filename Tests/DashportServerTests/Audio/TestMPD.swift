@@ -59,15 +59,7 @@ final class TestMPD: Sendable {
         let mpd = TestMPD(directory: directory, process: process)
         do {
             try await eventually("mpd's socket answers") { await onAThread { (try? MPDLine.connect(mpd.socketPath)) != nil } }
-            _ = try await mpd.send(["update"])
-            // `idle` reports what changed since this connection's last idle, so an update that
-            // finished first is not missed.
-            try await eventually("the database updated") {
-                let status = try await mpd.send(["status"])
-                if !status.contains(where: { $0.hasPrefix("updating_db:") }) { return true }
-                _ = try await mpd.send(["idle update"])
-                return false
-            }
+            try await mpd.updateDatabase()
         } catch {
             await mpd.stop()
             throw error
@@ -90,6 +82,25 @@ final class TestMPD: Sendable {
                 var last: [String] = []
                 for command in commands { last = try connection.command(command) }
                 return last
+            }
+        }.get()
+    }
+
+    /// Runs `update` and returns when it has finished: `status` and `idle update` asked on ONE
+    /// connection, on a thread of the test's own. `idle` reports what changed since that
+    /// connection's last command, so an update that ends between the `status` and the `idle` is
+    /// still reported; on a second connection it would not be, and the idle would wait for good
+    /// (the suite once hung 767 s on it). A read that waits past `MPDLine.readTimeout` fails.
+    func updateDatabase() async throws {
+        let path = socketPath
+        try await onAThread { () -> Result<Void, MPDLine.Failure> in
+            Result { () throws(MPDLine.Failure) in
+                let connection = try MPDLine.connect(path)
+                defer { close(connection.fd) }
+                _ = try connection.command("update")
+                while try connection.command("status").contains(where: { $0.hasPrefix("updating_db:") }) {
+                    _ = try connection.command("idle update")
+                }
             }
         }.get()
     }
@@ -119,6 +130,9 @@ struct MPDLine {
 
     let fd: Int32
 
+    /// How long one read may wait: generous, so only a lost answer reaches it, at load 30 too.
+    static let readTimeout: Duration = .seconds(60)
+
     static func connect(_ path: String) throws(Failure) -> MPDLine {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket failed") }
@@ -136,6 +150,9 @@ struct MPDLine {
             close(fd)
             throw Failure(description: "cannot connect to mpd at \(path)")
         }
+        // A read never waits for good: an answer (or an idle's event) missing for this long fails.
+        var timeout = timeval(tv_sec: Int(readTimeout.components.seconds), tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let connection = MPDLine(fd: fd)
         guard let greeting = connection.readLine(), greeting.hasPrefix("OK MPD") else {
             close(fd)
