@@ -244,7 +244,8 @@ struct ReplayRun {
             let car = entry.car
             let sink = arrivalSink
             let client = try await HeadUnitClient.start(
-                on: stream, configuration: configuration, context: try HeadUnitClient.makeContext(identity: try await HeadUnitClient.presentedIdentity(identity)), logger: logger,
+                on: stream, configuration: configuration,
+                context: try HeadUnitClient.makeContext(identity: try await HeadUnitClient.presentedIdentity(identity)), logger: logger,
                 clock: clock, tap: { sink.yield(.message(car: car, $0)) })
             clients[car] = client
             Task {

@@ -53,12 +53,14 @@ struct CatalogSearchIndexTests {
 
     @Test(arguments: queries)
     func theIndexFindsWhatTheLinearSearchFound(query: String) async throws {
-        let provider = try Self.small.get()
-        for pageSize in [1, 7, 50, 2000] {
-            for page in 0..<3 {
-                let indexed = try await provider.search(query: query, page: page, pageSize: pageSize).map(\.id)
-                let linear = try await provider.linearSearch(query: query, page: page, pageSize: pageSize).map(\.id)
-                #expect(indexed == linear, "'\(query)' page \(page) of \(pageSize)")
+        try await offThePool {
+            let provider = try Self.small.get()
+            for pageSize in [1, 7, 50, 2000] {
+                for page in 0..<3 {
+                    let indexed = try await provider.search(query: query, page: page, pageSize: pageSize).map(\.id)
+                    let linear = try await provider.linearSearch(query: query, page: page, pageSize: pageSize).map(\.id)
+                    #expect(indexed == linear, "'\(query)' page \(page) of \(pageSize)")
+                }
             }
         }
     }
@@ -66,20 +68,22 @@ struct CatalogSearchIndexTests {
     /// Any piece of any field, in another case or with the accents of another spelling, finds at
     /// least the item it came from, and exactly what the linear search finds.
     @Test func everyPieceOfAFieldFindsItsItem() async throws {
-        let provider = try Self.provider(items: 600)
-        var generator = SplitMix(seed: 22)
-        for n in stride(from: 0, to: 600, by: 7) {
-            let field = Array(Self.words[n % Self.words.count] + " " + Self.words[(n / 3) % Self.words.count] + " \(n)")
-            let start = Int(generator.next() % UInt64(field.count))
-            let length = 1 + Int(generator.next() % UInt64(field.count - start))
-            let piece = String(field[start..<(start + length)])
-            for query in [piece, piece.uppercased(), piece.lowercased()] {
-                guard !query.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
-                let indexed = try await provider.search(query: query, page: 0, pageSize: 10_000).map(\.id)
-                let linear = try await provider.linearSearch(query: query, page: 0, pageSize: 10_000).map(\.id)
-                #expect(indexed == linear, "'\(query)'")
-                if query == piece, !piece.hasPrefix(" "), !piece.hasSuffix(" ") {
-                    #expect(indexed.contains("i\(n)"), "'\(query)' from i\(n)")
+        try await offThePool {
+            let provider = try Self.provider(items: 600)
+            var generator = SplitMix(seed: 22)
+            for n in stride(from: 0, to: 600, by: 7) {
+                let field = Array(Self.words[n % Self.words.count] + " " + Self.words[(n / 3) % Self.words.count] + " \(n)")
+                let start = Int(generator.next() % UInt64(field.count))
+                let length = 1 + Int(generator.next() % UInt64(field.count - start))
+                let piece = String(field[start..<(start + length)])
+                for query in [piece, piece.uppercased(), piece.lowercased()] {
+                    guard !query.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
+                    let indexed = try await provider.search(query: query, page: 0, pageSize: 10_000).map(\.id)
+                    let linear = try await provider.linearSearch(query: query, page: 0, pageSize: 10_000).map(\.id)
+                    #expect(indexed == linear, "'\(query)'")
+                    if query == piece, !piece.hasPrefix(" "), !piece.hasSuffix(" ") {
+                        #expect(indexed.contains("i\(n)"), "'\(query)' from i\(n)")
+                    }
                 }
             }
         }
@@ -88,48 +92,52 @@ struct CatalogSearchIndexTests {
     /// The documented maximum, 100,000 items, is searched from the index: the results are the
     /// linear search's, and the ones the generator says they must be.
     @Test func aSearchOverTheLargestCatalogAnswers() async throws {
-        // The tab is the catalog's 100,000th item.
-        let provider = try Self.provider(items: CatalogLoader.maxItems - 1)
-        #expect(provider.itemCount == CatalogLoader.maxItems)
-        // Artist 0 (Beyoncé) is every 16th item; page 2 of 25 starts at its 51st.
-        let beyonce = try await provider.search(query: "BEYONCE", page: 2, pageSize: 25).map(\.id)
-        #expect(beyonce == (50..<75).map { "i\($0 * Self.artists.count)" })
-        #expect(try await provider.search(query: "99998", page: 0, pageSize: 10).map(\.id) == ["i99998"])
-        #expect(try await provider.search(query: "midnight sunset", page: 0, pageSize: 10).isEmpty)
-        // Every result, read across all of the index's windows.
-        let every = try await provider.search(query: "beyonce", page: 0, pageSize: CatalogLoader.maxItems).map(\.id)
-        #expect(every == stride(from: 0, to: CatalogLoader.maxItems - 1, by: Self.artists.count).map { "i\($0)" })
-        // (query, page size, whether anything matches). "ह" is in no field as a whole `Character`
-        // (only as part of "हि"), and no title has "déjà" and "vu", or "über" and "alles", in a row.
-        for (query, pageSize, anything) in [
-            ("deja vu 4", 100, false), ("sigur ros", 100, true), ("e", 100, true), ("über alles 99", 100, false),
-            ("zzz", 100, false), ("midnight 1", 100_000, true), ("aa", 100_000, true), ("ह", 100_000, false),
-            ("हि", 100_000, true),
-        ] {
-            let indexed = try await provider.search(query: query, page: 0, pageSize: pageSize).map(\.id)
-            let linear = try await provider.linearSearch(query: query, page: 0, pageSize: pageSize).map(\.id)
-            #expect(indexed == linear, "'\(query)'")
-            #expect(indexed.isEmpty != anything, "'\(query)'")
+        try await offThePool {
+            // The tab is the catalog's 100,000th item.
+            let provider = try Self.provider(items: CatalogLoader.maxItems - 1)
+            #expect(provider.itemCount == CatalogLoader.maxItems)
+            // Artist 0 (Beyoncé) is every 16th item; page 2 of 25 starts at its 51st.
+            let beyonce = try await provider.search(query: "BEYONCE", page: 2, pageSize: 25).map(\.id)
+            #expect(beyonce == (50..<75).map { "i\($0 * Self.artists.count)" })
+            #expect(try await provider.search(query: "99998", page: 0, pageSize: 10).map(\.id) == ["i99998"])
+            #expect(try await provider.search(query: "midnight sunset", page: 0, pageSize: 10).isEmpty)
+            // Every result, read across all of the index's windows.
+            let every = try await provider.search(query: "beyonce", page: 0, pageSize: CatalogLoader.maxItems).map(\.id)
+            #expect(every == stride(from: 0, to: CatalogLoader.maxItems - 1, by: Self.artists.count).map { "i\($0)" })
+            // (query, page size, whether anything matches). "ह" is in no field as a whole `Character`
+            // (only as part of "हि"), and no title has "déjà" and "vu", or "über" and "alles", in a row.
+            for (query, pageSize, anything) in [
+                ("deja vu 4", 100, false), ("sigur ros", 100, true), ("e", 100, true), ("über alles 99", 100, false),
+                ("zzz", 100, false), ("midnight 1", 100_000, true), ("aa", 100_000, true), ("ह", 100_000, false),
+                ("हि", 100_000, true),
+            ] {
+                let indexed = try await provider.search(query: query, page: 0, pageSize: pageSize).map(\.id)
+                let linear = try await provider.linearSearch(query: query, page: 0, pageSize: pageSize).map(\.id)
+                #expect(indexed == linear, "'\(query)'")
+                #expect(indexed.isEmpty != anything, "'\(query)'")
+            }
         }
     }
 
     /// A reload builds the index again: the new catalog's titles are found, the old ones not.
     @Test func aReloadSearchesTheNewCatalog() async throws {
-        let folder = try TemporaryDirectory()
-        defer { folder.remove() }
-        let path = folder.path + "/catalog.json"
-        func write(_ title: String) throws {
-            let json = CatalogTests.catalog(
-                #"{ "id": "t", "title": "T", "browsable": true }"#, #"{ "id": "a", "title": "\#(title)", "playable": true }"#)
-            try Data(json.utf8).write(to: URL(fileURLWithPath: path))
+        try await offThePool {
+            let folder = try TemporaryDirectory()
+            defer { folder.remove() }
+            let path = folder.path + "/catalog.json"
+            func write(_ title: String) throws {
+                let json = CatalogTests.catalog(
+                    #"{ "id": "t", "title": "T", "browsable": true }"#, #"{ "id": "a", "title": "\#(title)", "playable": true }"#)
+                try Data(json.utf8).write(to: URL(fileURLWithPath: path))
+            }
+            try write("Old Song")
+            let provider = try CatalogProvider(contentsOf: path)
+            #expect(try await provider.search(query: "old", page: 0, pageSize: 10).map(\.id) == ["a"])
+            try write("Nouvelle Chanson")
+            try provider.load()
+            #expect(try await provider.search(query: "old", page: 0, pageSize: 10).isEmpty)
+            #expect(try await provider.search(query: "chanson", page: 0, pageSize: 10).map(\.id) == ["a"])
         }
-        try write("Old Song")
-        let provider = try CatalogProvider(contentsOf: path)
-        #expect(try await provider.search(query: "old", page: 0, pageSize: 10).map(\.id) == ["a"])
-        try write("Nouvelle Chanson")
-        try provider.load()
-        #expect(try await provider.search(query: "old", page: 0, pageSize: 10).isEmpty)
-        #expect(try await provider.search(query: "chanson", page: 0, pageSize: 10).map(\.id) == ["a"])
     }
 }
 
