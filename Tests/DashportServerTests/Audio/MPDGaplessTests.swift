@@ -15,7 +15,13 @@ import Testing
 /// or lost stretch breaks it). Each sine is checked by its own recurrence
 /// (x[n+1] = 2·cos ω·x[n] − x[n−1]), so the check needs no timing; a server underrun (MPD's
 /// data late at load, padded with silence and counted) is not taken for MPD's gap.
-@Suite("MPD plays gaplessly to the car", .serialized, .enabled(if: TestMPD.installed, "mpd is not installed (tools/setup)"))
+// Real-time audio from a real mpd, checked sample by sample: beside the whole suite on two cores,
+// with the QEMU USB bus taking one of them, MPD's pipe and the car's ACKs fell behind real time and
+// the car heard too little within two minutes (red in two of three full runs), so it runs on request,
+// alone after the suite in .ci/run: `DASHPORT_HEAVY_TESTS=1 swift test --filter MPDGaplessTests`.
+@Suite(
+    "MPD plays gaplessly to the car", .serialized, .enabled(if: TestMPD.installed, "mpd is not installed (tools/setup)"),
+    .enabled(if: ProcessInfo.processInfo.environment["DASHPORT_HEAVY_TESTS"] == "1", "real-time audio: DASHPORT_HEAVY_TESTS=1"))
 struct MPDGaplessTests {
     // High enough that each sine's recurrence tells it from the other within a sample or two.
     static let first = 2000.0
