@@ -81,6 +81,13 @@ import Glibc
             let session = stateDirectory + "/session"
             try await eventually("the session is written") { FileManager.default.fileExists(atPath: session + "/session.json") }
             let stores = [stateDirectory + "/browse-cache", session, stateDirectory + "/artwork-cache"]
+            // The play's metadata carries the cover at the car's 256 px; its cache write runs after
+            // the answer, so on a loaded machine it may still be a temporary file here: wait for
+            // it to land, or the snapshot would hold a file that is renamed later.
+            try await eventually("the now-playing cover's cache write") {
+                let names = stores.flatMap { snapshot($0).keys }
+                return names.allSatisfy { !$0.hasPrefix(".tmp-") } && names.contains { $0.hasSuffix("-256x256") }
+            }
             let before = stores.map(snapshot)
             #expect(before.allSatisfy { !$0.isEmpty })
             #expect(Self.faultLines.allSatisfy { line in !server.log.records.contains { $0.message.contains(line) } })
