@@ -27,7 +27,8 @@ enum ConnectCommand {
             .flag("plain-control", "AUTH_COMPLETE and pings in plaintext, as aasdk (default)"),
             .flag("encrypted-control", "AUTH_COMPLETE and pings encrypted, as gartnera/headunit"),
             .flag("no-ping-answers", "never answer the phone's pings, as openauto"),
-            .value("timeout", "S", "seconds for the connect and for the pings (default 10)"),
+            .value(
+                "timeout", "S", "seconds for the connect and for the pings, a sixth of it (at least 1) for the bye-bye answer (default 10)"),
             Arguments.identityOption,
             .value(
                 "first-answer", "S",
@@ -61,6 +62,9 @@ enum ConnectCommand {
             base.controlEncryption = parsed.flag("encrypted-control") ? .encrypted : .plain
             base.answersPings = !parsed.flag("no-ping-answers")
             base.firstAnswerDeadline = try parsed.seconds("first-answer", default: .seconds(3))
+            // A patient probe (a phone on a slow bus, a loaded VM) waits longer for the answer to
+            // its bye-bye too; the default stays a real phone's second.
+            base.byeByeGrace = max(.seconds(1), timeout / 6)
             configuration = base.withDashportProfile(CarProfileOptions().profile)
         } catch {
             Console.err("dashport-hu connect: \(error)\n")
