@@ -49,7 +49,8 @@ extension WebPageInChromiumTests {
             try await stack.page.click("[data-testid=play-pause-button]")
             try await Self.waitForNowPlaying(stack, "Polar Drift", status: "paused")
             #expect(try await stack.read("play-pause-button", "data-action") == "play")
-            #expect(try await stack.number("scrubber", "data-rate") == 0)
+            try await stack.page.waitFor(
+                "document.querySelector('[data-testid=scrubber]').dataset.rate === '0'", "the scrubber to stop (rate 0)")
         }
     }
 
@@ -66,12 +67,15 @@ extension WebPageInChromiumTests {
                     + "return t.dataset.mode === 'duration' && t.dataset.remainingMs !== '' && left > 0 && left <= 60000 ? left : false; })()",
                 "the sleep timer armed for a minute")
             let start = try #require(first.double)
+            // The count and its label, read in one go (both are drawn in the same frame).
             let later = try await stack.page.waitFor(
-                "(() => { const left = Number(document.querySelector('[data-testid=sleep-timer]').dataset.remainingMs); "
-                    + "return left > 0 && left < \(start) - 1000 ? left : false; })()", "the sleep timer to count down by a second")
-            #expect((later.double ?? .infinity) < start - 1000)
-            let label = try await stack.read("sleep-timer")
-            #expect(label.hasPrefix("in 0:5") || label.hasPrefix("in 1:00"), "\(label)")
+                "(() => { const t = document.querySelector('[data-testid=sleep-timer]'); const left = Number(t.dataset.remainingMs); "
+                    + "return left > 0 && left < \(start) - 1000 ? [left, t.textContent] : false; })()",
+                "the sleep timer to count down by a second")
+            let left = try #require(later[0]?.double)
+            #expect(left < start - 1000)
+            let seconds = Int((left + 999) / 1000)
+            #expect(later[1]?.string == "in \(seconds / 60):" + String(format: "%02d", seconds % 60), "\(later) ms left")
             // Off again: the page says so.
             try await stack.page.evaluate(
                 "(() => { const s = document.querySelector('[data-testid=sleep-timer-select]'); s.value = 'cancel'; "
