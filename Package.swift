@@ -499,7 +499,10 @@ let package = Package(
             // Headless Chromium over the DevTools pipe (DashportTestSupport's BrowserHarness): the
             // harness itself, and the web head-unit emulator's page against a real server (issue 20).
             name: "DashportWebTests",
-            dependencies: ["DashportTestSupport"],
+            dependencies: [
+                "DashportTestSupport", "DashportWebEmulator", "DashportHTTP", "DashportEmulator", "DashportHeadUnit", "DashportServer",
+                "DashportArtwork", "DashportTransport", "DashportLog",
+            ],
             swiftSettings: strict
         ),
         .testTarget(

@@ -25,7 +25,7 @@ extension WebAssets {
         .item { display: flex; align-items: center; gap: 10px; padding: 6px; background: var(--card); border-radius: 8px; cursor: pointer; text-align: left; border: 1px solid transparent; }
         .grid .item { flex-direction: column; align-items: stretch; }
         .item .cover { width: 56px; height: 56px; object-fit: cover; border-radius: 4px; background: #8884; flex: none; }
-        .grid .item .cover { width: 100%; height: auto; aspect-ratio: 1; }
+        .grid .item .cover { width: 170px; height: 170px; align-self: center; }
         .item .text { flex: 1; min-width: 0; }
         .item .title { font-weight: 600; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
         .item .subtitle { color: var(--muted); font-size: 14px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
