@@ -109,6 +109,10 @@ import Glibc
             #expect(try await FaultCars.items(second, root).map(\.id) == tabs.map(\.id))
             #expect(try await FaultCars.items(first, artistsTab.id) == artists)  // from memory
 
+            // Each store tried and failed: the session and the artwork cache write after their
+            // answers (coalesced, off the request path), so on a loaded machine their lines may
+            // come after the answers above; wait for them, then count.
+            for line in Self.faultLines { try await server.waitForLog(line, timeout: .seconds(120)) }
             // Nothing on disk changed: the same files, byte for byte, and no temporary file left.
             #expect(stores.map(snapshot) == before)
             // One line per store, each naming the cause; no other line above debug names it (the
@@ -131,7 +135,7 @@ import Glibc
             try expectImage(try await FaultCars.artwork(second, key: cover, size: 80))
             #expect(try await FaultCars.play(first, track.id).accepted)
             for line in Self.recoveryLines {
-                try await server.waitForLog(line)
+                try await server.waitForLog(line, timeout: .seconds(120))
             }
             let cacheFiles = snapshot(stores[0]).keys.filter { !Files.isTemporary($0) }
             #expect(cacheFiles.count == before[0].count + 4, "three lists browsed during the fault, one after: \(cacheFiles.sorted())")
