@@ -1,5 +1,7 @@
 extension WebAssets {
     /// Day and night looks, a car-like bar of tabs, lists and grids of covers, the now-playing view.
+    /// The settings' number fields have a width of their own: Firefox sizes a number field from its
+    /// `max` (three digits), which cut the placeholder "no limit" to "no li".
     static let css = #"""
         :root { --bg: #f4f4f2; --fg: #1b1b1b; --muted: #666; --card: #fff; --accent: #0b63ce; --focus: #f0a000; }
         body.night { --bg: #0d0f12; --fg: #e8e8e8; --muted: #9aa; --card: #1b1e23; --accent: #5aa0ff; --focus: #ffb300; }
@@ -51,6 +53,7 @@ extension WebAssets {
         .toast[data-kind="sessionError"] { background: #8a1f11ee; }
         .settings { border: 1px solid var(--muted); border-radius: 10px; background: var(--card); color: var(--fg); }
         .settings label { display: block; margin: 8px 0; }
+        .settings input[type="number"] { width: 7.5em; }
         [hidden] { display: none !important; }
         """#
 }

@@ -23,7 +23,13 @@ public final class WebAudioFan: Sendable {
     public var bytesSkipped: Int { state.withLock { $0.bytesSkipped } }
     public var listenerCount: Int { state.withLock { $0.listeners.count } }
 
+    /// What a listener is sent first: one silent frame (4 zero bytes). Firefox resolves the page's
+    /// `fetch('/audio')` only with the first byte of the body, not with the head, so without it the
+    /// page could not tell that the stream is open until the car plays something.
+    public static let openingSilence = [UInt8](repeating: 0, count: 4)
+
     public func add(_ stream: HTTPStream) {
+        stream.write(WebAudioFan.openingSilence)
         let id = ObjectIdentifier(stream)
         state.withLock { $0.listeners[id] = stream }
         stream.whenClosed { [weak self] in _ = self?.state.withLock { $0.listeners.removeValue(forKey: id) } }

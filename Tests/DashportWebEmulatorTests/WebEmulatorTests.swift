@@ -86,6 +86,14 @@ import Testing
             #expect(head.hasPrefix("HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream"))
             #expect(head.contains("X-Dashport-Audio: pcm s16le 48000 2"))
             try await eventually("the page's audio listener") { harness.car.audio.listenerCount == 1 }
+            // Before anything plays, the body starts with one silent frame (Firefox's fetch resolves
+            // only with a first body byte).
+            let opened = try await audio.received.wait("a silent frame after the head, before anything plays") { state in
+                Self.bodyStart(state.bytes).map { state.bytes.count >= $0 + 4 } ?? false
+            }
+            let start = try #require(Self.bodyStart(opened.bytes))
+            #expect(Array(opened.bytes[start..<start + 4]) == WebAudioFan.openingSilence)
+            #expect(WebAudioFan.openingSilence == [0, 0, 0, 0])
             let tracks = try await harness.getJSON("/api/children?parent=album-northern-lights")
             let track = try #require((tracks["items"] as? [[String: Any]])?.first?["id"] as? String)
             _ = try await harness.postJSON("/api/play", "{\"id\":\"\(track)\",\"parent\":\"album-northern-lights\"}")
@@ -94,6 +102,12 @@ import Testing
             #expect(bytes.bytes.count > 48_000)
             #expect(harness.car.audio.samplesHeard > 0)
         }
+    }
+
+    /// Where the body begins: past the head's blank line, nil before it arrived.
+    static func bodyStart(_ bytes: [UInt8]) -> Int? {
+        guard bytes.count >= 4 else { return nil }
+        return (0...(bytes.count - 4)).first { bytes[$0..<$0 + 4].elementsEqual([13, 10, 13, 10]) }.map { $0 + 4 }
     }
 
     @Test func aCoverAtTheAskedSize() async throws {
