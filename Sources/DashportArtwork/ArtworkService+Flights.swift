@@ -1,6 +1,8 @@
 import DashportClock
 import DashportFiles
+import Dispatch
 import FoundationEssentials
+import Glibc
 import Synchronization
 import DashportLog
 
@@ -43,6 +45,9 @@ extension ArtworkService {
             let original = ArtworkDiskCache.Entry.original(flight.key)
             cache.pin(original)  // before the download lands, so adopting it cannot evict it
             defer { cache.unpin(original) }
+            if !cache.contains(original), downloadFlights[flight.key] == nil {
+                return await downloadAndScale(flight, url)
+            }
             let path: String
             switch await originalFile(flight.key, url) {
             case .failure(let error): return .failure(error)
@@ -54,6 +59,91 @@ extension ArtworkService {
                 cache.discard(original)  // undecodable or a bomb: keeping it would only take space
             }
             return result
+        }
+    }
+
+    /// Downloads the original of `flight`'s key and decodes it while it is committed to the cache
+    /// (`fsync`, rename, `fsync` of the directory, on another thread): the decode reads the
+    /// download through a descriptor opened before the commit starts, so the rename cannot pull
+    /// the file from under it. Other flights of the key wait for the commit, as for any download.
+    /// Returns once both are done, so a cover answered is a cover cached.
+    private func downloadAndScale(_ flight: FlightKey, _ url: URL) async -> Result<ArtworkImage, ArtworkError> {
+        let key = flight.key
+        let fetched = Task { await self.fetchOriginal(key, url) }
+        let committed = Task { () -> Result<String, ArtworkError> in
+            let result: Result<String, ArtworkError>
+            switch await fetched.value {
+            case .failure(let error): result = .failure(error)
+            case .success(let download): result = await self.commitOriginal(download.temporary, for: key)
+            }
+            self.downloadFlights[key] = nil
+            return result
+        }
+        downloadFlights[key] = committed
+        let download: Download
+        switch await fetched.value {
+        case .failure(let error): return .failure(error)
+        case .success(let fetched): download = fetched
+        }
+        stats.resizes += 1
+        let result = await scaler.thumbnail(ofDescriptor: download.descriptor, fitting: flight.box)
+        close(download.descriptor)
+        let stored = await committed.value
+        if case .failure(let error) = result, error != .timeout {
+            cache.discard(.original(key))  // undecodable or a bomb: keeping it would only take space
+        }
+        if case .failure(let error) = stored, case .failure = result { return .failure(error) }
+        return result  // a decoded cover is served even when its original could not be kept
+    }
+
+    /// A finished download: its temporary file, and a descriptor open on it for reading.
+    struct Download: Sendable {
+        var temporary: String
+        var descriptor: Int32
+    }
+
+    /// Downloads `url` into a temporary file of the cache and opens it for reading.
+    private func fetchOriginal(_ key: ArtworkKey, _ url: URL) async -> Result<Download, ArtworkError> {
+        let temporary = cache.temporaryPath()
+        stats.downloads += 1
+        logger.debug("downloading artwork", ["key": key.rawValue, "uri": ArtworkRegistry.redacted(url)])
+        do throws(ArtworkError) {
+            let bytes: Int
+            do {
+                bytes = try await fetcher.fetch(url, into: temporary, limits: configuration.fetchLimits)
+            } catch {
+                if case .storage = error { cache.recordWrite(failure: error) }  // the download had nowhere to go
+                throw error
+            }
+            let limit = configuration.maxDownloadBytes
+            guard bytes <= limit else { throw ArtworkError.tooLarge(bytes: bytes, limit: limit) }  // a fetcher that ignored it
+            let fd = open(temporary, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw ArtworkError.io(String(cString: strerror(errno))) }
+            return .success(Download(temporary: temporary, descriptor: fd))
+        } catch {
+            try? Files.remove(temporary)  // a failed download's leftovers; the next start deletes them too
+            return .failure(error)
+        }
+    }
+
+    /// Commits a finished download into the cache as the original of `key` (the file's `fsync`,
+    /// rename and the directory's `fsync` on a Dispatch thread, off this actor).
+    private func commitOriginal(_ temporary: String, for key: ArtworkKey) async -> Result<String, ArtworkError> {
+        let path = cache.path(of: .original(key))
+        let committed = await withCheckedContinuation { (continuation: CheckedContinuation<FileError?, Never>) in
+            DispatchQueue.global(qos: .userInitiated).async {
+                do throws(FileError) {
+                    try Files.commit(temporary, to: path)
+                    continuation.resume(returning: nil)
+                } catch {
+                    continuation.resume(returning: error)
+                }
+            }
+        }
+        do throws(ArtworkError) {
+            return .success(try cache.adoptCommitted(key, failure: committed))
+        } catch {
+            return .failure(error)
         }
     }
 
