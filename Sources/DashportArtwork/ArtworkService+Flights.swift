@@ -69,26 +69,40 @@ extension ArtworkService {
     /// Returns once both are done, so a cover answered is a cover cached.
     private func downloadAndScale(_ flight: FlightKey, _ url: URL) async -> Result<ArtworkImage, ArtworkError> {
         let key = flight.key
-        let fetched = Task { await self.fetchOriginal(key, url) }
-        let committed = Task { () -> Result<String, ArtworkError> in
-            let result: Result<String, ArtworkError>
-            switch await fetched.value {
-            case .failure(let error): result = .failure(error)
-            case .success(let download): result = await self.commitOriginal(download.temporary, for: key)
-            }
-            self.downloadFlights[key] = nil
-            return result
-        }
-        downloadFlights[key] = committed
+        // Other flights of the key wait for the original as for any download; this one does not
+        // hop through tasks of its own (each hop waits for a thread on a busy machine).
+        let original = OneShot<Result<String, ArtworkError>>()
+        downloadFlights[key] = Task { await original.value() }
         let download: Download
-        switch await fetched.value {
-        case .failure(let error): return .failure(error)
+        switch await fetchOriginal(key, url) {
+        case .failure(let error):
+            original.fulfill(.failure(error))
+            downloadFlights[key] = nil
+            return .failure(error)
         case .success(let fetched): download = fetched
+        }
+        let (temporary, path) = (download.temporary, cache.path(of: .original(key)))
+        let committed = OneShot<FileError?>()
+        DispatchQueue.global(qos: .userInitiated).async {
+            do throws(FileError) {
+                try Files.commit(temporary, to: path)
+                committed.fulfill(nil)
+            } catch {
+                committed.fulfill(error)
+            }
         }
         stats.resizes += 1
         let result = await scaler.thumbnail(ofDescriptor: download.descriptor, fitting: flight.box)
         close(download.descriptor)
-        let stored = await committed.value
+        let failure = await committed.value()
+        let stored: Result<String, ArtworkError>
+        do throws(ArtworkError) {
+            stored = .success(try cache.adoptCommitted(key, failure: failure))
+        } catch {
+            stored = .failure(error)
+        }
+        original.fulfill(stored)
+        downloadFlights[key] = nil
         if case .failure(let error) = result, error != .timeout {
             cache.discard(.original(key))  // undecodable or a bomb: keeping it would only take space
         }
@@ -122,27 +136,6 @@ extension ArtworkService {
             return .success(Download(temporary: temporary, descriptor: fd))
         } catch {
             try? Files.remove(temporary)  // a failed download's leftovers; the next start deletes them too
-            return .failure(error)
-        }
-    }
-
-    /// Commits a finished download into the cache as the original of `key` (the file's `fsync`,
-    /// rename and the directory's `fsync` on a Dispatch thread, off this actor).
-    private func commitOriginal(_ temporary: String, for key: ArtworkKey) async -> Result<String, ArtworkError> {
-        let path = cache.path(of: .original(key))
-        let committed = await withCheckedContinuation { (continuation: CheckedContinuation<FileError?, Never>) in
-            DispatchQueue.global(qos: .userInitiated).async {
-                do throws(FileError) {
-                    try Files.commit(temporary, to: path)
-                    continuation.resume(returning: nil)
-                } catch {
-                    continuation.resume(returning: error)
-                }
-            }
-        }
-        do throws(ArtworkError) {
-            return .success(try cache.adoptCommitted(key, failure: committed))
-        } catch {
             return .failure(error)
         }
     }
@@ -239,5 +232,37 @@ final class ResumeOnce<Value: Sendable>: Sendable {
             return stored
         }
         waiting?.resume(returning: value)
+    }
+}
+
+/// A value set once and awaited by any number of tasks (set again: ignored).
+final class OneShot<Value: Sendable>: Sendable {
+    private struct State {
+        var value: Value?
+        var waiters: [CheckedContinuation<Value, Never>] = []
+    }
+
+    private let state = Mutex(State())
+
+    func fulfill(_ value: Value) {
+        let waiters = state.withLock { state -> [CheckedContinuation<Value, Never>] in
+            guard state.value == nil else { return [] }
+            state.value = value
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume(returning: value) }
+    }
+
+    func value() async -> Value {
+        if let value = state.withLock({ $0.value }) { return value }
+        return await withCheckedContinuation { continuation in
+            let now = state.withLock { state -> Value? in
+                if let value = state.value { return value }
+                state.waiters.append(continuation)
+                return nil
+            }
+            if let now { continuation.resume(returning: now) }
+        }
     }
 }
