@@ -153,6 +153,23 @@ static dashport_vips_format format_of(VipsSource *source) {
     return DASHPORT_VIPS_FORMAT_UNKNOWN;
 }
 
+/// Reads the header of `source` (its format already known): no pixel is decoded.
+static dashport_vips_status probe_source(VipsSource *source, dashport_vips_format format,
+                                         dashport_vips_probe_result *out, char *error, size_t error_capacity) {
+    // Sequential access: only the header is read here; no pixel is decoded.
+    VipsImage *image = lib.vips_image_new_from_source(source, "", "access", DASHPORT_VIPS_ACCESS_SEQUENTIAL, NULL);
+    if (image == NULL) {
+        take_vips_error(error, error_capacity, "cannot read image header");
+        return DASHPORT_VIPS_FAILED;
+    }
+    out->width = lib.vips_image_get_width(image);
+    out->height = lib.vips_image_get_height(image);
+    out->has_alpha = lib.vips_image_hasalpha(image) ? 1 : 0;
+    out->format = format;
+    lib.g_object_unref(image);
+    return DASHPORT_VIPS_OK;
+}
+
 dashport_vips_status dashport_vips_probe_file(const char *path, dashport_vips_probe_result *out,
                                               char *error, size_t error_capacity) {
     if (dashport_vips_init() != 0) {
@@ -168,37 +185,14 @@ dashport_vips_status dashport_vips_probe_file(const char *path, dashport_vips_pr
         lib.g_object_unref(source);
         return DASHPORT_VIPS_UNSUPPORTED;
     }
-    // Sequential access: only the header is read here; no pixel is decoded.
-    VipsImage *image = lib.vips_image_new_from_source(source, "", "access", DASHPORT_VIPS_ACCESS_SEQUENTIAL, NULL);
+    status = probe_source(source, format, out, error, error_capacity);
     lib.g_object_unref(source);
-    if (image == NULL) {
-        take_vips_error(error, error_capacity, "cannot read image header");
-        return DASHPORT_VIPS_FAILED;
-    }
-    out->width = lib.vips_image_get_width(image);
-    out->height = lib.vips_image_get_height(image);
-    out->has_alpha = lib.vips_image_hasalpha(image) ? 1 : 0;
-    out->format = format;
-    lib.g_object_unref(image);
-    return DASHPORT_VIPS_OK;
+    return status;
 }
 
-dashport_vips_status dashport_vips_thumbnail_file(const char *path, int box_width, int box_height,
-                                                  int jpeg_quality,
-                                                  dashport_vips_thumbnail_result *out,
-                                                  char *error, size_t error_capacity) {
-    if (dashport_vips_init() != 0) {
-        copy_text(error, error_capacity, init_error);
-        return DASHPORT_VIPS_FAILED;
-    }
-    VipsSource *source = NULL;
-    dashport_vips_status status = open_source(path, &source, error, error_capacity);
-    if (status != DASHPORT_VIPS_OK) return status;
-    if (format_of(source) == DASHPORT_VIPS_FORMAT_UNKNOWN) {
-        copy_text(error, error_capacity, "not a JPEG, PNG or WebP image");
-        lib.g_object_unref(source);
-        return DASHPORT_VIPS_UNSUPPORTED;
-    }
+/// Thumbnails `source` (its format already known to be one Dashport accepts) and encodes it.
+static dashport_vips_status thumbnail_source(VipsSource *source, int box_width, int box_height, int jpeg_quality,
+                                             dashport_vips_thumbnail_result *out, char *error, size_t error_capacity) {
     VipsImage *thumbnail = NULL;
     int failed = lib.vips_thumbnail_source(source, &thumbnail, box_width,
                                        "height", box_height,
@@ -207,7 +201,6 @@ dashport_vips_status dashport_vips_thumbnail_file(const char *path, int box_widt
                                        // source loader; the loader's option string does.
                                        "option_string", "fail_on=error",
                                        NULL);
-    lib.g_object_unref(source);
     if (failed) {
         take_vips_error(error, error_capacity, "thumbnail failed");
         return DASHPORT_VIPS_FAILED;
@@ -235,4 +228,59 @@ dashport_vips_status dashport_vips_thumbnail_file(const char *path, int box_widt
     out->height = height;
     out->is_png = has_alpha;
     return DASHPORT_VIPS_OK;
+}
+
+dashport_vips_status dashport_vips_thumbnail_file(const char *path, int box_width, int box_height,
+                                                  int jpeg_quality,
+                                                  dashport_vips_thumbnail_result *out,
+                                                  char *error, size_t error_capacity) {
+    if (dashport_vips_init() != 0) {
+        copy_text(error, error_capacity, init_error);
+        return DASHPORT_VIPS_FAILED;
+    }
+    VipsSource *source = NULL;
+    dashport_vips_status status = open_source(path, &source, error, error_capacity);
+    if (status != DASHPORT_VIPS_OK) return status;
+    if (format_of(source) == DASHPORT_VIPS_FORMAT_UNKNOWN) {
+        copy_text(error, error_capacity, "not a JPEG, PNG or WebP image");
+        lib.g_object_unref(source);
+        return DASHPORT_VIPS_UNSUPPORTED;
+    }
+    status = thumbnail_source(source, box_width, box_height, jpeg_quality, out, error, error_capacity);
+    lib.g_object_unref(source);
+    return status;
+}
+
+dashport_vips_status dashport_vips_thumbnail_descriptor(int fd, long long max_pixels,
+                                                        int box_width, int box_height, int jpeg_quality,
+                                                        dashport_vips_probe_result *probe,
+                                                        dashport_vips_thumbnail_result *out,
+                                                        char *error, size_t error_capacity) {
+    if (dashport_vips_init() != 0) {
+        copy_text(error, error_capacity, init_error);
+        return DASHPORT_VIPS_FAILED;
+    }
+    VipsSource *source = lib.vips_source_new_from_descriptor(fd);  // a duplicate: the caller keeps fd
+    if (source == NULL) {
+        take_vips_error(error, error_capacity, "cannot open source");
+        return DASHPORT_VIPS_FAILED;
+    }
+    dashport_vips_status status;
+    dashport_vips_format format = format_of(source);
+    if (format == DASHPORT_VIPS_FORMAT_UNKNOWN) {
+        copy_text(error, error_capacity, "not a JPEG, PNG or WebP image");
+        lib.g_object_unref(source);
+        return DASHPORT_VIPS_UNSUPPORTED;
+    }
+    status = probe_source(source, format, probe, error, error_capacity);
+    if (status == DASHPORT_VIPS_OK && (long long)probe->width * (long long)probe->height > max_pixels) {
+        status = DASHPORT_VIPS_TOO_MANY_PIXELS;
+    }
+    if (status == DASHPORT_VIPS_OK) {
+        // The same source: the file is sniffed once and its header read once more by the
+        // thumbnail (a source rewinds for each read).
+        status = thumbnail_source(source, box_width, box_height, jpeg_quality, out, error, error_capacity);
+    }
+    lib.g_object_unref(source);
+    return status;
 }

@@ -141,6 +141,16 @@ struct ArtworkDiskCache {
         return path(of: entry)
     }
 
+    /// Takes in the original of `key` that ``Files/commit(_:to:)`` moved into place (nil failure),
+    /// or records why it could not (then throws ``ArtworkError/storage(_:)``).
+    mutating func adoptCommitted(_ key: ArtworkKey, failure: FileError?) throws(ArtworkError) -> String {
+        let entry = Entry.original(key)
+        if let failure { throw failedWrite(failure) }
+        recordWrite(failure: nil)
+        account(entry, size: Files.status(path(of: entry))?.size ?? 0)
+        return path(of: entry)
+    }
+
     /// Stores a thumbnail atomically.
     mutating func storeThumbnail(_ image: ArtworkImage, key: ArtworkKey, box: ArtworkBox) throws(ArtworkError) {
         let entry = Entry.thumbnail(key, box)

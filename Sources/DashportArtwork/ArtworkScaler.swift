@@ -7,8 +7,8 @@ import Glibc
 /// Decodes an original and fits it into a box with libvips (shrink-on-load, never upscaled),
 /// as JPEG, or PNG when the image has alpha.
 ///
-/// The header is read first and images with more pixels than the cap are refused before any
-/// pixel is decoded. Decodes run on Dispatch threads, never on Swift's cooperative pool, at most
+/// The file is opened and sniffed once; its header is read first and images with more pixels
+/// than the cap are refused before any pixel is decoded. Decodes run on Dispatch threads, never on Swift's cooperative pool, at most
 /// `maxConcurrentDecodes` at a time: libvips threads each decode itself.
 struct ArtworkScaler: Sendable {
     let maxPixels: Int
@@ -23,32 +23,50 @@ struct ArtworkScaler: Sendable {
 
     /// A thumbnail of the image file at `path` that fits `box`.
     func thumbnail(of path: String, fitting box: ArtworkBox) async -> Result<ArtworkImage, ArtworkError> {
+        await thumbnail(fitting: box) { maxPixels, quality in Self.scale(path, box, maxPixels: maxPixels, quality: quality) }
+    }
+
+    /// A thumbnail of the open image file `fd` that fits `box`; `fd` stays open (its name may
+    /// change meanwhile: a download is renamed into the cache while it is decoded).
+    func thumbnail(ofDescriptor fd: Int32, fitting box: ArtworkBox) async -> Result<ArtworkImage, ArtworkError> {
+        await thumbnail(fitting: box) { maxPixels, quality in Self.scale(fd, box, maxPixels: maxPixels, quality: quality) }
+    }
+
+    private func thumbnail(
+        fitting box: ArtworkBox, _ scale: @escaping @Sendable (Int, Int) -> Result<ArtworkImage, ArtworkError>
+    ) async -> Result<ArtworkImage, ArtworkError> {
         await limiter.acquire()
         defer { limiter.release() }
         let (maxPixels, quality) = (maxPixels, jpegQuality)
         return await withCheckedContinuation { continuation in
             DispatchQueue.global(qos: .userInitiated).async {
-                continuation.resume(returning: Self.scale(path, box, maxPixels: maxPixels, quality: quality))
+                continuation.resume(returning: scale(maxPixels, quality))
             }
         }
     }
 
-    /// Blocking: probe, check the pixel cap, thumbnail, encode.
+    /// Blocking: opens `path` and scales the open file.
     static func scale(_ path: String, _ box: ArtworkBox, maxPixels: Int, quality: Int) -> Result<ArtworkImage, ArtworkError> {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return .failure(.io(String(cString: strerror(errno)))) }
+        defer { close(fd) }
+        return scale(fd, box, maxPixels: maxPixels, quality: quality)
+    }
+
+    /// Blocking: probe, check the pixel cap, thumbnail, encode, on one open file (sniffed once).
+    static func scale(_ fd: Int32, _ box: ArtworkBox, maxPixels: Int, quality: Int) -> Result<ArtworkImage, ArtworkError> {
         guard dashport_vips_init() == 0 else {
             return .failure(.decodeFailed("libvips failed to start: " + String(cString: dashport_vips_init_error())))
         }
         var errorText = [CChar](repeating: 0, count: 512)
         var probe = dashport_vips_probe_result()
-        let probed = dashport_vips_probe_file(path, &probe, &errorText, errorText.count)
-        guard probed == DASHPORT_VIPS_OK else { return .failure(failure(probed, errorText)) }
-        let pixels = Int(probe.width) * Int(probe.height)
-        guard pixels <= maxPixels else { return .failure(.tooManyPixels(pixels: pixels, limit: maxPixels)) }
-
         var out = dashport_vips_thumbnail_result()
-        let status = dashport_vips_thumbnail_file(
-            path, Int32(clamping: box.width), Int32(clamping: box.height),
-            Int32(quality), &out, &errorText, errorText.count)
+        let status = dashport_vips_thumbnail_descriptor(
+            fd, Int64(clamping: maxPixels), Int32(clamping: box.width), Int32(clamping: box.height),
+            Int32(quality), &probe, &out, &errorText, errorText.count)
+        if status == DASHPORT_VIPS_TOO_MANY_PIXELS {
+            return .failure(.tooManyPixels(pixels: Int(probe.width) * Int(probe.height), limit: maxPixels))
+        }
         guard status == DASHPORT_VIPS_OK else { return .failure(failure(status, errorText)) }
         defer { dashport_vips_free(out.bytes) }
         guard let bytes = out.bytes, out.length > 0 else { return .failure(.decodeFailed("libvips returned no data")) }

@@ -1,6 +1,8 @@
 import DashportClock
 import DashportFiles
+import Dispatch
 import FoundationEssentials
+import Glibc
 import Synchronization
 import DashportLog
 
@@ -43,6 +45,9 @@ extension ArtworkService {
             let original = ArtworkDiskCache.Entry.original(flight.key)
             cache.pin(original)  // before the download lands, so adopting it cannot evict it
             defer { cache.unpin(original) }
+            if !cache.contains(original), downloadFlights[flight.key] == nil {
+                return await downloadAndScale(flight, url)
+            }
             let path: String
             switch await originalFile(flight.key, url) {
             case .failure(let error): return .failure(error)
@@ -54,6 +59,84 @@ extension ArtworkService {
                 cache.discard(original)  // undecodable or a bomb: keeping it would only take space
             }
             return result
+        }
+    }
+
+    /// Downloads the original of `flight`'s key and decodes it while it is committed to the cache
+    /// (`fsync`, rename, `fsync` of the directory, on another thread): the decode reads the
+    /// download through a descriptor opened before the commit starts, so the rename cannot pull
+    /// the file from under it. Other flights of the key wait for the commit, as for any download.
+    /// Returns once both are done, so a cover answered is a cover cached.
+    private func downloadAndScale(_ flight: FlightKey, _ url: URL) async -> Result<ArtworkImage, ArtworkError> {
+        let key = flight.key
+        // Other flights of the key wait for the original as for any download; this one does not
+        // hop through tasks of its own (each hop waits for a thread on a busy machine).
+        let original = OneShot<Result<String, ArtworkError>>()
+        downloadFlights[key] = Task { await original.value() }
+        let download: Download
+        switch await fetchOriginal(key, url) {
+        case .failure(let error):
+            original.fulfill(.failure(error))
+            downloadFlights[key] = nil
+            return .failure(error)
+        case .success(let fetched): download = fetched
+        }
+        let (temporary, path) = (download.temporary, cache.path(of: .original(key)))
+        let committed = OneShot<FileError?>()
+        DispatchQueue.global(qos: .userInitiated).async {
+            do throws(FileError) {
+                try Files.commit(temporary, to: path)
+                committed.fulfill(nil)
+            } catch {
+                committed.fulfill(error)
+            }
+        }
+        stats.resizes += 1
+        let result = await scaler.thumbnail(ofDescriptor: download.descriptor, fitting: flight.box)
+        close(download.descriptor)
+        let failure = await committed.value()
+        let stored: Result<String, ArtworkError>
+        do throws(ArtworkError) {
+            stored = .success(try cache.adoptCommitted(key, failure: failure))
+        } catch {
+            stored = .failure(error)
+        }
+        original.fulfill(stored)
+        downloadFlights[key] = nil
+        if case .failure(let error) = result, error != .timeout {
+            cache.discard(.original(key))  // undecodable or a bomb: keeping it would only take space
+        }
+        if case .failure(let error) = stored, case .failure = result { return .failure(error) }
+        return result  // a decoded cover is served even when its original could not be kept
+    }
+
+    /// A finished download: its temporary file, and a descriptor open on it for reading.
+    struct Download: Sendable {
+        var temporary: String
+        var descriptor: Int32
+    }
+
+    /// Downloads `url` into a temporary file of the cache and opens it for reading.
+    private func fetchOriginal(_ key: ArtworkKey, _ url: URL) async -> Result<Download, ArtworkError> {
+        let temporary = cache.temporaryPath()
+        stats.downloads += 1
+        logger.debug("downloading artwork", ["key": key.rawValue, "uri": ArtworkRegistry.redacted(url)])
+        do throws(ArtworkError) {
+            let bytes: Int
+            do {
+                bytes = try await fetcher.fetch(url, into: temporary, limits: configuration.fetchLimits)
+            } catch {
+                if case .storage = error { cache.recordWrite(failure: error) }  // the download had nowhere to go
+                throw error
+            }
+            let limit = configuration.maxDownloadBytes
+            guard bytes <= limit else { throw ArtworkError.tooLarge(bytes: bytes, limit: limit) }  // a fetcher that ignored it
+            let fd = open(temporary, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw ArtworkError.io(String(cString: strerror(errno))) }
+            return .success(Download(temporary: temporary, descriptor: fd))
+        } catch {
+            try? Files.remove(temporary)  // a failed download's leftovers; the next start deletes them too
+            return .failure(error)
         }
     }
 
@@ -149,5 +232,37 @@ final class ResumeOnce<Value: Sendable>: Sendable {
             return stored
         }
         waiting?.resume(returning: value)
+    }
+}
+
+/// A value set once and awaited by any number of tasks (set again: ignored).
+final class OneShot<Value: Sendable>: Sendable {
+    private struct State {
+        var value: Value?
+        var waiters: [CheckedContinuation<Value, Never>] = []
+    }
+
+    private let state = Mutex(State())
+
+    func fulfill(_ value: Value) {
+        let waiters = state.withLock { state -> [CheckedContinuation<Value, Never>] in
+            guard state.value == nil else { return [] }
+            state.value = value
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume(returning: value) }
+    }
+
+    func value() async -> Value {
+        if let value = state.withLock({ $0.value }) { return value }
+        return await withCheckedContinuation { continuation in
+            let now = state.withLock { state -> Value? in
+                if let value = state.value { return value }
+                state.waiters.append(continuation)
+                return nil
+            }
+            if let now { continuation.resume(returning: now) }
+        }
     }
 }

@@ -123,31 +123,6 @@ public actor BrowseCore {
         return (item, reports.filter(\.isCarSpecific))
     }
 
-    /// One page of search results as `car` may see them. Without provider search the answer is
-    /// `notSupported` (an empty list for a car that cannot draw it).
-    public func search(_ query: String, page: Int, pageSize: Int, for car: CarProfile) async -> BrowseAnswer {
-        await startIfNeeded()
-        let results: [BrowseItem]
-        do {
-            results = try await searchProvider(query)
-        } catch {
-            return render(error, for: car)
-        }
-        let (items, reports) = BrowseRules.searchResults(results, query: query, for: car)
-        reports.forEach { emit($0) }
-        return BrowseRules.page(items, page: page, pageSize: configuration.pageSize(pageSize), fromCache: false)
-    }
-
-    /// The playable results of a voice "play X", best first, for the session to queue. Throws
-    /// `notSupported` when the provider cannot search, or the provider's own ``BrowseError``.
-    /// The query goes to the provider as is (an empty query included).
-    public func searchForPlay(_ query: String) async throws(BrowseError) -> [BrowseItem] {
-        await startIfNeeded()
-        let (results, reports) = BrowseRules.validated(try await searchProvider(query), in: "search '\(query)'")
-        reports.forEach { emit($0) }
-        return results.filter(\.playable)
-    }
-
     /// How deep `id` is (root 0, a tab 1), as far as the core has seen it browsed; nil when unknown.
     /// An item reachable on several paths has the shallowest depth seen.
     public func depth(of id: String) -> Int? { depths[id] }
@@ -188,32 +163,10 @@ public actor BrowseCore {
 
     // MARK: - Helpers
 
-    private func render(_ error: any Error, for car: CarProfile) -> BrowseAnswer {
+    func render(_ error: any Error, for car: CarProfile) -> BrowseAnswer {
         guard let error = error as? BrowseError else { return .empty }
         let (answer, report) = BrowseRules.render(error, for: car)
         if let report { emit(report) }
         return answer
-    }
-
-    private func searchProvider(_ query: String) async throws(BrowseError) -> [BrowseItem] {
-        guard provider.supportsSearch else {
-            throw BrowseError(code: .notSupported, message: "This library cannot be searched.")
-        }
-        let provider = self.provider
-        let size = configuration.maxChildrenPerNode
-        let call = ProviderCall { try await provider.search(query: query, page: 0, pageSize: size) }
-        switch await call.wait(timeout: configuration.providerTimeout, clock: configuration.clock) {
-        case .answered(.success(let items)): return Array(items.prefix(size))
-        case .answered(.failure(let error as BrowseError)): throw error
-        case .answered(.failure(let error)):
-            providerFailed("failed a search (\(error))")
-            return []
-        case .timedOut:
-            emit(
-                BrowseReport(
-                    code: BrowseReportCode.providerTimeout,
-                    message: "search '\(query)' got no answer within \(configuration.providerTimeout): empty results"))
-            return []
-        }
     }
 }

@@ -145,6 +145,26 @@ public protocol BrowseProvider: Sendable {
     /// tab and a voice "play X" is answered `notSupported`.
     var supportsSearch: Bool { get }
     func search(query: String, page: Int, pageSize: Int) async throws -> [BrowseItem]
+    /// The results of ``search(query:page:pageSize:)`` at `range` of the whole list (fewer past its
+    /// end), and how long the list is, counted up to `limit`: one page of a search without making
+    /// every result. Only for a provider whose results are all valid items with distinct ids (the
+    /// catalog checks them at load): the core checks the page, not the rest. Nil (the default)
+    /// makes the core ask ``search(query:page:pageSize:)`` for the whole list.
+    func searchPage(query: String, range: Range<Int>, limit: Int) async throws -> SearchPage?
+}
+
+/// One page of search results and the length of the whole list (counted up to a limit), from
+/// ``BrowseProvider/searchPage(query:range:limit:)``.
+public struct SearchPage: Sendable, Hashable {
+    /// The results at the positions asked for.
+    public var items: [BrowseItem]
+    /// How many results there are, or the limit when there are more.
+    public var total: Int
+
+    public init(items: [BrowseItem], total: Int) {
+        self.items = items
+        self.total = total
+    }
 }
 
 extension BrowseProvider {
@@ -152,4 +172,5 @@ extension BrowseProvider {
     public func search(query: String, page: Int, pageSize: Int) async throws -> [BrowseItem] {
         throw BrowseError(code: .notSupported, message: "This library cannot be searched.")
     }
+    public func searchPage(query: String, range: Range<Int>, limit: Int) async throws -> SearchPage? { nil }
 }

@@ -151,14 +151,20 @@ public enum BrowseRules {
     private static func capped(
         _ items: [BrowseItem], of list: String, itemId: String?, limit: Int?, reports: inout [BrowseReport]
     ) -> [BrowseItem] {
-        guard let limit, items.count > max(0, limit) else { return items }
+        let keep = capped(items.count, of: list, itemId: itemId, limit: limit, reports: &reports)
+        return keep < items.count ? Array(items.prefix(keep)) : items
+    }
+
+    /// How many of a list of `count` items the car shows (at most `limit`), reporting the cut.
+    static func capped(_ count: Int, of list: String, itemId: String?, limit: Int?, reports: inout [BrowseReport]) -> Int {
+        guard let limit, count > max(0, limit) else { return count }
         let keep = max(0, limit)
         reports.append(
             BrowseReport(
                 code: BrowseReportCode.listCut,
-                message: "list \(list) has \(items.count) items, the car shows \(keep): \(items.count - keep) cut",
+                message: "list \(list) has \(count) items, the car shows \(keep): \(count - keep) cut",
                 itemId: itemId))
-        return Array(items.prefix(keep))
+        return keep
     }
 
     private static func invalid(_ item: BrowseItem, _ problem: String, in list: String?) -> BrowseReport {

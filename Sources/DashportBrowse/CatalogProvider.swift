@@ -155,6 +155,17 @@ public final class CatalogProvider: BrowseProvider {
         return Self.page(found.count, page: page, pageSize: pageSize).map { catalog.item(searched: found[$0]) }
     }
 
+    /// ``search(query:page:pageSize:)``'s results at `range`, and how many there are up to
+    /// `limit`: the index finds the positions, items are made only for the page.
+    public func searchPage(query: String, range: Range<Int>, limit: Int) async throws -> SearchPage? {
+        let catalog = try await catalog()
+        let needle = CatalogLoader.fold(String(query.trimming(while: \.isWhitespace)))
+        guard !needle.isEmpty, limit > 0 else { return SearchPage(items: [], total: 0) }
+        let (found, total) = catalog.searchable.search(needle, limit: limit, keep: max(0, range.upperBound))
+        let page = range.clamped(to: 0..<found.count)
+        return SearchPage(items: page.map { catalog.item(searched: found[$0]) }, total: total)
+    }
+
     /// The search as it was before the index (every item compared), for tests to hold the index
     /// to and for `dashport-bench-search` to measure it against.
     @_spi(SearchReference) public func linearSearch(query: String, page: Int, pageSize: Int) async throws -> [BrowseItem] {

@@ -1,5 +1,7 @@
 // Sources/DashportBrowse/CatalogSearchIndex.swift - the catalog's search, answered from an index built at load.
 
+import Glibc
+
 /// What a catalog search looks at, and an index over it built once per load or reload (inside
 /// ``CatalogLoader/parse(_:path:)``, so on whatever thread loads: the start-up's detached task and
 /// the ``CatalogProvider/load()`` of a reload, never the reactor), so a search over the largest
@@ -197,11 +199,18 @@
     /// The positions of the first `limit` items matching `needle` (already folded and trimmed, not
     /// empty), ascending: the first `limit` of ``linearMatches(_:)``. The catalog is read in
     /// windows of positions, each twice the last, so a common query stops after the first few.
-    public func matches(_ needle: String, limit: Int) -> [Int] {
-        guard limit > 0, !needle.isEmpty else { return [] }
+    public func matches(_ needle: String, limit: Int) -> [Int] { search(needle, limit: limit, keep: limit).positions }
+
+    /// How many items match `needle`, counted up to `limit`, and the positions of the first `keep`
+    /// of them (``matches(_:limit:)`` cut to `keep`): a page and the length of the list, without
+    /// holding the rest. A query of one to three `Character`s of their own is answered by its
+    /// trigrams alone; one of exactly three by one list, whose length is known.
+    public func search(_ needle: String, limit: Int, keep: Int) -> (positions: [Int], count: Int) {
+        guard limit > 0, !needle.isEmpty else { return ([], 0) }
+        let keep = min(keep, limit)
         var codes: [UInt32] = []
         for character in needle {
-            guard let code = code(of: character) else { return [] }  // in no field at all
+            guard let code = code(of: character) else { return ([], 0) }  // in no field at all
             codes.append(code)
         }
         var lists: [Int] = []
@@ -213,26 +222,44 @@
             for start in 0...(codes.count - 3) {
                 let key = Self.key(codes[start], codes[start + 1], codes[start + 2])
                 let k = lowerBound(key)
-                guard k < keys.count, keys[k] == key else { return [] }  // a trigram no field has
+                guard k < keys.count, keys[k] == key else { return ([], 0) }  // a trigram no field has
                 lists.append(k)
             }
             // The rarest few narrow enough; checking the candidates is cheaper than reading more.
             lists = Array(lists.sorted { counts[$0] < counts[$1] }.prefix(Self.listsIntersected))
         }
-        // One or two characters with distinct codes: a trigram starting with them is the proof.
-        let exact = codes.count < 3 && !codes.contains(Self.sharedCode)
-        let plainNeedle = Self.isPlainASCII(needle)
+        // Up to three characters with distinct codes: a trigram starting with them is the proof.
+        let exact = codes.count <= 3 && !codes.contains(Self.sharedCode)
+        if exact, codes.count == 3 {
+            // One list, each item once: its length is the count, its first items the page.
+            var cursor = Cursor(offset: Int(starts[lists[0]]), end: Int(starts[lists[0] + 1]))
+            var positions: [Int] = []
+            positions.reserveCapacity(min(keep, Int(counts[lists[0]])))
+            if keep > 0 {
+                advance(
+                    &cursor, from: 0, below: count,
+                    while: { (position: Int) -> Bool in
+                        positions.append(position)
+                        return positions.count < keep
+                    })
+            }
+            return (positions, min(Int(counts[lists[0]]), limit))
+        }
+        let checker = Checker(needle)
         var cursors = lists.map { Cursor(offset: Int(starts[$0]), end: Int(starts[$0 + 1])) }
-        var found: [Int] = []
+        var positions: [Int] = []
+        var found = 0
         var low = 0
         var width = 4096
         var window = Bitmap(count: width)
         var other = Bitmap(count: width)
-        while low < count, found.count < limit {
+        while low < count, found < limit {
             let high = min(low + width, count)
             window.reset(count: high - low)
             if codes.count < 3 {
-                for index in cursors.indices { advance(&cursors[index], from: low, below: high) { window.insert($0 - low) } }
+                for index in cursors.indices {
+                    advance(&cursors[index], from: low, below: high) { window.insert($0 - low) }
+                }
             } else {
                 advance(&cursors[0], from: low, below: high) { window.insert($0 - low) }
                 for index in cursors.indices.dropFirst() where !window.isEmpty {
@@ -241,35 +268,81 @@
                     window.formIntersection(other)
                 }
             }
-            window.forEach { bit in
-                let position = low + bit
-                guard exact || contains(needle, plain: plainNeedle, at: position) else { return true }
-                found.append(position)
-                return found.count < limit
+            if exact, positions.count >= keep {
+                found += window.count(upTo: limit - found)
+            } else {
+                window.forEach { bit in
+                    let position = low + bit
+                    guard exact || contains(checker, at: position) else { return true }
+                    found += 1
+                    if positions.count < keep { positions.append(position) }
+                    return found < limit
+                }
             }
             low = high
             width *= 2
         }
-        return found
+        return (positions, found)
     }
 
-    /// Whether entry `position` has a field containing `needle`, as `String.contains` says: bytes
-    /// compared when both are ASCII without a carriage return (then every `Character` is one byte).
-    private func contains(_ needle: String, plain: Bool, at position: Int) -> Bool {
-        guard plain, plainASCII[position] else { return fields(of: position).contains { $0.contains(needle) } }
-        var needle = needle
-        return needle.withUTF8 { wanted in
-            text.withUnsafeBufferPointer { text in
-                fieldRanges(of: position).contains { Self.bytes(UnsafeBufferPointer(rebasing: text[$0]), contain: wanted) }
-            }
+    /// A query as the candidates are checked against it.
+    private struct Checker {
+        var needle: String
+        /// The needle's UTF-8 when it is all ASCII without a carriage return (every `Character` one byte).
+        var plainBytes: [UInt8]?
+
+        init(_ needle: String) {
+            self.needle = needle
+            self.plainBytes = CatalogSearchIndex.isPlainASCII(needle) ? Array(needle.utf8) : nil
         }
     }
 
-    private static func bytes(_ haystack: UnsafeBufferPointer<UInt8>, contain needle: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let first = needle.first else { return true }
-        guard haystack.count >= needle.count else { return false }
-        for start in 0...(haystack.count - needle.count) where haystack[start] == first {
-            if haystack[start..<(start + needle.count)].elementsEqual(needle) { return true }
+    /// Whether entry `position` has a field containing the needle, as `String.contains` says.
+    ///
+    /// A plain ASCII needle is looked for byte by byte (`memchr`, `memcmp`). In a plain entry every
+    /// `Character` is a byte, so that is the answer. In another, a byte match whose neighbours are
+    /// ASCII (or the field's ends) is one of the same `Character`s: no ASCII scalar joins a grapheme
+    /// cluster with its neighbour (a carriage return before a line feed aside, and neither needle
+    /// nor neighbour is one), and an ASCII-only stretch breaks into one `Character` per byte. Any
+    /// other case (no byte match: a `Character` canonically equal to an ASCII one can be spelled
+    /// otherwise) is answered by `String.contains`.
+    private func contains(_ checker: Checker, at position: Int) -> Bool {
+        if let wanted = checker.plainBytes {
+            let plain = plainASCII[position]
+            let found = text.withUnsafeBufferPointer { text in
+                wanted.withUnsafeBufferPointer { wanted in
+                    fieldRanges(of: position).contains { range in
+                        Self.bytes(UnsafeBufferPointer(rebasing: text[range]), contain: wanted, boundedByASCII: !plain)
+                    }
+                }
+            }
+            if found || plain { return found }
+        }
+        return fields(of: position).contains { $0.contains(checker.needle) }
+    }
+
+    /// Whether `needle` occurs in `haystack` (when `boundedByASCII`, only where the bytes around it
+    /// are ASCII or the ends).
+    private static func bytes(
+        _ haystack: UnsafeBufferPointer<UInt8>, contain needle: UnsafeBufferPointer<UInt8>, boundedByASCII: Bool
+    ) -> Bool {
+        guard let base = haystack.baseAddress, let wanted = needle.baseAddress, !needle.isEmpty else {
+            return needle.isEmpty
+        }
+        var from = 0
+        while from + needle.count <= haystack.count {
+            let last = haystack.count - needle.count  // the last place a match can start
+            guard let hit = memchr(base + from, Int32(wanted.pointee), last - from + 1) else { return false }
+            let start = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+            let end = start + needle.count
+            guard memcmp(base + start, wanted, needle.count) == 0 else {
+                from = start + 1
+                continue
+            }
+            if !boundedByASCII || ((start == 0 || haystack[start - 1] < 0x80) && (end == haystack.count || haystack[end] < 0x80)) {
+                return true
+            }
+            from = start + 1
         }
         return false
     }
@@ -320,6 +393,16 @@
     /// Calls `body` with each position of `cursor`'s list in `low..<high` (skipping those below),
     /// leaving it at the next.
     private func advance(_ cursor: inout Cursor, from low: Int, below high: Int, _ body: (Int) -> Void) {
+        advance(
+            &cursor, from: low, below: high,
+            while: { (position: Int) -> Bool in
+                body(position)
+                return true
+            })
+    }
+
+    /// `advance(_:from:below:_:)`, stopping after the position for which `body` returns false.
+    private func advance(_ cursor: inout Cursor, from low: Int, below high: Int, while body: (Int) -> Bool) {
         while true {
             if cursor.next < 0 {
                 guard cursor.offset < cursor.end else { return }
@@ -336,8 +419,9 @@
                 cursor.next = cursor.last
             }
             guard cursor.next < high else { return }
-            if cursor.next >= low { body(cursor.next) }
+            let position = cursor.next
             cursor.next = -1
+            if position >= low, !body(position) { return }
         }
     }
 }
@@ -391,6 +475,13 @@ private struct Bitmap {
     mutating func insert(_ position: Int) { words[position >> 6] |= 1 << UInt64(position & 63) }
     mutating func formIntersection(_ other: Bitmap) {
         for index in words.indices { words[index] &= other.words[index] }
+    }
+
+    /// How many positions it holds, counting no further than `limit`.
+    func count(upTo limit: Int) -> Int {
+        var total = 0
+        for word in words where total < limit { total += word.nonzeroBitCount }
+        return min(total, limit)
     }
 
     /// Calls `body` with each position in ascending order while it returns true.

@@ -1,4 +1,6 @@
+import DashportFiles
 import DashportTestSupport
+import Glibc
 import Testing
 @testable import DashportArtwork
 
@@ -87,5 +89,20 @@ import Testing
         scratch.write("cover.jpg[shrink=8]", Fixture.landscape)
         let image = try await scaler.thumbnail(of: scratch.file("cover.jpg[shrink=8]"), fitting: ArtworkBox(width: 512, height: 512)).get()
         #expect(image.width == 512 && image.height == 256)
+    }
+
+    /// A download is decoded through a descriptor while it is renamed into the cache: the file's
+    /// name may be gone, its descriptor still decodes, and the pixel cap still holds.
+    @Test func anOpenFileDecodesAfterItsNameIsGone() async throws {
+        scratch.write("moving.jpg", Fixture.landscape)
+        let fd = open(scratch.file("moving.jpg"), O_RDONLY | O_CLOEXEC)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        try Files.remove(scratch.file("moving.jpg"))
+        let image = try await scaler.thumbnail(ofDescriptor: fd, fitting: ArtworkBox(width: 256, height: 256)).get()
+        #expect(image.width == 256 && image.height == 128 && image.bytes.isJPEG)
+        let strict = ArtworkScaler(maxPixels: 800 * 400 - 1, jpegQuality: 85, maxConcurrentDecodes: 1)
+        let refused = await strict.thumbnail(ofDescriptor: fd, fitting: ArtworkBox(width: 256, height: 256))
+        #expect(refused == .failure(.tooManyPixels(pixels: 800 * 400, limit: 800 * 400 - 1)))
     }
 }

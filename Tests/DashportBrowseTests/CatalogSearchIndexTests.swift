@@ -62,6 +62,19 @@ struct CatalogSearchIndexTests {
                     #expect(indexed == linear, "'\(query)' page \(page) of \(pageSize)")
                 }
             }
+            // The counted page the browse core asks for: the same items, and the list's length
+            // counted up to the limit.
+            let all = try await provider.linearSearch(query: query, page: 0, pageSize: 10_000).map(\.id)
+            for limit in [1, 7, 100, 2000] {
+                for range in [0..<1, 0..<50, 3..<10, 95..<105, 1990..<2010] {
+                    let counted = try #require(try await provider.searchPage(query: query, range: range, limit: limit))
+                    let shown = all.prefix(limit)
+                    #expect(counted.total == shown.count, "'\(query)' counted to \(limit)")
+                    #expect(
+                        counted.items.map(\.id) == Array(shown[range.clamped(to: 0..<shown.count)]),
+                        "'\(query)' \(range) of \(limit)")
+                }
+            }
         }
     }
 
@@ -115,6 +128,15 @@ struct CatalogSearchIndexTests {
                 let linear = try await provider.linearSearch(query: query, page: 0, pageSize: pageSize).map(\.id)
                 #expect(indexed == linear, "'\(query)'")
                 #expect(indexed.isEmpty != anything, "'\(query)'")
+            }
+            // What the browse core asks: a page, and the length up to its 2000.
+            for query in ["beyonce", "mid", "e", "aa", "midnight 1", "sigur ros", "zzz", "ह", "हि"] {
+                let linear = try await provider.linearSearch(query: query, page: 0, pageSize: 2000).map(\.id)
+                for range in [0..<100, 1900..<2000] {
+                    let counted = try #require(try await provider.searchPage(query: query, range: range, limit: 2000))
+                    #expect(counted.total == linear.count, "'\(query)'")
+                    #expect(counted.items.map(\.id) == Array(linear[range.clamped(to: 0..<linear.count)]), "'\(query)' \(range)")
+                }
             }
         }
     }

@@ -31,6 +31,8 @@ typedef enum {
     DASHPORT_VIPS_UNSUPPORTED = -2,
     /// The file could not be opened; `errno` text is in the caller's buffer.
     DASHPORT_VIPS_IO = -3,
+    /// The header says the image has more pixels than allowed (dashport_vips_thumbnail_descriptor).
+    DASHPORT_VIPS_TOO_MANY_PIXELS = -4,
 } dashport_vips_status;
 
 /// What the header says, read without decoding any pixels.
@@ -72,6 +74,16 @@ dashport_vips_status dashport_vips_thumbnail_file(const char *path, int box_widt
                                                   int jpeg_quality,
                                                   dashport_vips_thumbnail_result *out,
                                                   char *error, size_t error_capacity);
+
+/// dashport_vips_probe_file and dashport_vips_thumbnail_file on one open file, `fd` (read from
+/// where it is, not closed; the caller may rename or replace the file's name meanwhile): the
+/// header is read into `probe` first, and an image of more than `max_pixels` pixels is refused
+/// with DASHPORT_VIPS_TOO_MANY_PIXELS before any pixel is decoded.
+dashport_vips_status dashport_vips_thumbnail_descriptor(int fd, long long max_pixels,
+                                                        int box_width, int box_height, int jpeg_quality,
+                                                        dashport_vips_probe_result *probe,
+                                                        dashport_vips_thumbnail_result *out,
+                                                        char *error, size_t error_capacity);
 
 /// Frees the bytes of a dashport_vips_thumbnail_result.
 void dashport_vips_free(void *bytes);

@@ -11,7 +11,9 @@
 // reporting resident memory, the peak and the load time), then every round asks each catalog
 // every query of a fixed list (prefixes, whole
 // words, several words, one character, no match), catalogs taking turns, for the page the browse
-// core asks (`BrowseConfiguration.maxChildrenPerNode` items); before them, `--linear-rounds` rounds
+// core asked before it could count (`BrowseConfiguration.maxChildrenPerNode` items, the whole list),
+// and as it asks now (`searchPage`: the car's page, `--car-page`, and the list's length up to that
+// many: what `BrowseCore.search` needs); before them, `--linear-rounds` rounds
 // of the large catalog's search as it was before the index (every item compared), for the before. Reported: p50 and p99 of one search
 // per catalog, in µs of the thread's CPU time and of wall time, and the CPU ratio of the large catalog's to the demo's. Speed is
 // measured here, never in tests.
@@ -27,18 +29,19 @@ let spec = CommandSpec(
     options: [
         .value("rounds", "N", "rounds; every query runs once per catalog per round (default 20)"),
         .value("catalog", "PATH", "the demo catalog (default Fixtures/demo/catalog.json)"),
-        .value("page-size", "N", "items asked per search (default the browse core's, 2000)"),
+        .value("page-size", "N", "items asked per whole-list search (default the browse core's, 2000)"),
+        .value("car-page", "N", "items of the page a car asks for (default the core's default page, 100)"),
         .value("linear-rounds", "N", "rounds of the search before the index, every item compared (default 1)"),
         .value("load-rounds", "N", "loads of each catalog, each in a fresh process (default 5; 0 skips them)"),
     ])
 
-let (rounds, demoPath, linearRounds, pageSizeOption, loadRounds) = ParsedCommand.parseOrExit(
+let (rounds, demoPath, linearRounds, pageSizeOption, loadRounds, carPageOption) = ParsedCommand.parseOrExit(
     program: "dashport-bench-search", as: spec
 ) { parsed throws(CommandLineError) in
     (
         try parsed.integer("rounds") ?? 20, parsed.value("catalog") ?? "Fixtures/demo/catalog.json",
         try parsed.integer("linear-rounds", minimum: 0) ?? 1, try parsed.integer("page-size"),
-        try parsed.integer("load-rounds", minimum: 0) ?? 5
+        try parsed.integer("load-rounds", minimum: 0) ?? 5, try parsed.integer("car-page", minimum: 1)
     )
 }
 
@@ -106,18 +109,24 @@ if loadRounds > 0 { try loadPhase(demo: demoPath, large: largePath, rounds: load
 let demo = try load(demoPath, "demo")
 let large = try load(largePath, "large")
 let pageSize = pageSizeOption ?? BrowseConfiguration().maxChildrenPerNode
+let carPage = carPageOption ?? BrowseConfiguration().defaultPageSize
 
 /// One search's thread CPU time and wall time, in µs. A search of a loaded catalog never suspends,
 /// and a nonisolated async function called from one runs on the caller's thread, so the thread's
 /// CPU clock read around it is the search's.
-func timed(_ provider: CatalogProvider, _ query: String, linear: Bool = false) async throws -> (cpu: Double, wall: Double, found: Int) {
+enum Call { case linear, whole, page }
+
+func timed(_ provider: CatalogProvider, _ query: String, _ call: Call) async throws -> (cpu: Double, wall: Double, found: Int) {
     let wallStart = now()
     let cpuStart = cpuNow()
-    let found =
-        linear
-        ? try await provider.linearSearch(query: query, page: 0, pageSize: pageSize)
-        : try await provider.search(query: query, page: 0, pageSize: pageSize)
-    return (Double(cpuNow() - cpuStart) / 1e3, Double(now() - wallStart) / 1e3, found.count)
+    let found: Int
+    switch call {
+    case .linear: found = try await provider.linearSearch(query: query, page: 0, pageSize: pageSize).count
+    case .whole: found = try await provider.search(query: query, page: 0, pageSize: pageSize).count
+    case .page:
+        found = try await provider.searchPage(query: query, range: 0..<carPage, limit: pageSize)?.total ?? 0
+    }
+    return (Double(cpuNow() - cpuStart) / 1e3, Double(now() - wallStart) / 1e3, found)
 }
 
 func cpuNow() -> UInt64 {
@@ -134,10 +143,10 @@ struct Samples {
 }
 
 let samples = try await Task.detached { () async throws -> [Samples] in
-    var samples = [Samples(), Samples(), Samples()]
+    var samples = [Samples(), Samples(), Samples(), Samples(), Samples()]
     for _ in 0..<linearRounds {
         for query in queries {
-            let (cpu, wall, found) = try await timed(large, query, linear: true)
+            let (cpu, wall, found) = try await timed(large, query, .linear)
             samples[2].cpu.append(cpu)
             samples[2].wall.append(wall)
             samples[2].found += found
@@ -145,8 +154,11 @@ let samples = try await Task.detached { () async throws -> [Samples] in
     }
     for _ in 0..<rounds {
         for query in queries {
-            for (index, provider) in [demo, large].enumerated() {
-                let (cpu, wall, found) = try await timed(provider, query)
+            for (index, (provider, call)) in [(demo, Call.whole), (large, .whole), (demo, .page), (large, .page)]
+                .enumerated()
+            {
+                let index = index < 2 ? index : index + 1
+                let (cpu, wall, found) = try await timed(provider, query, call)
                 samples[index].cpu.append(cpu)
                 samples[index].wall.append(wall)
                 samples[index].found += found
@@ -158,18 +170,28 @@ let samples = try await Task.detached { () async throws -> [Samples] in
 }.value
 
 func format(_ value: Double) -> String { String(format: "%.1f", value) }
-for (name, sample) in zip(["demo", "large", "large, before the index"], samples) where !sample.cpu.isEmpty {
+let names = [
+    "demo, whole list", "large, whole list", "large, whole list before the index", "demo, page (counted)",
+    "large, page (counted)",
+]
+for (name, sample) in zip(names, samples) where !sample.cpu.isEmpty {
     let cpu = sample.cpu.sorted()
     let wall = sample.wall.sorted()
+    let what =
+        name.contains("page")
+        ? "pages of \(carPage) of \(pageSize) at most (\(sample.found) counted)"
+        : "searches of \(pageSize) at most (\(sample.found) results)"
     print(
-        "\(name): \(cpu.count) searches of \(pageSize) at most (\(sample.found) results): CPU p50 \(format(percentile(cpu, 0.5))) µs, "
+        "\(name): \(cpu.count) \(what): CPU p50 \(format(percentile(cpu, 0.5))) µs, "
             + "p99 \(format(percentile(cpu, 0.99))) µs; wall p50 \(format(percentile(wall, 0.5))) µs, p99 \(format(percentile(wall, 0.99))) µs"
     )
 }
-let slowest = (samples[1].slowest.sorted { $0.value > $1.value }.prefix(3)).map { "'\($0.key)' \(format($0.value)) µs" }
-print("large, slowest queries (CPU, worst round): \(slowest.joined(separator: ", "))")
-let demoCPU = samples[0].cpu.sorted()
-let largeCPU = samples[1].cpu.sorted()
-print(
-    "large ÷ demo, CPU: p50 \(format(percentile(largeCPU, 0.5) / percentile(demoCPU, 0.5)))×, "
-        + "p99 \(format(percentile(largeCPU, 0.99) / percentile(demoCPU, 0.99)))×")
+for (large, name) in [(1, "whole list"), (4, "page (counted)")] {
+    let slowest = (samples[large].slowest.sorted { $0.value > $1.value }.prefix(3)).map { "'\($0.key)' \(format($0.value)) µs" }
+    print("large, \(name), slowest queries (CPU, worst round): \(slowest.joined(separator: ", "))")
+    let demoCPU = samples[large == 1 ? 0 : 3].cpu.sorted()
+    let largeCPU = samples[large].cpu.sorted()
+    print(
+        "large ÷ demo, \(name), CPU: p50 \(format(percentile(largeCPU, 0.5) / percentile(demoCPU, 0.5)))×, "
+            + "p99 \(format(percentile(largeCPU, 0.99) / percentile(demoCPU, 0.99)))×")
+}

@@ -41,6 +41,12 @@ public enum SearchFuzz {
                 let indexed = index.matches(query, limit: limit).map { ids[$0] }
                 fuzzCheck(
                     indexed == Array(linear.prefix(limit)), "the index's first \(limit) for '\(query)' differ from the linear search's")
+                for keep in [0, 3] {
+                    let (kept, count) = index.search(query, limit: limit, keep: keep)
+                    fuzzCheck(
+                        kept.map { ids[$0] } == Array(linear.prefix(min(keep, limit))) && count == min(linear.count, limit),
+                        "the index's count to \(limit) (keeping \(keep)) for '\(query)' differs from the linear search's")
+                }
             }
         }
     }
