@@ -39,7 +39,9 @@ struct CarServices {
     private var hosts: [UInt8: ServiceHost] = [:]
     /// Each service's ``HostedService/nextDeadline``, read after every call that can change it
     /// (the worker asks for the earliest after every input).
-    private var deadlines: [UInt8: Duration] = [:]
+    private var deadlines: [UInt8: Duration] = [:] {
+        didSet { nextDeadline = deadlines.values.min() }
+    }
     /// Which service takes each control-channel message id it claimed.
     private var controlRoutes: [UInt16: UInt8] = [:]
 
@@ -157,12 +159,10 @@ struct CarServices {
         return out
     }
 
-    /// The earliest deadline of any service (asked after every input: no array is made).
-    var nextDeadline: Duration? {
-        var earliest: Duration?
-        for deadline in deadlines.values where earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
-        return earliest
-    }
+    /// The earliest deadline of any service, kept as ``deadlines`` changes: the worker reads it
+    /// after every input, and a computed property of this struct, read from the worker (a class),
+    /// copied the whole struct (a dozen retains) each time.
+    private(set) var nextDeadline: Duration?
 
     /// The connection is over: every service lets go, then subscriptions and pending core work end.
     mutating func stop() {
