@@ -76,9 +76,10 @@ struct ChannelTable {
 
     /// The earliest pending channel-open deadline.
     var nextDeadline: Duration? {
-        states.values.compactMap { state -> Duration? in
-            if case .requested(let deadline) = state { return deadline }
-            return nil
-        }.min()
+        var earliest: Duration?
+        for case .requested(let deadline) in states.values where earliest.map({ deadline < $0 }) ?? true {
+            earliest = deadline
+        }
+        return earliest
     }
 }

@@ -178,21 +178,30 @@ package struct LinkWire {
         let message = MessageID.encode(messageId, body: body)
         report(.sent, channel: channel, messageId: messageId, encrypted: encrypted, body: body)
         let control = channel != 0 && messageId >= 2 && messageId < 0x8000
+        let fragments = Fragmenter.fragments(channel: channel, message: message, encrypted: encrypted, control: control, limits: limits)
         var wire: [UInt8] = []
-        for fragment in Fragmenter.fragments(
-            channel: channel, message: message, encrypted: encrypted, control: control, limits: limits
-        ) {
-            let payload: [UInt8]
+        // Headers (8 bytes at most) and TLS 1.2 AES-GCM's 29 bytes per record: one allocation.
+        wire.reserveCapacity(message.count + fragments.count * (8 + TLSSession.recordOverhead))
+        for fragment in fragments {
             if encrypted && !fragment.plaintext.isEmpty {
+                // The record goes straight after its header, whose length is filled in after.
+                let header = wire.count
+                FrameHeader(channel: fragment.channel, flags: fragment.flags, payloadLength: 0, totalLength: fragment.totalLength)
+                    .encode(into: &wire)
+                let start = wire.count
                 do {
-                    payload = try tls.encrypt(fragment.plaintext)
+                    try tls.encrypt(fragment.plaintext, appendingTo: &wire)
                 } catch {
                     throw .tlsFailure(error)
                 }
-            } else {
-                payload = Array(fragment.plaintext)
+                let length = wire.count - start
+                precondition(length <= Int(UInt16.max), "LinkWire: a TLS record of \(length) bytes does not fit a frame")
+                wire[header + 2] = UInt8(truncatingIfNeeded: length >> 8)
+                wire[header + 3] = UInt8(truncatingIfNeeded: length)
+                continue
             }
-            let frame = Fragmenter.frame(fragment, wirePayload: payload)
+            // Plaintext, or the empty LAST of an encrypted message (no record, §8.2).
+            let frame = Fragmenter.frame(fragment, wirePayload: Array(fragment.plaintext))
             frame.header.encode(into: &wire)
             wire.append(contentsOf: frame.payload)
         }

@@ -155,13 +155,20 @@ public final class PhoneLink {
     public var nextDeadline: Duration? {
         guard phase != .closed else { return nil }
         guard startedAt != nil else { return .zero }
-        var candidates = [handshakeDeadline, idleDeadline].compactMap { $0 }
-        if phase == .closing, let byeByeDeadline { candidates.append(byeByeDeadline) }
+        // Asked after every input the server handles: no array is made.
+        var earliest = Self.earlier(handshakeDeadline, idleDeadline)
+        if phase == .closing { earliest = Self.earlier(earliest, byeByeDeadline) }
         if phase == .running {
-            if let deadline = channels?.nextDeadline { candidates.append(deadline) }
-            if let deadline = pings.nextPingAt { candidates.append(deadline) }
+            earliest = Self.earlier(earliest, channels?.nextDeadline)
+            earliest = Self.earlier(earliest, pings.nextPingAt)
         }
-        return candidates.min()
+        return earliest
+    }
+
+    private static func earlier(_ a: Duration?, _ b: Duration?) -> Duration? {
+        guard let a else { return b }
+        guard let b else { return a }
+        return min(a, b)
     }
 
     /// The services whose channels are open now.

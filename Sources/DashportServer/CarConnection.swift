@@ -86,51 +86,17 @@ struct CarConnection {
         if let recorder { link.tap = recorder.tap(car: recorder.addCar()) }
         // The link and the services take `now` as time since the server clock's origin, the same
         // time line the session's position anchors are on.
-        let clock = context.core.clock
-        var timer = DeadlineTimer(scheduler: context.deadlines, inputs: mailbox)
-        let registry = context.registry
-        var services = CarServices(context: context, logger: logger, inputs: mailbox) { change in registry.update(id, change) }
+        let worker = CarWorker(
+            stream: stream, context: context, logger: logger, link: link, mailbox: mailbox, id: id, ticket: ticket
+        ) { [self] reason, phase in logClose(reason, phase: phase) }
         stream.start { event in mailbox.yield(.transport(event)) }
-
-        var finished = false
-        /// What this car holds in unfinished messages, as charged to the process-wide budget.
-        var charged = 0
-        /// When the car's unread output first passed the high-water mark (nil: it reads).
-        var stalledSince: Duration?
-        func perform(_ actions: [LinkAction]) {
-            for action in actions where !finished {
-                switch action {
-                case .send(let bytes):
-                    stream.write(bytes)
-                case .event(let event):
-                    if case .authComplete = event, let ticket {
-                        var refused = true
-                        switch context.admission.authenticated(ticket) {
-                        case .full(let limit):
-                            logger.warning("closing: \(limit) cars are linked already (max-connections)")
-                        case .fullForAddress(let limit, let host):
-                            logger.warning("closing: \(limit) cars from \(host) are linked already (max-cars-per-address)")
-                        case .linked, .gone: refused = false
-                        }
-                        if refused {
-                            stream.close()
-                            finished = true
-                            continue
-                        }
-                    }
-                    if ConnectedCar.describes(event) { context.registry.update(id) { $0.observe(event) } }  // `dashport ctl cars`
-                    let outgoing = services.linkEvent(event, now: clock.now.sinceOrigin)
-                    perform(sendAll(outgoing, on: link, now: clock.now.sinceOrigin))
-                case .close(let reason):
-                    logClose(reason, phase: link.phase)
-                    if Self.resets(reason) { stream.abort() } else { stream.close() }
-                    finished = true
-                }
-            }
+        // On the reactor that owns the socket (TCP), an audio wake runs in the pump's own turn
+        // while this task is parked, instead of resuming it (see CarWorker).
+        if let loop = stream.preferredExecutor as? EventLoop, loop.isCurrentThread {
+            mailbox.runInline(on: loop, worker)
         }
 
-        perform(link.tick(now: clock.now.sinceOrigin))
-        timer.arm(at: link.nextDeadline)
+        worker.begin()
         var rate = MessageRateBudget(context.messageRate)
         /// Inputs taken one after the other without waiting for any.
         var handledInARow = 0
@@ -146,91 +112,48 @@ struct CarConnection {
             }
             var waited = false
             let input = await mailbox.next(waited: &waited)
+            if worker.finished { break }  // a step the mailbox ran inline ended the connection
             handledInARow = waited ? 1 : handledInARow + 1
-            let now = clock.now.sinceOrigin
+            let now = worker.now
             switch input {
             case .transport(.received(let bytes)):
-                // A deadline that passed while bytes queued is handled before them, so a flood
-                // cannot push its own handshake deadline back.
-                if let deadline = link.nextDeadline, deadline <= now { perform(link.tick(now: now)) }
-                if !finished {
-                    let before = link.messagesReceived
-                    let actions = link.receive(bytes, now: now)
-                    // Valid handshake steps keep this connection ahead of sockets that sent nothing
-                    // valid; told before the answer goes out, so the car's next step finds it kept.
-                    if let ticket { Self.reportProgress(link.phase, ticket: ticket, to: context.admission) }
-                    perform(actions)
-                    // At most `maxMessagesPerReceive` per slice, with the other cars served between
-                    // slices; no new bytes are taken meanwhile, so nothing grows.
-                    while link.hasMoreToDecode && !finished {
-                        await Task.yield()
-                        perform(link.receive([], now: clock.now.sinceOrigin))
-                    }
-                    if !finished, await throttle(Int(link.messagesReceived &- before), phase: link.phase, rate: &rate) {
-                        stream.abort()
-                        finished = true
-                        break
-                    }
+                let before = link.messagesReceived
+                worker.receive(bytes, now: now)
+                // At most `maxMessagesPerReceive` per slice, with the other cars served between
+                // slices; no new bytes are taken meanwhile, so nothing grows.
+                while link.hasMoreToDecode && !worker.finished {
+                    await Task.yield()
+                    worker.decodeMore()
                 }
-                // Unfinished messages count against the process-wide budget, whatever the phase.
-                let held = finished ? 0 : link.pendingMessageBytes
-                if context.reassembly.recharge(from: charged, to: held) {
-                    logger.warning(
-                        "closing connection: all cars together hold more than \(context.reassembly.limit) bytes in unfinished messages; this car holds \(held)",
-                        ["phase": "\(link.phase)"])
-                    _ = context.reassembly.recharge(from: held, to: 0)
-                    charged = 0
-                    stream.abort()
-                    finished = true
-                    break
+                if !worker.finished, await throttle(Int(link.messagesReceived &- before), phase: link.phase, rate: &rate) {
+                    worker.abort()
                 }
-                charged = held
+                worker.chargeReassembly()
             case .transport(.closed(let error)):
                 if let error {
                     logger.warning("connection lost during \(link.phase): \(error)")
                 } else {
                     logger.info("car disconnected during \(link.phase)")
                 }
-                finished = true
+                worker.transportClosed()
             case .tick:
-                timer.fired()
-                if let since = stalledSince, now - since >= context.writeStallLimit {
-                    logger.warning(
-                        "closing connection: the car left \(stream.outboundBufferedBytes) bytes unread for \(context.writeStallLimit)",
-                        ["phase": "\(link.phase)"])
-                    stream.abort()
-                    finished = true
-                    break
-                }
-                perform(link.tick(now: now))
-                perform(sendAll(services.tick(now: now), on: link, now: now))
+                worker.tick(now: now)
             case .shutdown:
-                perform(link.sayByeBye(now: now))
+                worker.sayByeBye(now: now)
             case .overflow:
                 logger.warning(
                     "closing connection: more than \(CarMailbox.maxPendingServiceInputs) core answers and pushes pending; the car is not keeping up",
                     ["phase": "\(link.phase)"])
-                stream.abort()
-                finished = true
+                worker.abort()
             case .services(let serviceInput):
-                perform(sendAll(services.handle(serviceInput, now: now), on: link, now: now))
+                worker.handle(serviceInput, now: now)
             }
-            if finished { break }
-            if stream.outboundBufferedBytes > CarMailbox.outboundHighWater {
-                // Stop serving this car until it reads; close it if it never does.
-                if stalledSince == nil { stalledSince = now }
-                mailbox.pauseForOutbound()
-            } else if !mailbox.isPausedForOutbound {
-                stalledSince = nil
-            }
-            let stallDeadline = stalledSince.map { $0 + context.writeStallLimit }
-            timer.arm(at: [link.nextDeadline, services.nextDeadline, stallDeadline].compactMap { $0 }.min())
+            if worker.finished { break }
+            worker.endOfInput(now: now)
         }
-        _ = context.reassembly.recharge(from: charged, to: 0)
-        timer.cancel()
-        services.stop()
+        worker.stop()
         mailbox.finish()
-        if !finished { stream.abort() }
+        if !worker.finished { stream.abort() }
         if let recorder, let directory = context.recordDirectory {
             // Off the reactor this worker may run on: writing a file must not hold up the
             // sockets of every other car. Before the registry forgets the car, so a server that
@@ -241,28 +164,6 @@ struct CarConnection {
         }
     }
 
-    /// Hands each service message to the link; a message the link refuses (channel closed,
-    /// too large) is logged and dropped: it never ends the connection.
-    private func sendAll(_ messages: [OutgoingMessage], on link: PhoneLink, now: Duration) -> [LinkAction] {
-        var actions: [LinkAction] = []
-        for message in messages {
-            do {
-                actions += try link.send(channel: message.channel, messageId: message.messageId, body: message.body)
-            } catch {
-                logger.warning(
-                    "dropped a service message: \(error)",
-                    [
-                        "channel": "\(message.channel)", "message": Hex.id(message.messageId),
-                    ])
-            }
-        }
-        return actions
-    }
-
-    /// Whether a link that closed for `reason` is reset rather than closed in order: a peer closed
-    /// for flooding its setup is owed no answer, and an orderly close would first read and drop up to
-    /// 256 KiB of what it queued (so the kernel does not answer it with a reset anyway), a recv per
-    /// 4 KiB on the reactor thread, for each of the hundreds of connections a second a flooder makes.
     /// Charges `messages` against the car's message budget and, past it, waits (reading paused:
     /// the mailbox fills and the reactor stops reading this socket). True when the car has been
     /// over its budget so long that it is to be closed.
@@ -296,6 +197,10 @@ struct CarConnection {
         }
     }
 
+    /// Whether a link that closed for `reason` is reset rather than closed in order: a peer closed
+    /// for flooding its setup is owed no answer, and an orderly close would first read and drop up to
+    /// 256 KiB of what it queued (so the kernel does not answer it with a reset anyway), a recv per
+    /// 4 KiB on the reactor thread, for each of the hundreds of connections a second a flooder makes.
     static func resets(_ reason: LinkCloseReason) -> Bool {
         switch reason {
         case .notASetupFrame, .setupFramesExceeded, .setupInputExceeded: true

@@ -45,6 +45,8 @@ final class CarMailbox: Sendable {
         var outboundPaused = false
         var waiter: CheckedContinuation<Void, Never>?
         var finished = false
+        /// The worker, for the wakes run in the reactor's turn (``runInline(on:_:)``).
+        var inline: InlineWorker?
 
         /// The waiting worker, taken, when there is work for it now.
         mutating func takeWaiterIfReady() -> CheckedContinuation<Void, Never>? {
@@ -132,15 +134,31 @@ final class CarMailbox: Sendable {
     /// producer that wakes a car for every packet of audio never fills, or overflows, its
     /// mailbox. Held back, like every output-producing input, while the car does not read.
     /// Returns false once the worker is done.
+    ///
+    /// Called on the reactor thread the worker runs on while the worker is parked with nothing to
+    /// do (and not held back for output), the wake is not queued: the worker's step for it runs
+    /// here, in the caller's turn (``runInline(on:_:)``).
     @discardableResult
     func wake(channel: UInt8) -> Bool {
-        let (waiter, accepted) = state.withLock { state -> (CheckedContinuation<Void, Never>?, Bool) in
-            guard !state.finished else { return (nil, false) }
+        let (waiter, accepted, inline) = state.withLock { state -> (CheckedContinuation<Void, Never>?, Bool, InlineWorker?) in
+            guard !state.finished else { return (nil, false, nil) }
+            if let inline = state.inline, state.waiter != nil, !state.outboundPaused, !state.hasWork, inline.loop.isCurrentThread {
+                return (nil, true, inline)
+            }
             if !state.wakes.contains(channel) { state.wakes.append(channel) }
-            return (state.takeWaiterIfReady(), true)
+            return (state.takeWaiterIfReady(), true, nil)
         }
         waiter?.resume()
+        inline?.wake(channel: channel)
         return accepted
+    }
+
+    /// Lets ``wake(channel:)`` run `worker`'s step itself while the worker's task is parked in
+    /// ``next(waited:)`` and the caller is on `loop`, the reactor that task runs on (its executor
+    /// preference): the pump then writes every car's audio in its own turn, without resuming a
+    /// task per car per packet. Call from the worker's task, on `loop`.
+    func runInline(on loop: EventLoop, _ worker: CarWorker) {
+        state.withLock { $0.inline = InlineWorker(worker: worker, loop: loop) }
     }
 
     /// The next input, deadlines and shutdown first; waits while there is none.
@@ -249,6 +267,29 @@ final class CarMailbox: Sendable {
             state.received = []
             state.receivedBytes = 0
             state.services = []
+            state.inline = nil  // it holds the worker, which holds this mailbox
         }
+    }
+}
+
+/// A car's worker as its mailbox holds it for ``CarMailbox/wake(channel:)``.
+///
+/// `@unchecked Sendable` because `CarWorker` is not Sendable: it is only ever used on `loop`'s
+/// thread. The worker's task runs there (the stream's executor preference, checked when it is
+/// installed), and the mailbox calls ``wake(channel:)`` only on that thread (checked on each call)
+/// while the task is parked in ``CarMailbox/next(waited:)``, i.e. between two of its inputs and
+/// never during one: no two accesses to the worker overlap.
+struct InlineWorker: @unchecked Sendable {
+    private let worker: CarWorker
+    let loop: EventLoop
+
+    init(worker: CarWorker, loop: EventLoop) {
+        self.worker = worker
+        self.loop = loop
+    }
+
+    func wake(channel: UInt8) {
+        precondition(loop.isCurrentThread, "a car's worker runs inline only on its own reactor thread")
+        worker.wake(channel: channel)
     }
 }

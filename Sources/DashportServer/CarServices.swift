@@ -26,10 +26,22 @@ struct CarServices {
     let answers: AnswerMemo
     let audio: AudioFanout?
     let updateCar: @Sendable (_ change: @Sendable (inout ConnectedCar) -> Void) -> Void
-    var carName = "car"
-    var version: AAPVersion?
+    var carName = "car" {
+        didSet { hosts = [:] }
+    }
+    var version: AAPVersion? {
+        didSet { hosts = [:] }
+    }
     /// The hosted services by the channel the car listed them on.
     private(set) var services: [UInt8: any HostedService] = [:]
+    /// Each open channel's ``ServiceHost``, made once (its logger's metadata is a string and an
+    /// array of its own) rather than for every message and every audio packet.
+    private var hosts: [UInt8: ServiceHost] = [:]
+    /// Each service's ``HostedService/nextDeadline``, read after every call that can change it
+    /// (the worker asks for the earliest after every input).
+    private var deadlines: [UInt8: Duration] = [:] {
+        didSet { nextDeadline = deadlines.values.min() }
+    }
     /// Which service takes each control-channel message id it claimed.
     private var controlRoutes: [UInt16: UInt8] = [:]
 
@@ -43,6 +55,14 @@ struct CarServices {
         self.bridge = CoreBridge(inputs: inputs)
         self.answers = context.core.answers
         self.audio = context.audio
+    }
+
+    /// The host of the service on `channel`, kept while the channel is open.
+    private mutating func cachedHost(for channel: UInt8) -> ServiceHost {
+        if let host = hosts[channel] { return host }
+        let host = host(for: channel)
+        if services.index(forKey: channel) != nil { hosts[channel] = host }
+        return host
     }
 
     func host(for channel: UInt8) -> ServiceHost {
@@ -91,6 +111,7 @@ struct CarServices {
         for type in Self.registered {
             guard let (hosted, first) = type.make(for: service, host: host, now: now) else { continue }
             services[service.channel] = hosted
+            deadlines[service.channel] = hosted.nextDeadline
             for id in hosted.controlMessageIds { controlRoutes[id] = service.channel }
             return first
         }
@@ -99,41 +120,49 @@ struct CarServices {
 
     private mutating func close(_ channel: UInt8) {
         guard var service = services.removeValue(forKey: channel) else { return }
-        service.closed(host: host(for: channel))
+        deadlines[channel] = nil
+        service.closed(host: hosts.removeValue(forKey: channel) ?? host(for: channel))
         controlRoutes = controlRoutes.filter { $0.value != channel }
     }
 
     private mutating func message(channel: UInt8, messageId: UInt16, body: [UInt8], now: Duration) -> [OutgoingMessage] {
         let owner = channel == 0 ? controlRoutes[messageId] : channel
-        guard let owner, services[owner] != nil else {
+        guard let owner, services.index(forKey: owner) != nil else {
             logger.debug(
                 "service message with no service to take it",
                 ["channel": "\(channel)", "message": Hex.id(messageId), "bytes": "\(body.count)"])
             return []
         }
-        let host = host(for: owner)
-        return services[owner]?.receive(channel: channel, messageId: messageId, body: body, host: host, now: now) ?? []
+        let host = cachedHost(for: owner)
+        let out = services[owner]?.receive(channel: channel, messageId: messageId, body: body, host: host, now: now) ?? []
+        deadlines[owner] = services[owner]?.nextDeadline
+        return out
     }
 
     // MARK: Core answers and pushes
 
     mutating func handle(_ input: ServiceInput, now: Duration) -> [OutgoingMessage] {
-        guard services[input.channel] != nil else { return [] }  // its channel closed meanwhile
-        let host = host(for: input.channel)
-        return services[input.channel]?.handle(input.payload, host: host, now: now) ?? []
+        guard services.index(forKey: input.channel) != nil else { return [] }  // its channel closed meanwhile
+        let host = cachedHost(for: input.channel)
+        let out = services[input.channel]?.handle(input.payload, host: host, now: now) ?? []
+        deadlines[input.channel] = services[input.channel]?.nextDeadline
+        return out
     }
 
     mutating func tick(now: Duration) -> [OutgoingMessage] {
         var out: [OutgoingMessage] = []
-        for channel in services.keys.sorted() {
-            guard let deadline = services[channel]?.nextDeadline, deadline <= now else { continue }
-            let host = host(for: channel)
+        for (channel, deadline) in deadlines.sorted(by: { $0.key < $1.key }) where deadline <= now {
+            let host = cachedHost(for: channel)
             out += services[channel]?.tick(host: host, now: now) ?? []
+            deadlines[channel] = services[channel]?.nextDeadline
         }
         return out
     }
 
-    var nextDeadline: Duration? { services.values.compactMap(\.nextDeadline).min() }
+    /// The earliest deadline of any service, kept as ``deadlines`` changes: the worker reads it
+    /// after every input, and a computed property of this struct, read from the worker (a class),
+    /// copied the whole struct (a dozen retains) each time.
+    private(set) var nextDeadline: Duration?
 
     /// The connection is over: every service lets go, then subscriptions and pending core work end.
     mutating func stop() {

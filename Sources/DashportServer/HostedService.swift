@@ -62,7 +62,10 @@ extension HostedService {
 
 /// What a hosted service reaches outside itself: the core, the car's bridge to it (answers come
 /// back addressed to this service's channel), the logger (with the channel), and who the car is.
-struct ServiceHost {
+///
+/// A class, made once per open channel (``CarServices`` keeps it): every message and every audio
+/// packet hands it to a service, and copying a struct of ten references cost ten retains each time.
+final class ServiceHost {
     let core: ServerCore
     let bridge: CoreBridge
     let answers: AnswerMemo
@@ -79,6 +82,23 @@ struct ServiceHost {
     let audio: AudioFanout?
     /// Changes what `dashport ctl cars` shows for this car.
     let updateCar: @Sendable (_ change: @Sendable (inout ConnectedCar) -> Void) -> Void
+
+    init(
+        core: ServerCore, bridge: CoreBridge, answers: AnswerMemo, logger: Logger, connectionLogger: Logger, channel: UInt8,
+        carName: String, version: AAPVersion?, audio: AudioFanout?,
+        updateCar: @escaping @Sendable (_ change: @Sendable (inout ConnectedCar) -> Void) -> Void
+    ) {
+        self.core = core
+        self.bridge = bridge
+        self.answers = answers
+        self.logger = logger
+        self.connectionLogger = connectionLogger
+        self.channel = channel
+        self.carName = carName
+        self.version = version
+        self.audio = audio
+        self.updateCar = updateCar
+    }
 
     /// Runs `work` concurrently and hands what it returns to this service.
     func run(_ work: @escaping @Sendable () async -> (any Sendable)?) {

@@ -24,8 +24,16 @@ package protocol RecordLayer: AnyObject {
     /// Exactly one record for at most ``TLSSession/maximumPlaintextPerRecord`` bytes of
     /// plaintext (`[]` for an empty one), ``TLSSession/recordOverhead`` bytes longer.
     func encrypt(_ plaintext: ArraySlice<UInt8>) throws(TLSError) -> [UInt8]
+    /// ``encrypt(_:)``, the record appended to `output` (a frame being built) instead of returned.
+    func encrypt(_ plaintext: ArraySlice<UInt8>, appendingTo output: inout [UInt8]) throws(TLSError)
     /// One frame's payload (whole records) to its plaintext.
     func decrypt(_ record: [UInt8]) throws(TLSError) -> [UInt8]
+}
+
+extension RecordLayer {
+    package func encrypt(_ plaintext: ArraySlice<UInt8>, appendingTo output: inout [UInt8]) throws(TLSError) {
+        output.append(contentsOf: try encrypt(plaintext))
+    }
 }
 
 extension TLSSession: RecordLayer {}

@@ -133,6 +133,21 @@ public final class TLSSession {
         return MemoryBIO.drain(outbound)
     }
 
+    /// ``encrypt(_:)-(ArraySlice<UInt8>)``, the record appended to `output` straight from OpenSSL's
+    /// buffer: no array of its own per record (every audio DATA, 23 a second per car, is one).
+    public func encrypt(_ plaintext: ArraySlice<UInt8>, appendingTo output: inout [UInt8]) throws(TLSError) {
+        try checkEstablished()
+        guard plaintext.count <= Self.maximumPlaintextPerRecord else { throw .recordTooLarge }
+        guard !plaintext.isEmpty else { return }
+        ERR_clear_error()
+        defer { ERR_clear_error() }
+        let written = plaintext.withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32($0.count)) }
+        guard written == plaintext.count else {
+            throw fail(.encryptFailed(Self.explain(SSL_get_error(ssl, written))))
+        }
+        MemoryBIO.drain(outbound, appendingTo: &output)
+    }
+
     /// ``encrypt(_:)-(ArraySlice<UInt8>)`` for a whole array.
     public func encrypt(_ plaintext: [UInt8]) throws(TLSError) -> [UInt8] {
         try encrypt(plaintext[...])

@@ -31,6 +31,7 @@ extension TCPConnection: Selectable {
                 state.deferredEvents |= events
                 return .connected(waiter)
             case .open, .closing:
+                if events & EventLoop.hangUp != 0 { state.hangUpSeen = true }
                 if events & EventLoop.output != 0 {
                     state.flushScheduled = false
                     if let finished = flushLocked(&state) { return .finished(finished) }
@@ -58,9 +59,15 @@ extension TCPConnection: Selectable {
     }
 
     /// Reads up to ``EventLoop/readsPerTurn`` chunks; true when the budget ran out before EAGAIN.
+    ///
+    /// A read shorter than the scratch buffer emptied the socket's receive queue, so it ends the
+    /// turn without the `recv` that would only say EAGAIN (an audio ACK, 23 a second per car, is one
+    /// short read): bytes that arrive later raise a new edge. Not once an event carried a hang-up
+    /// (``State/hangUpSeen``): a FIN that came with the data raises no edge of its own, so reading
+    /// then goes on to the end of stream.
     private func readAvailable(_ handler: Handler, _ scratch: UnsafeMutableRawBufferPointer) -> Bool {
         enum Outcome {
-            case data([UInt8])
+            case data([UInt8], last: Bool)
             case drained
             case finished(Finished)
         }
@@ -74,14 +81,18 @@ extension TCPConnection: Selectable {
                 loop.auditSocketCall()
                 switch systemCall({ Glibc.recv(fd, scratch.baseAddress, scratch.count, 0) }) {
                 case .ok(0): return .finished(closeLocked(&state, nil, how: .plain))
-                case .ok(let count): return .data(Array(UnsafeRawBufferPointer(rebasing: scratch[..<count])))
+                case .ok(let count):
+                    return .data(
+                        Array(UnsafeRawBufferPointer(rebasing: scratch[..<count])), last: count < scratch.count && !state.hangUpSeen)
                 case .wouldBlock: return .drained
                 case .failed(let code):
                     return .finished(closeLocked(&state, connectionError(code, during: "recv"), how: .plain))
                 }
             }
             switch outcome {
-            case .data(let bytes): handler(.received(bytes))
+            case .data(let bytes, let last):
+                handler(.received(bytes))
+                if last { return false }
             case .drained: return false
             case .finished(let finished):
                 finished.notify()

@@ -67,6 +67,9 @@ public final class TCPConnection: ByteStream {
         var flushScheduled = false
         /// The consumer asked to stop reading (``pauseReading()``).
         var readPaused = false
+        /// An event reported a hang-up or an error: reads go on to EAGAIN or the end of stream
+        /// (a short read no longer means the socket is drained).
+        var hangUpSeen = false
         /// A close or abort is on its way to the reactor: further writes are dropped.
         var closeRequested = false
         /// One-shot callbacks for ``whenOutboundAtMost(_:_:)``.

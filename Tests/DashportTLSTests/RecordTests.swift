@@ -20,6 +20,24 @@ import Testing
         }
     }
 
+    /// The frame builder's path: the record lands after what the output held, exactly as
+    /// `encrypt(_:)` would return it, and records made either way decrypt in order.
+    @Test(arguments: [1, 8_202, 16_384])
+    func recordAppendedToAFrameBeingBuilt(size: Int) throws {
+        let pair = try Pair()
+        try pair.handshake()
+        let plaintext = pattern(size)
+        var frame: [UInt8] = [9, 8, 7, 6]
+        try pair.server.encrypt(plaintext[...], appendingTo: &frame)
+        #expect(frame.count == 4 + size + TLSSession.recordOverhead)
+        #expect(Array(frame.prefix(4)) == [9, 8, 7, 6])
+        #expect(try pair.client.decrypt(Array(frame.dropFirst(4))) == plaintext)
+        #expect(try pair.client.decrypt(pair.server.encrypt([1, 2, 3])) == [1, 2, 3])
+        var empty: [UInt8] = [5]
+        try pair.server.encrypt([][...], appendingTo: &empty)
+        #expect(empty == [5])
+    }
+
     @Test func emptyPlaintextIsAnEmptyFrameWithoutRecord() throws {
         let pair = try Pair()
         try pair.handshake()

@@ -26,6 +26,26 @@ import Testing
         #expect(accepted.connection.peerDescription.hasPrefix("127.0.0.1:"))
     }
 
+    /// A read shorter than the buffer ends the read turn without asking the socket again (no
+    /// EAGAIN recv per audio ACK); an end of stream that came with the last bytes must still be
+    /// seen, and bytes that come later still raise a read. Each round: a few bytes, then
+    /// (last round) a few bytes and the close in one go from the peer.
+    @Test func shortReadsStillSeeTheEndOfStream() async throws {
+        let server = try EchoServer(echo: false)
+        let (client, probe) = try await connectedClient(to: server.address)
+        defer { client.abort() }
+        let accepted = try await server.connection(0)
+        for round in 1...3 {
+            accepted.connection.write([UInt8(round)])
+            try await probe.waitForBytes(round)
+        }
+        accepted.connection.write([4, 5])
+        accepted.connection.close()
+        let received = try await probe.waitForClose()
+        #expect(received.bytes == [1, 2, 3, 4, 5])
+        #expect(received.closes == [nil])
+    }
+
     @Test func echoRoundTripOverIPv6() async throws {
         let server = try EchoServer("[::1]:0")
         #expect(server.address.description.hasPrefix("[::1]:"))
