@@ -54,7 +54,8 @@ struct Bench {
         configuration.stateDirectory = stateDirectory
         configuration.maxConnections = max(256, options.cars + 16)
         configuration.maxPendingConnections = max(64, options.cars + 16)  // every car handshakes at once
-        return try await DashportServer.start(configuration: configuration, logger: .silent)
+        let logger = options.serverLog.map { Logger(label: "server", level: $0) } ?? .silent
+        return try await DashportServer.start(configuration: configuration, logger: logger)
     }
 
     func connectCar(to server: DashportServer) async throws -> (BenchCar, ConnectTimes) {
