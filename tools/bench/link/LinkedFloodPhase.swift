@@ -67,7 +67,7 @@ enum LinkedFloodPhase {
                 let attacker: Task<Void, Never>
                 if index < BenchCar.Flood.allCases.count {
                     let flood = BenchCar.Flood.allCases[index]
-                    attacker = Task {
+                    attacker = Task(executorPreference: loop) {
                         await Self.flood(flood, bench: bench, address: server.address, loop: loop, stop: stop, counts: counts)
                     }
                     // Measured once the attacker is linked and flooding.
@@ -77,7 +77,9 @@ enum LinkedFloodPhase {
                     }
                     try await Task.sleep(for: .milliseconds(300))
                 } else {
-                    attacker = Task {
+                    // On the attacker's thread (its child tasks too): its connects and resets are its
+                    // CPU, not the server's, as they would be on a machine of its own.
+                    attacker = Task(executorPreference: loop) {
                         await withTaskGroup(of: Void.self) { group in
                             for _ in 0..<4 {
                                 group.addTask { await Self.thrash(address: server.address, loop: loop, stop: stop, counts: counts) }
