@@ -55,7 +55,7 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// paused, and after 30 s over it the car is closed. Real head units send a few a second (pings,
     /// a browse burst, 23 audio ACKs). Was 5,000: a car flooding GET_CHILDREN at that rate cost the
     /// server 15-18 % of a core here, as much as 5,000 good requests, and halved 50 good cars' rate
-    /// beside it; at 1,000 it costs under 1 % (`dashport-bench-link`, README *Attacks*).
+    /// beside it; at 1,000 it cost 0-4.5 % (`dashport-bench-link`, README *Performance*).
     public var maxMessagesPerSecond: Int = 1000
     /// How long a car may stay over ``maxMessagesPerSecond`` before it is closed.
     public var messageFloodCloseSeconds: Double = 30
