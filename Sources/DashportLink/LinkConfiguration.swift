@@ -47,8 +47,10 @@ public struct LinkConfiguration: Sendable {
     /// Messages decoded (and decrypted) per ``PhoneLink/receive(_:now:)`` at most; the rest wait in
     /// the link for the next call (``PhoneLink/hasMoreToDecode``), so one car's 64 KiB of pings is
     /// handled in slices with the other cars served between them (swift-nio's
-    /// `maxMessagesPerRead`).
-    public var maxMessagesPerReceive = 64
+    /// `maxMessagesPerRead`). Eight, as many as a car's worker takes inputs per turn: with 64, a
+    /// flooder's slice was 64 messages against each of 50 good cars' one request a turn, and the
+    /// good cars' rate beside a GET_CHILDREN flood fell to half (`dashport-bench-link`).
+    public var maxMessagesPerReceive = 8
 
     public init(
         labelText: String = "Dashport",

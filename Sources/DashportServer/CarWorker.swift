@@ -176,10 +176,15 @@ final class CarWorker {
     // MARK: Actions
 
     func perform(_ actions: [LinkAction]) {
+        // Every record in `actions` was encrypted when the link returned them; what handling an
+        // event sends (a `busy` answer, the media channel's hello) is encrypted now, after them.
+        // Written before the rest of `actions`, it reached the car out of sequence and the car's
+        // TLS refused it (bad record MAC): the records go out first.
+        if !finished { for case .send(let bytes) in actions { stream.write(bytes) } }
         for action in actions where !finished {
             switch action {
-            case .send(let bytes):
-                stream.write(bytes)
+            case .send:
+                break
             case .event(let event):
                 if case .authComplete = event, let ticket {
                     var refused = true

@@ -34,7 +34,7 @@ public enum ConfigurationParser {
             .value("label", "TEXT", "label the car shows for this phone (default Dashport)"),
             .value("device-name", "TEXT", "device name sent in service discovery"),
             .value("max-connections", "N", "cars linked at once (default 256)"),
-            .value("max-messages-per-second", "N", "messages a linked car may send a second before it is slowed (default 5000)"),
+            .value("max-messages-per-second", "N", "messages a linked car may send a second before it is slowed (default 1000)"),
             .value("max-cars-per-address", "N", "cars linked at once from one address, loopback included (default 128)"),
             .value("max-pending-connections", "N", "connections still in the handshake at once; the oldest goes first (default 64)"),
             .value("max-pending-per-address", "N", "connections still in the handshake from one non-loopback address (default 16)"),

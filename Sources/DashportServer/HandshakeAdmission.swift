@@ -79,19 +79,27 @@ final class HandshakeAdmission: Sendable {
     /// because every connection it could displace has made progress (the caller closes it).
     func admit(host: String, peer: String, abort: @escaping @Sendable () -> Void) -> UInt64? {
         let (ticket, evicted, why, firstInFlood) = state.withLock { state -> (UInt64?, Pending?, String, Bool) in
-            var candidates: [UInt64: Pending]?
+            // Who may make room: that address's connections, else anyone's. Searched in place, not
+            // copied: under a connect thrash this runs for every accept with the budget full.
+            var sameHost: Bool?
             var why = ""
             if limits.perAddressOnLoopback || !Self.isLoopback(host),
                 state.pendingPerHost[host, default: 0] >= limits.maxPendingPerAddress
             {
-                candidates = state.pending.filter { $0.value.host == host }
+                sameHost = true
                 why = "\(limits.maxPendingPerAddress) connections from \(host) are already in the handshake"
             } else if state.pending.count >= limits.maxPending {
-                candidates = state.pending
+                sameHost = false
                 why = "\(limits.maxPending) connections are already in the handshake"
             }
             // The least progress goes first, the oldest (smallest ticket) among equals.
-            let victim = candidates?.min { ($0.value.progress, $0.key) < ($1.value.progress, $1.key) }
+            var victim: (key: UInt64, value: Pending)?
+            if let sameHost {
+                for entry in state.pending where !sameHost || entry.value.host == host {
+                    if let best = victim, (best.value.progress, best.key) <= (entry.value.progress, entry.key) { continue }
+                    victim = entry
+                }
+            }
             if let victim, victim.value.progress > 0 {
                 state.evictedInFlood += 1
                 return (nil, nil, why, state.evictedInFlood == 1)

@@ -7,8 +7,8 @@
 /// Sans-IO: time comes in as `now` (the server clock's time since its origin).
 struct MessageRateBudget: Sendable {
     struct Limits: Sendable, Hashable {
-        var perSecond: Int = 5000
-        var burst: Int = 10_000
+        var perSecond: Int = 1000
+        var burst: Int = 2000
         /// Over the budget this long (with no second in between under it): closed.
         var closeAfter: Duration = .seconds(30)
     }

@@ -52,8 +52,11 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// local process cannot keep every car out for ever; `dashport ctl status` says who holds them.
     public var maxCarsPerAddress: Int = 128
     /// Messages a linked car may send per second (bursts of twice that); past it its reading is
-    /// paused, and after 30 s over it the car is closed. Real head units send a few a second.
-    public var maxMessagesPerSecond: Int = 5000
+    /// paused, and after 30 s over it the car is closed. Real head units send a few a second (pings,
+    /// a browse burst, 23 audio ACKs). Was 5,000: a car flooding GET_CHILDREN at that rate cost the
+    /// server 15-18 % of a core here, as much as 5,000 good requests, and halved 50 good cars' rate
+    /// beside it; at 1,000 it cost 0-4.5 % (`dashport-bench-link`, README *Performance*).
+    public var maxMessagesPerSecond: Int = 1000
     /// How long a car may stay over ``maxMessagesPerSecond`` before it is closed.
     public var messageFloodCloseSeconds: Double = 30
     /// Applies ``maxPendingPerAddress`` to loopback peers too (tests of the limit over loopback TCP).

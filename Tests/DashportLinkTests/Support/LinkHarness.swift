@@ -60,6 +60,8 @@ final class LinkHarness {
             toPhone = []
             for piece in pieces(of: forPhone) where phoneClose == nil {
                 perform(phone.receive(piece, now: now))
+                // As the server's worker does: what is left past one slice is decoded next.
+                while phone.hasMoreToDecode && phoneClose == nil { perform(phone.receive([], now: now)) }
             }
             let forHeadUnit = toHeadUnit
             toHeadUnit = []

@@ -126,6 +126,20 @@ actor TestCar {
         perform(link.sendUnchecked(channel: channel, messageId: messageId, body: body, encrypted: encrypted))
     }
 
+    /// Sends these messages through the link's unchecked path in one write, so the server reads
+    /// them together (one `receive`, one batch of actions).
+    func sendUncheckedTogether(_ messages: [(channel: UInt8, messageId: UInt16, body: [UInt8])]) {
+        var bytes: [UInt8] = []
+        for message in messages {
+            for case .send(let frames) in link.sendUnchecked(
+                channel: message.channel, messageId: message.messageId, body: message.body, encrypted: true)
+            {
+                bytes += frames
+            }
+        }
+        connection.write(bytes)
+    }
+
     func sayByeBye() { perform(link.sayByeBye(now: now)) }
 
     func abort() {

@@ -21,7 +21,7 @@ enum ConnectPhase {
     static func run(_ bench: Bench) async throws -> (ConnectReport, DashportServer) {
         let options = bench.options
         let state = bench.workDirectory + "/state"
-        var server = try await bench.startServer(stateDirectory: state)
+        var server = try await bench.startServer(stateDirectory: state, limits: .lifted)
         var report = ConnectReport()
 
         // Warm the browse cache: the first car ever browses the root and the cache is written.
@@ -64,7 +64,7 @@ enum ConnectPhase {
         progress("connect: \(options.restarts) connects, each the first after a server restart")
         for _ in 0..<options.restarts {
             await server.stop(grace: .seconds(1))
-            server = try await bench.startServer(stateDirectory: state)
+            server = try await bench.startServer(stateDirectory: state, limits: .lifted)
             let (car, times) = try await bench.connectCar(to: server)
             report.restarted.append(times)
             car.abort()

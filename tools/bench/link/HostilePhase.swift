@@ -79,7 +79,7 @@ enum HostilePhase {
         }
         let flood = Flooder()
         let windowStarted = ContinuousClock.now
-        let flooder = Task { await flood.run(address: server.address, loop: flooderLoop, stop: stop) }
+        let flooder = Task(executorPreference: flooderLoop) { await flood.run(address: server.address, loop: flooderLoop, stop: stop) }
         progress("hostile: a flooder and a never-reader join")
         let neverReader = try await bench.connectCar(to: server).0
         defer { neverReader.abort() }

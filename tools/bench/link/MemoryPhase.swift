@@ -44,6 +44,8 @@ enum MemoryPhase {
             [
                 "serve", "--listen", "127.0.0.1:0", "--state-dir", directory + "/state",
                 "--max-connections", "\(bench.options.memoryCars + 16)",
+                // Every car is 127.0.0.1; this phase measures memory, not the per-address cap.
+                "--max-cars-per-address", "\(bench.options.memoryCars + 16)",
             ], log: log)
         defer { stop(server) }
         let address = try await waitFor(file: log) { text in

@@ -1,4 +1,5 @@
 import DashportCommandLine
+import DashportLog
 import Foundation
 
 /// What `dashport-bench-link` runs; every phase is bounded in count and in time.
@@ -35,6 +36,9 @@ struct Options {
     var holdUntil: String?
     /// Only the hostile phase (a fresh in-process server; no connects, throughput or memory).
     var onlyHostile = false
+    /// The in-process server's log level, its lines on standard error; nil: warnings and errors
+    /// only, discarded.
+    var serverLog: LogLevel?
 
     static let spec = CommandSpec(
         name: "dashport-bench-link",
@@ -59,6 +63,7 @@ struct Options {
                 "profiling driver: connect --memory-cars cars to a server already listening there, hold them, run nothing else"),
             .value("hold-until", "FILE", "with --hold: leave once FILE exists (default: after 60 s)"),
             .flag("only-hostile", "run the hostile phase alone (no connects, throughput or memory)"),
+            .value("server-log", "LEVEL", "the in-process server's log on standard error from LEVEL up (default: none)"),
         ],
         epilogue: "Build the server first for the memory phase: swift build -c release --product dashport")
 
@@ -81,6 +86,12 @@ struct Options {
         hold = parsed.value("hold")
         holdUntil = parsed.value("hold-until")
         onlyHostile = parsed.flag("only-hostile")
+        if let name = parsed.value("server-log") {
+            guard let level = LogLevel(name: name) else {
+                throw CommandLineError("--server-log \(name): not a log level (trace, debug, info, notice, warning, error)")
+            }
+            serverLog = level
+        }
     }
 
     init() {}

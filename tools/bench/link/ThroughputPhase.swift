@@ -17,6 +17,17 @@ struct Method {
     var cpu = CPUSplit()
     let run: (ContinuousClock.Instant) async throws -> [LoadResult]
 
+    /// Takes in `other`'s runs (the same workload measured elsewhere in the phase).
+    mutating func merge(_ other: Method) {
+        rates += other.rates
+        latencies += other.latencies
+        answered += other.answered
+        connectionRates += other.connectionRates
+        connectionP99s += other.connectionP99s
+        cpu.cars += other.cpu.cars
+        cpu.server += other.cpu.server
+    }
+
     mutating func record(_ results: [LoadResult]) throws {
         if let failure = results.lazy.compactMap(\.failure).first { throw BenchFailure("\(name): \(failure)") }
         let seconds = results.map(\.seconds).max() ?? 0

@@ -49,17 +49,17 @@ do {
     var throughput: [Pair]?
     var hostile: HostilePhase.Report?
     var linkedFloods: LinkedFloodPhase.Report?
-    if options.onlyHostile {
-        let server = try await bench.startServer(stateDirectory: bench.workDirectory + "/state")
-        hostile = try await HostilePhase.run(bench, server: server)
-        linkedFloods = try await LinkedFloodPhase.run(bench, server: server)
-        await server.stop(grace: .seconds(1))
-    } else if !options.onlyMemory {
+    if !options.onlyMemory && !options.onlyHostile {
         let (connected, server) = try await ConnectPhase.run(bench)
         connect = connected
         throughput = try await ThroughputPhase.run(bench, server: server)
-        hostile = options.skipHostile ? nil : try await HostilePhase.run(bench, server: server)
-        linkedFloods = options.skipHostile ? nil : try await LinkedFloodPhase.run(bench, server: server)
+        await server.stop(grace: .seconds(1))
+    }
+    if options.onlyHostile || (!options.onlyMemory && !options.skipHostile) {
+        // A server of its own with the default limits: what the hostile phases measure.
+        let server = try await bench.startServer(stateDirectory: bench.workDirectory + "/state", limits: .defaults)
+        hostile = try await HostilePhase.run(bench, server: server)
+        linkedFloods = try await LinkedFloodPhase.run(bench, server: server)
         await server.stop(grace: .seconds(1))
     }
     var memory: MemoryReport?

@@ -200,10 +200,16 @@ package final class BenchCar: Sendable {
         }
     }
 
+    /// Writes every record the link produced, then handles its events and close in order. The
+    /// records were encrypted as the link returned them; an event handled first (a SERVER_HELLO
+    /// answered with GET_CHILDREN) encrypts a later record, and writing that one before the
+    /// rest of `actions` put the records out of sequence: the server closed the car (bad record
+    /// MAC).
     private func perform(_ actions: [HeadUnitAction], _ state: inout CarState) {
+        for case .send(let bytes) in actions { connection.write(bytes) }
         for action in actions {
             switch action {
-            case .send(let bytes): connection.write(bytes)
+            case .send: break
             case .close(let reason):
                 connection.close()
                 failLocked("link closed: \(reason)", &state)

@@ -100,6 +100,8 @@ public enum LinkFuzz {
             let r = random.next()
             let end = min(input.count, offset + 1 + Int(r % (r & 0x300 == 0 ? 2048 : 16)))
             _ = watch.take(phone.receive(input[offset..<end], now: now))
+            // As the server's worker does: what is left past one slice is decoded next.
+            while phone.hasMoreToDecode { _ = watch.take(phone.receive([], now: now)) }
             if (r >> 20) & 3 == 0 {
                 now += .milliseconds(Int64((r >> 24) % 4000))
                 _ = watch.tick(now)

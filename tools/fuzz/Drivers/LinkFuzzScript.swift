@@ -249,6 +249,8 @@ extension LinkFuzz {
                     let r = random.next()
                     let end = r & 3 == 0 ? forPhone.count : min(forPhone.count, start + 1 + Int((r >> 8) % 64))
                     toHeadUnit += watch.take(phone.receive(forPhone[start..<end], now: now))
+                    // As the server's worker does: what is left past one slice is decoded next.
+                    while phone.hasMoreToDecode { toHeadUnit += watch.take(phone.receive([], now: now)) }
                     start = end
                 }
                 let forHeadUnit = toHeadUnit
