@@ -145,6 +145,12 @@ public protocol BrowseProvider: Sendable {
     /// tab and a voice "play X" is answered `notSupported`.
     var supportsSearch: Bool { get }
     func search(query: String, page: Int, pageSize: Int) async throws -> [BrowseItem]
+    /// Covers for the rows of one page a car is about to be shown that came without one: the
+    /// artwork URI of each row (by id) a cover was found for. The core asks for a whole list at
+    /// once, so a provider that looks covers up row by row (MPD: a query per album) can leave them
+    /// out of a long list's ``children(of:page:pageSize:)`` and give them here, for the rows shown
+    /// only. Called for fresh answers only, within the provider timeout. Default: none.
+    func artwork(for rows: [BrowseItem], in parentId: String) async -> [String: String]
 }
 
 extension BrowseProvider {
@@ -152,4 +158,5 @@ extension BrowseProvider {
     public func search(query: String, page: Int, pageSize: Int) async throws -> [BrowseItem] {
         throw BrowseError(code: .notSupported, message: "This library cannot be searched.")
     }
+    public func artwork(for rows: [BrowseItem], in parentId: String) async -> [String: String] { [:] }
 }
