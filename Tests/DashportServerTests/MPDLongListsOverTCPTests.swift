@@ -23,7 +23,14 @@ struct MPDLongListsOverTCPTests {
         try await TestServer.with(clock: clock, configure: { $0.mpd = harness.socketPath }) { server in
             let car = try await TestCar.connect(to: server.server.address, configuration: MediaChannelOverTCPTests.dashportCar())
             try await car.waitUntil("server hello") { $0.messages(on: Self.media).contains { $0.id == 0x8001 } }
-            try await body(server, car)
+            // The car goes on a failure too: the server's stop waits on its clock, which a
+            // manual clock does not move.
+            do {
+                try await body(server, car)
+            } catch {
+                await car.abort()
+                throw error
+            }
             await car.abort()
         }
     }
