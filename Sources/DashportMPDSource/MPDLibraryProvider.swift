@@ -26,7 +26,7 @@ public final class MPDLibraryProvider: BrowseProvider {
     /// The most songs a search returns (MPD's `window`).
     public static let searchLimit = 200
     private let memo = Mutex<[String: [BrowseItem]]>([:])
-    /// Each album's cover (or none) as found, by album id (at most ``MPDCoverStore/capacity``),
+    /// Each album's cover (or none) as found, by album id (at most `MPDCoverStore.capacity`),
     /// so a page shown again costs MPD nothing.
     let albumCovers = Mutex<[String: String?]>([:])
 
