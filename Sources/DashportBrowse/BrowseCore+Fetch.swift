@@ -1,5 +1,7 @@
 // Sources/DashportBrowse/BrowseCore+Fetch.swift - provider or cache, the answer budget, and the refresh.
 
+import DashportLog
+
 extension BrowseCore {
     /// Where a node's children came from.
     enum Fetched {
@@ -46,8 +48,38 @@ extension BrowseCore {
                     code: BrowseReportCode.providerTimeout,
                     message: "no answer for '\(parentId)' within \(configuration.providerTimeout) and nothing cached: empty list",
                     itemId: parentId))
+            pushWhenAnswered(parentId, call)
             return .unavailable
         }
+    }
+
+    /// A car was answered with no list for `parentId` (``BrowseAnswer/unavailable``) while `call`
+    /// still runs: once the provider answers, the list is cached (the next request gets it even
+    /// while the core is degraded) and every subscriber is pushed children-changed for it, so the
+    /// car that got the empty list asks again. One watcher per parent; it ends with the call.
+    func pushWhenAnswered(_ parentId: String, _ call: ProviderCall<[BrowseItem]>) {
+        guard lateAnswers[parentId] == nil else { return }
+        lateAnswers[parentId] = call
+        let clock = configuration.clock
+        Task {
+            let outcome = await call.wait(timeout: nil, clock: clock)
+            await self.answeredLate(parentId, call, outcome)
+        }
+    }
+
+    private func answeredLate(_ parentId: String, _ call: ProviderCall<[BrowseItem]>, _ outcome: ProviderCall<[BrowseItem]>.Outcome) async {
+        // Invalidated meanwhile (``invalidate(_:)`` forgets it): cars were pushed already, and
+        // this answer may be stale.
+        guard lateAnswers[parentId] === call else { return }
+        lateAnswers[parentId] = nil
+        if inFlight[parentId] === call { inFlight[parentId] = nil }
+        guard case .answered(.success(let answered)) = outcome else { return }
+        let items = cut(answered, of: parentId)
+        if let cache, await cache.children(of: parentId) != items {
+            (await cache.store(items, for: parentId)).forEach { emit($0) }
+        }
+        logger.info("the provider answered '\(parentId)' after a car was given an empty list: pushed", ["item": parentId])
+        broadcast(.childrenChanged(parentId: parentId))
     }
 
     /// The in-flight provider call for `parentId`, or a new one. Requests for one node share a call.

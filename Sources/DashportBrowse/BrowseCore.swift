@@ -28,6 +28,8 @@ public actor BrowseCore {
     var degraded = false
     var refreshTask: Task<Void, Never>?
     var inFlight: [String: ProviderCall<[BrowseItem]>] = [:]
+    /// Parents a car got no list for, and the provider call still awaited for each (``pushWhenAnswered(_:_:)``).
+    var lateAnswers: [String: ProviderCall<[BrowseItem]>] = [:]
     var startTask: Task<Void, Never>?
     var started = false
 
@@ -86,7 +88,8 @@ public actor BrowseCore {
         learn(raw, under: parentId)
         let (items, reports) = BrowseRules.children(raw, of: parentId, parentDepth: depths[parentId], for: car)
         reports.forEach { emit($0) }
-        let answer = BrowseRules.page(items, page: page, pageSize: configuration.pageSize(pageSize), fromCache: fromCache)
+        var answer = BrowseRules.page(items, page: page, pageSize: configuration.pageSize(pageSize), fromCache: fromCache)
+        if !fromCache { answer = await withArtwork(answer, in: parentId) }
         return (answer, reports.filter(\.isCarSpecific))
     }
 
@@ -149,9 +152,11 @@ public actor BrowseCore {
         await startIfNeeded()
         if let parentId {
             inFlight[parentId] = nil
+            lateAnswers[parentId] = nil
             (await cache?.remove(parentId) ?? []).forEach { emit($0) }
         } else {
             inFlight.removeAll()
+            lateAnswers.removeAll()
             (await cache?.removeAll() ?? []).forEach { emit($0) }
         }
         reported.removeAll()
@@ -162,6 +167,24 @@ public actor BrowseCore {
     public var reports: [BrowseReport] { recentReports }
 
     // MARK: - Helpers
+
+    /// The page with the covers the provider finds for its rows that have none
+    /// (``BrowseProvider/artwork(for:in:)``), within the provider timeout; as it is when the
+    /// provider is slower (its look-up goes on, so the next request may find them).
+    private func withArtwork(_ answer: BrowseAnswer, in parentId: String) async -> BrowseAnswer {
+        guard case .items(var rows, let total, let fromCache) = answer else { return answer }
+        let bare = rows.filter { $0.artworkUri == nil }
+        guard !bare.isEmpty else { return answer }
+        let provider = self.provider
+        let call = ProviderCall { await provider.artwork(for: bare, in: parentId) }
+        guard case .answered(.success(let found)) = await call.wait(timeout: configuration.providerTimeout, clock: configuration.clock),
+            !found.isEmpty
+        else { return answer }
+        for index in rows.indices where rows[index].artworkUri == nil {
+            rows[index].artworkUri = found[rows[index].id]
+        }
+        return .items(rows, total: total, fromCache: fromCache)
+    }
 
     func render(_ error: any Error, for car: CarProfile) -> BrowseAnswer {
         guard let error = error as? BrowseError else { return .empty }

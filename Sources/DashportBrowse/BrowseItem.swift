@@ -151,6 +151,12 @@ public protocol BrowseProvider: Sendable {
     /// catalog checks them at load): the core checks the page, not the rest. Nil (the default)
     /// makes the core ask ``search(query:page:pageSize:)`` for the whole list.
     func searchPage(query: String, range: Range<Int>, limit: Int) async throws -> SearchPage?
+    /// Covers for the rows of one page a car is about to be shown that came without one: the
+    /// artwork URI of each row (by id) a cover was found for. The core asks for a whole list at
+    /// once, so a provider that looks covers up row by row (MPD: a query per album) can leave them
+    /// out of a long list's ``children(of:page:pageSize:)`` and give them here, for the rows shown
+    /// only. Called for fresh answers only, within the provider timeout. Default: none.
+    func artwork(for rows: [BrowseItem], in parentId: String) async -> [String: String]
 }
 
 /// One page of search results and the length of the whole list (counted up to a limit), from
@@ -173,4 +179,5 @@ extension BrowseProvider {
         throw BrowseError(code: .notSupported, message: "This library cannot be searched.")
     }
     public func searchPage(query: String, range: Range<Int>, limit: Int) async throws -> SearchPage? { nil }
+    public func artwork(for rows: [BrowseItem], in parentId: String) async -> [String: String] { [:] }
 }

@@ -31,6 +31,9 @@ final class MPDCoverStore: Sendable {
 
     func forget() { known.withLock { $0.removeAll() } }
 
+    /// Whether what MPD said about `song`'s folder is remembered (a cover, or none).
+    func knows(_ song: MPDSong) -> Bool { known.withLock { $0[song.directory] != nil } }
+
     /// The cover of `uri`'s folder (or of `uri` itself), as a `file://` URI; nil when it has none
     /// or it cannot be read (logged: the item is shown without a cover).
     func cover(for song: MPDSong) async -> String? {

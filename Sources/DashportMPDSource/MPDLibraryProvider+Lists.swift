@@ -2,6 +2,7 @@
 
 import DashportBrowse
 import DashportMPD
+import Synchronization
 
 extension MPDLibraryProvider {
     static let tabTitles: [MPDLibraryId.Tab: String] = [
@@ -116,8 +117,16 @@ extension MPDLibraryProvider {
             guard let id = MPDLibraryId(result[index].id) else { continue }
             switch id {
             case .album(let albumArtist, let album):
+                if let known = albumCovers.withLock({ $0[id.id] }) {
+                    result[index].artworkUri = known
+                    continue
+                }
                 let first = try? await albumSongs(albumArtist: albumArtist, album: album, window: albumArtist.isEmpty ? nil : "0:1")
-                if let song = first?.first { result[index].artworkUri = await covers.cover(for: song) }
+                guard let song = first?.first else { continue }
+                let cover = await covers.cover(for: song)
+                result[index].artworkUri = cover
+                // Remembered only when MPD answered (the cover store keeps no connection fault).
+                if cover != nil || covers.knows(song) { rememberCover(cover, of: id.id) }
             case .song(let uri, _):
                 if case .album = parent, let albumCover {
                     result[index].artworkUri = albumCover

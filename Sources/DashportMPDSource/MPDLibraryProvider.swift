@@ -8,9 +8,9 @@ import Synchronization
 /// The browse tree of an MPD library: four tabs (Albums, Artists, Playlists, Folders, within any
 /// car's tab cap), albums with their songs in disc/track order, album artists with their albums,
 /// stored playlists, the folder tree; search through MPD's `search any`. Ids come from tags and
-/// paths (``MPDLibraryId``). Covers come from MPD (``MPDCoverStore``) for the rows of the page
-/// asked (at most ``coverRows`` of them), so a big library costs MPD a look-up per album shown,
-/// not per album.
+/// paths (``MPDLibraryId``). Covers come from MPD (``MPDCoverStore``) for the first ``coverRows``
+/// rows of a list and then for the rows of each page a car asks for (``artwork(for:in:)``), so a
+/// big library costs MPD a look-up per album shown, not per album.
 ///
 /// Every whole list served is remembered (without covers, at most ``memoCapacity``). When MPD says
 /// its database or stored playlists changed, ``refresh(_:)`` asks MPD for each remembered list
@@ -26,6 +26,9 @@ public final class MPDLibraryProvider: BrowseProvider {
     /// The most songs a search returns (MPD's `window`).
     public static let searchLimit = 200
     private let memo = Mutex<[String: [BrowseItem]]>([:])
+    /// Each album's cover (or none) as found, by album id (at most `MPDCoverStore.capacity`),
+    /// so a page shown again costs MPD nothing.
+    let albumCovers = Mutex<[String: String?]>([:])
 
     /// - Parameter coverDirectory: where covers read from MPD are written (an artwork root).
     public init(client: MPDClient, coverDirectory: String, logger: Logger) {
@@ -44,14 +47,34 @@ public final class MPDLibraryProvider: BrowseProvider {
         guard !overflow, start < list.count else { return [] }
         let rows = Array(list[start..<min(list.count, start + pageSize)])
         // The browse core asks for a whole list at once (page 0, its per-node cap): covers, a
-        // `find` and an `albumart` per album, only for the rows a car's first page shows.
+        // `find` and an `albumart` per album, only for the rows a car's first page shows; the
+        // rows of later pages get theirs when a car asks for that page (`artwork(for:in:)`).
         let covered = min(rows.count, Self.coverRows)
         return await withCovers(Array(rows.prefix(covered)), in: parent) + rows.dropFirst(covered)
     }
 
     /// The most rows of one answer given covers (a car's default page); the rest are served
-    /// without, so a list's cost to MPD does not grow with the library.
+    /// without, so a list's cost to MPD does not grow with the library, and are given their covers
+    /// page by page as cars ask (``artwork(for:in:)``).
     public static let coverRows = 100
+
+    /// The covers of the rows of a page a car asks for past the first ``coverRows`` (or that
+    /// have none): looked up as for the first rows, remembered per album and per folder.
+    public func artwork(for rows: [BrowseItem], in parentId: String) async -> [String: String] {
+        guard let parent = MPDLibraryId(parentId), parent.isList else { return [:] }
+        var found: [String: String] = [:]
+        for row in await withCovers(rows, in: parent) {
+            if let uri = row.artworkUri { found[row.id] = uri }
+        }
+        return found
+    }
+
+    func rememberCover(_ uri: String?, of albumId: String) {
+        albumCovers.withLock { known in
+            if known.count >= MPDCoverStore.capacity { known.removeAll() }
+            known[albumId] = .some(uri)
+        }
+    }
 
     public func item(id: String) async throws -> BrowseItem? {
         guard let parsed = MPDLibraryId(id) else { return nil }
@@ -94,11 +117,13 @@ public final class MPDLibraryProvider: BrowseProvider {
 
     /// The row that heads the Albums, Artists and Folders tabs while MPD is reading the library
     /// (`updating_db` in its status; on a first scan the database starts empty): a car is told why
-    /// a list is empty or short, not only the log. Neither browsable nor playable; the tabs are
-    /// read again when an update begins and ends, and pushed (children-changed) when they differ.
+    /// a list is empty or short, not only the log. Browsable, with nothing in it: cars drop a row
+    /// that is neither browsable nor playable (Android Auto does, and so do the browse rules); the
+    /// tabs are read again when an update begins and ends, and pushed (children-changed) when
+    /// they differ.
     public static let updatingNotice = BrowseItem(
         id: "notice/updating", title: "MPD is still reading your music",
-        subtitle: "This list fills in as MPD's scan goes on", browsable: false, playable: false)
+        subtitle: "This list fills in as MPD's scan goes on", browsable: true, playable: false)
 
     /// The tabs that show ``updatingNotice``.
     static func showsUpdating(_ parent: MPDLibraryId) -> Bool {
@@ -129,7 +154,10 @@ public final class MPDLibraryProvider: BrowseProvider {
         // found nothing new changes no database, and still ends).
         let update = subsystems.contains("update")
         guard database || update || subsystems.contains("stored_playlist") else { return [] }
-        if database { covers.forget() }
+        if database {
+            covers.forget()
+            albumCovers.withLock { $0.removeAll() }
+        }
         let remembered = memo.withLock { $0 }
         var changed: [String] = []
         for (id, old) in remembered {
@@ -153,6 +181,7 @@ public final class MPDLibraryProvider: BrowseProvider {
     public func forgetAll() {
         memo.withLock { $0.removeAll() }
         covers.forget()
+        albumCovers.withLock { $0.removeAll() }
     }
 
     /// One command, with MPD's refusals of the password turned into the screen a car can show.
