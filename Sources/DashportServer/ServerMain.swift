@@ -38,9 +38,9 @@ public enum ServerMain {
     /// own, up to 8 per core, and keeps each arena's freed pages: an hour's soak grew RssAnon by
     /// 6.5 MiB across the pool threads' arenas, and 500 cars leaving and 500 others connecting
     /// left more behind than with two (README, Performance; issue 10, item 6).
-    static func limitMallocArenas() {
-        let environment = ProcessInfo.processInfo.environment
-        guard environment["MALLOC_ARENA_MAX"] == nil, environment["GLIBC_TUNABLES"] == nil else { return }
+    /// `dashport` calls it first thing in its main, before any thread is started; `run` calls it too.
+    public static func limitMallocArenas() {
+        guard getenv("MALLOC_ARENA_MAX") == nil, getenv("GLIBC_TUNABLES") == nil else { return }
         _ = cdashport_set_malloc_arena_max(2)
     }
 

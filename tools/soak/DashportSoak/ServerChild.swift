@@ -17,9 +17,14 @@ public final class ServerChild: Sendable {
 
     /// The options a child soaked by `cars` cars needs: the budget for connections still in the
     /// handshake is raised to the car count, so that all cars reconnecting at once (as at the start)
-    /// do not push out each other's handshakes.
+    /// do not push out each other's handshakes. Linked cars are capped per address (loopback included) and in all: every soak car is on
+    /// 127.0.0.1, and on a loaded machine the server notices a reset car's old connection after its
+    /// new one has linked, so twice the car count is allowed (100 cars at load 27 hit the default 128).
     public static func arguments(forCars cars: Int) -> [String] {
-        ["--max-pending-connections", "\(max(64, cars))"]
+        [
+            "--max-pending-connections", "\(max(64, cars))",
+            "--max-cars-per-address", "\(max(128, 2 * cars))", "--max-connections", "\(max(256, 2 * cars))",
+        ]
     }
 
     /// Starts `executable serve` and waits (up to `timeout`) for its "listening on" line.
