@@ -20,12 +20,13 @@ final class ConnectionRegistry: Sendable {
     /// Under load, malloc's free pages are given back after every this many connections end.
     static let trimEvery = 256
     /// When the server trims again while it stays idle, counted from the last car leaving (1, 5,
-    /// 10, 20 and 35 s). What the cars started frees its memory after they are gone: a request's
-    /// timeout timer (a cancelled `Task.sleep` keeps its dispatch timer, and the job it holds,
-    /// until the deadline it was set for: 10 s for a browse, 30 s for a cover) lies among pages
-    /// that are otherwise free, so a trim before it fires gives back less (a 100-car soak: 3.1 MiB
-    /// more given back by a trim a minute after the last car left than by the trims at 0 and 1 s).
-    static let idleTrimDelays: [Duration] = [.seconds(1), .seconds(4), .seconds(5), .seconds(10), .seconds(15)]
+    /// 10, 20, 35 and 65 s). What the cars started frees its memory after they are gone: a
+    /// request's timeout timer (a cancelled `Task.sleep` keeps its dispatch timer, and the job it
+    /// holds, until the deadline it was set for: 10 s for a browse, 30 s for a cover, 60 s for
+    /// some) lies among pages that are otherwise free, so a trim before it fires gives back less
+    /// (a 100-car soak: 3.1 MiB more given back by a trim a minute after the last car left than
+    /// by the trims at 0 and 1 s, and 1.4 MiB more than by the trims up to 35 s).
+    static let idleTrimDelays: [Duration] = [.seconds(1), .seconds(4), .seconds(5), .seconds(10), .seconds(15), .seconds(30)]
 
     struct Entry: Sendable {
         var peer: String

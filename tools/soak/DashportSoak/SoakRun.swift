@@ -20,7 +20,7 @@ public struct SoakOptions: Sendable {
     public var artworkSize: UInt32 = 96
     /// How long the idle server is watched before and after the run for its private memory to
     /// come back (see `SoakRun.memorySettled`); the smoke test, which bounds no memory, sets zero.
-    public var memorySettle: Duration = .seconds(40)
+    public var memorySettle: Duration = .seconds(70)
     /// Each car runs at least this many sessions, however long they take (a smoke run counts
     /// sessions, not seconds, so a loaded machine only makes it slower).
     public var minimumCyclesPerCar = 0
@@ -193,20 +193,20 @@ public struct SoakRun: Sendable {
             cycles: counts.cycles, answers: counts.answers, failures: counts.failures, firstFailures: counts.firstFailures)
     }
 
-    /// The lowest RssAnon seen over `settle` (sampled every 250 ms), then one more sample. The
+    /// The process after `settle` at rest (sampled every 250 ms, so a process gone is seen). The
     /// server gives its free memory back when the last car's connection has ended and again over
-    /// the next 35 s (ConnectionRegistry.idleTrimDelays: the cars' request timers, up to 30 s,
-    /// free theirs when they fire); 40 s is after the last of those trims.
-    static func memorySettled(pid: Int32, from first: ProcessSample, settle: Duration = .seconds(40)) async -> ProcessSample {
+    /// the next 65 s (ConnectionRegistry.idleTrimDelays: the cars' request timers, up to 60 s,
+    /// free theirs when they fire); 70 s is after the last of those trims.
+    static func memorySettled(pid: Int32, from first: ProcessSample, settle: Duration = .seconds(70)) async -> ProcessSample {
         let clock = ContinuousClock()
         let deadline = clock.now + settle
-        var lowest = first
+        var last = first
         while clock.now < deadline {
             try? await Task.sleep(for: .milliseconds(250))
             guard let next = ProcessSample.read(pid: pid) else { break }
-            if next.rssAnonKiB < lowest.rssAnonKiB { lowest = next }
+            last = next
         }
-        return ProcessSample.read(pid: pid) ?? lowest
+        return last
     }
 
     /// Samples until the descriptor count is back to `fds` or has not changed for 5 s (at most 60 s):
