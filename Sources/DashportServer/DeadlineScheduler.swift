@@ -136,8 +136,6 @@ struct DeadlineHeap {
             positions[entries[index].slot] = index
         }
         entries.removeLast()
-        // Emptied tables keep their capacity: when no car has a deadline, free what they grew to.
-        if entries.isEmpty { (entries, positions) = ([], [:]) }
         if index < entries.count {
             siftUp(index)
             siftDown(index)
