@@ -61,6 +61,29 @@ public final class HeadUnitLink {
         self.audio = configuration.audio.map { MediaSinkClient(car: configuration.car, configuration: $0) }
     }
 
+    /// A second car in exactly this one's state over `recordLayer` (a copy of this car's layer, in
+    /// its state); see ``DashportLink/PhoneLink/copy(recordLayer:)``, which the fuzz drivers use with it.
+    package func copy(recordLayer: any RecordLayer) -> HeadUnitLink {
+        HeadUnitLink(copying: self, recordLayer: recordLayer)
+    }
+
+    private init(copying other: HeadUnitLink, recordLayer: any RecordLayer) {
+        configuration = other.configuration
+        phase = other.phase
+        version = other.version
+        closeReason = other.closeReason
+        openChannels = other.openChannels
+        audio = other.audio
+        audioOutput = other.audioOutput
+        wire = other.wire.copy(over: recordLayer)
+        logger = other.logger
+        pings = other.pings
+        startedAt = other.startedAt
+        byeByeDeadline = other.byeByeDeadline
+        firstBytes = other.firstBytes
+        receivedAny = other.receivedAny
+    }
+
     /// Opens the conversation: VERSION_REQUEST on channel 0, flags 0x03. Call once, when the
     /// transport is up; it starts the handshake clock.
     public func start(now: Duration) -> [HeadUnitAction] {

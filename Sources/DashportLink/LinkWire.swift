@@ -18,7 +18,7 @@ package struct InboundMessage: Sendable, Hashable {
 package struct LinkWire {
     package let limits: FrameLimits
     /// TLS in every build of the server (see ``RecordLayer``).
-    package let tls: any RecordLayer
+    package private(set) var tls: any RecordLayer
     private var decoder: FrameDecoder
     private var assembler: MessageAssembler
     /// Sees every message in and out except ENCAPSULATED_SSL (see ``TappedMessage``).
@@ -29,6 +29,15 @@ package struct LinkWire {
         self.limits = limits
         self.decoder = FrameDecoder(limits: limits)
         self.assembler = MessageAssembler(limits: limits)
+    }
+
+    /// This wire in its state (buffered bytes, unfinished messages, counters) over `tls`, which
+    /// must be in the state this wire's layer is in: the fuzz drivers copy a linked pair per input
+    /// (``PhoneLink/copy(recordLayer:)``).
+    package func copy(over tls: any RecordLayer) -> LinkWire {
+        var copy = self
+        copy.tls = tls
+        return copy
     }
 
     /// A tighter cap on unfinished messages than the limits' `maxPendingBytes` while the peer is

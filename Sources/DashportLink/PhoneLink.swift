@@ -74,6 +74,33 @@ public final class PhoneLink {
         self.pings = PingKeeper(interval: configuration.pingInterval)
     }
 
+    /// A second link in exactly this one's state, over `recordLayer` (a copy of this link's layer,
+    /// in its state): the link fuzzer (FuzzLinkRunning) sets a linked pair up once and copies it
+    /// for each input instead of replaying the setup. Every stored property is carried over
+    /// (`LinkFuzzRunningTests` compares them all by reflection, so a new one cannot be forgotten).
+    package func copy(recordLayer: any RecordLayer) -> PhoneLink {
+        PhoneLink(copying: self, recordLayer: recordLayer)
+    }
+
+    private init(copying other: PhoneLink, recordLayer: any RecordLayer) {
+        configuration = other.configuration
+        phase = other.phase
+        version = other.version
+        car = other.car
+        closeReason = other.closeReason
+        wire = other.wire.copy(over: recordLayer)
+        logger = other.logger
+        channels = other.channels
+        pings = other.pings
+        startedAt = other.startedAt
+        lastReceivedAt = other.lastReceivedAt
+        byeByeDeadline = other.byeByeDeadline
+        preamble = other.preamble
+        receivedBeforeAuthentication = other.receivedBeforeAuthentication
+        hasMoreToDecode = other.hasMoreToDecode
+        messagesReceived = other.messagesReceived
+    }
+
     /// Takes bytes the transport read (any split) and returns what to do, in order.
     public func receive(_ bytes: some Collection<UInt8>, now: Duration) -> [LinkAction] {
         guard phase != .closed else { return [] }

@@ -159,7 +159,10 @@ final class CoreBridge: Sendable {
     }
 
     private func finished(_ id: UInt64) {
-        _ = state.withLock { $0.running.removeValue(forKey: id) }
+        state.withLock { state in
+            state.running[id] = nil
+            if state.running.isEmpty { state.running = [:] }  // an emptied dictionary keeps its capacity
+        }
     }
 
     /// Tasks running now (requests in flight, a command queue being drained, subscriptions being set up).

@@ -49,6 +49,8 @@ final class DeadlineScheduler: Sendable {
             guard let deadline, Self.wake(deadline) > now else {
                 state.heap.remove(slot)
                 state.mailboxes[slot] = nil
+                // A dictionary keeps its capacity when emptied: let go of what 500 cars grew.
+                if state.mailboxes.isEmpty { state.mailboxes = [:] }
                 return (deadline != nil, nil)
             }
             state.heap.set(slot, deadline)
@@ -95,6 +97,7 @@ final class DeadlineScheduler: Sendable {
                 state.heap.remove(first.slot)
                 if let mailbox = state.mailboxes.removeValue(forKey: first.slot) { due.append(mailbox) }
             }
+            if state.mailboxes.isEmpty { state.mailboxes = [:] }
             _ = armTimerLocked(&state)  // none is armed now
             return due
         }

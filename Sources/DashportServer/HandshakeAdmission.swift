@@ -172,6 +172,10 @@ final class HandshakeAdmission: Sendable {
                 let left = state.linkedPerHost[host, default: 1] - 1
                 state.linkedPerHost[host] = left > 0 ? left : nil
             }
+            // Dictionaries keep their capacity when emptied: at rest, free what a crowd grew them to.
+            if state.linked.isEmpty && state.pending.isEmpty {
+                (state.linked, state.linkedPerHost, state.pending, state.pendingPerHost) = ([:], [:], [:], [:])
+            }
             // Over once the budget and every address are back to at most half full.
             guard state.evictedInFlood > 0, state.pending.count <= limits.maxPending / 2,
                 state.pendingPerHost.values.allSatisfy({ $0 <= limits.maxPendingPerAddress / 2 })

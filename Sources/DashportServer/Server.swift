@@ -120,6 +120,7 @@ public final class DashportServer: Sendable {
             // The car's worker runs on the reactor that owns its socket (EventLoop+TaskExecutor).
             Task.detached(executorPreference: connection.preferredExecutor) {
                 await CarConnection(stream: connection, context: context, ticket: ticket, host: host).run()
+                context.registry.connectionEnded()
             }
         }
         func abandon(_ error: ConfigurationError) async -> ConfigurationError {
@@ -209,7 +210,10 @@ public final class DashportServer: Sendable {
     /// in replays and tests), exactly as an accepted TCP connection runs.
     public func serve(_ stream: any ByteStream) {
         let context = self.context
-        Task.detached(executorPreference: stream.preferredExecutor) { await CarConnection(stream: stream, context: context).run() }
+        Task.detached(executorPreference: stream.preferredExecutor) {
+            await CarConnection(stream: stream, context: context).run()
+            context.registry.connectionEnded()
+        }
     }
 
     /// The control socket `dashport ctl` talks to (`<state-dir>/control.sock` unless it had to go
@@ -278,7 +282,10 @@ public final class DashportServer: Sendable {
     public func serveUSB(_ gadget: FunctionFSGadget) throws(USBGadgetError) {
         let context = self.context
         try gadget.start { stream in
-            Task.detached { await CarConnection(stream: stream, context: context).run() }
+            Task.detached {
+                await CarConnection(stream: stream, context: context).run()
+                context.registry.connectionEnded()
+            }
         }
         gadgets.withLock { $0.append(gadget) }
     }

@@ -7,6 +7,11 @@ import Glibc
 // `dashport`: the command line. Each command answers --help (generated from its option table in
 // ConfigurationParser); errors go to standard error with exit status 2.
 
+// First of all, before any thread can ask malloc for an arena: glibc fixes its arena limit the
+// first time a second arena is wanted, and a later mallopt does not lower it (the server's soak
+// found three arenas with the limit set in ServerMain.run).
+ServerMain.limitMallocArenas()
+
 let program = CommandSet(
     program: "dashport",
     summary: "The phone side of an Android-Auto-style link: serves car head units their media.",

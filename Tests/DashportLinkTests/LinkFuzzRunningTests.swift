@@ -1,4 +1,5 @@
 @testable import DashportFuzzDrivers
+import DashportHeadUnit
 import DashportLink
 import DashportTLS
 import DashportTestSupport
@@ -37,6 +38,51 @@ import Testing
             return
         }
         #expect(script.watch.messages.isEmpty)
+    }
+
+    /// FuzzLinkRunning copies a linked pair per input: the copies hold every stored property of
+    /// the originals (a property added to the links but not to their `copy` fails here, by name)
+    /// and share no layer with them.
+    @Test func linkedPairCopiesCarryEveryProperty() throws {
+        let pair = LinkFuzz.Script([0x07], records: .null)
+        pair.link()
+        let copy = LinkFuzz.Script([0x07], after: pair)
+        #expect(copy.phone.phase == .running && copy.headUnit.phase == .running)
+        #expect(
+            Self.properties(of: copy.phone) == Self.properties(of: pair.phone),
+            "every PhoneLink property must be copied (PhoneLink.copy(recordLayer:))")
+        #expect(
+            Self.properties(of: copy.headUnit) == Self.properties(of: pair.headUnit),
+            "every HeadUnitLink property must be copied (HeadUnitLink.copy(recordLayer:))")
+        #expect(Self.properties(of: copy.phone).count >= 15)
+        // The copy runs on its own: a ping on it moves its record numbers, not the pair's.
+        let next = copy.phone.nextDeadline ?? .zero
+        _ = copy.phone.tick(now: next)
+        #expect(Self.properties(of: copy.phone) != Self.properties(of: pair.phone))
+        // And it behaves as the original would: the same stream seed gives the same messages.
+        let input = try FuzzReplay.keptInput("seed-stream-input-keys.bin")
+        let fresh = LinkFuzz.Script(input, records: .null)
+        fresh.runStream()
+        let copied = LinkFuzz.linkedPair(input)
+        copied.runStream()
+        #expect(copied.watch.messages.map(\.id) == fresh.watch.messages.map(\.id))
+        #expect(copied.watch.closed && fresh.watch.closed)
+    }
+
+    /// Every stored property by name and value, the record layer's identity left out.
+    static func properties(of object: AnyObject) -> [String: String] {
+        var found: [String: String] = [:]
+        for child in Mirror(reflecting: object).children {
+            guard let label = child.label else { continue }
+            if label == "wire" {
+                for part in Mirror(reflecting: child.value).children where part.label != "tls" {
+                    found["wire.\(part.label ?? "?")"] = String(describing: part.value)
+                }
+            } else if label != "logger" {
+                found[label] = String(describing: child.value)
+            }
+        }
+        return found
     }
 
     /// The null layer's records are TLS 1.2 AES-GCM-sized, open once and only in order.

@@ -37,6 +37,12 @@ extension LinkFuzz {
 
         /// Whether the discovery response is the input's rather than the head unit's own.
         let fuzzedDiscovery: Bool
+        /// What protects the records; with `.null`, the two layers (a copy of the pair is a copy of them).
+        let records: Records
+        private let phoneLayer: NullRecordLayer?
+        private let headUnitLayer: NullRecordLayer?
+        /// Set up already (a copy of a linked pair, see `init(_:after:)`): `run` skips the handshake.
+        private var linked = false
 
         init(_ input: [UInt8], records: Records = .tls) {
             let flags = input[0]
@@ -51,20 +57,54 @@ extension LinkFuzz {
                 refusedChannelOpens: flags & 0x10 != 0 ? [13: -4] : [:],
                 discoveryResponseBody: discovery)
             let certificate = flags & 0x20 == 0
+            self.records = records
             switch records {
             case .tls:
                 phone = PhoneLink(tls: LinkFuzz.phoneSession())
                 headUnit = HeadUnitLink(configuration: configuration, tls: LinkFuzz.carSession(certificate: certificate))
+                (phoneLayer, headUnitLayer) = (nil, nil)
             case .null:
-                phone = PhoneLink(recordLayer: NullRecordLayer(.server, peerFingerprint: certificate ? LinkFuzz.nullCarFingerprint : nil))
-                headUnit = HeadUnitLink(configuration: configuration, recordLayer: NullRecordLayer(.client))
+                let layers = (
+                    NullRecordLayer(.server, peerFingerprint: certificate ? LinkFuzz.nullCarFingerprint : nil), NullRecordLayer(.client)
+                )
+                (phoneLayer, headUnitLayer) = layers
+                phone = PhoneLink(recordLayer: layers.0)
+                headUnit = HeadUnitLink(configuration: configuration, recordLayer: layers.1)
             }
             watch = Watch(phone)
             random = SplitMix64(hashing: input)
         }
 
-        func run() {
+        /// A script for `input` that starts where `pair` (a null-layer script whose handshake is
+        /// done, and which nothing else ran) stands: copies of its phone, car, layers and watch.
+        /// What follows is what `init(_:records:)` and the handshake would have led to with the
+        /// same byte 0 (no fuzzed discovery), but for the input-derived splits of the handshake's
+        /// bytes, which the handshake tests and `FuzzLink` explore instead.
+        init(_ input: [UInt8], after pair: Script) {
+            guard let phoneLayer = pair.phoneLayer?.copy(), let headUnitLayer = pair.headUnitLayer?.copy() else {
+                fatalError("LinkFuzz: only a null-layer pair is copied")
+            }
+            (self.phoneLayer, self.headUnitLayer) = (phoneLayer, headUnitLayer)
+            records = .null
+            fuzzedDiscovery = false
+            phone = pair.phone.copy(recordLayer: phoneLayer)
+            headUnit = pair.headUnit.copy(recordLayer: headUnitLayer)
+            watch = pair.watch.copy(watching: phone)
+            reader = FuzzReader(bytes: input, index: 1)
+            random = SplitMix64(hashing: input)
+            now = pair.now
+            lastPhonePing = pair.lastPhonePing
+            linked = true
+        }
+
+        /// Runs the handshake of a pair that `init(_:after:)` will copy.
+        func link() {
             handshake()
+            linked = true
+        }
+
+        func run() {
+            if !linked { handshake() }
             while !reader.isAtEnd {
                 perform(reader.byte())
                 pump()
@@ -77,7 +117,7 @@ extension LinkFuzz {
         /// them. The head unit still reads (and so checks) all the phone sends; what it would send
         /// back is dropped, so the phone's inbound record sequence is the input's alone.
         func runStream() {
-            handshake()
+            if !linked { handshake() }
             headUnitMuted = true
             wireClean = false
             while !reader.isAtEnd {
@@ -101,8 +141,11 @@ extension LinkFuzz {
                 "the in-memory handshake did not finish: phone \(phone.phase), head unit \(headUnit.phase)")
         }
 
+        /// The bye-bye every input ends with. Over TLS (`FuzzLink`) the clock first runs 6 s on,
+        /// through every ping and channel timeout due; past the handshake (`FuzzLinkRunning`, which
+        /// must be fast) only the inputs move the clock, and the bye-bye goes at once.
         private func finish() {
-            advance(by: .seconds(6))
+            if records == .tls { advance(by: .seconds(6)) }
             toHeadUnit += watch.take(phone.sayByeBye(now: now))
             pump()
             advance(by: .seconds(2))
@@ -176,7 +219,9 @@ extension LinkFuzz {
             let id = reader.u16()
             let size = min(sendBudget, Int(reader.u16()) * (op & 0x40 != 0 ? 17 : 1))
             sendBudget -= size
-            let body = Array(LinkFuzz.sendPattern[..<size])
+            // Over the message cap the link refuses before reading a byte: hand it the pattern
+            // itself (shared, not copied) rather than a fresh megabyte each input.
+            let body = size + 2 > FrameLimits.default.maxMessageSize ? LinkFuzz.sendPattern : Array(LinkFuzz.sendPattern[..<size])
             do {
                 toHeadUnit += watch.take(try phone.send(channel: channel, messageId: id, body: body))
             } catch {

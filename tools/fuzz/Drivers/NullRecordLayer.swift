@@ -44,6 +44,16 @@ package final class NullRecordLayer: RecordLayer {
         self.peerFingerprintSHA256 = peerFingerprint
     }
 
+    /// A second layer in this one's state (sequence numbers, failure): the post-handshake snapshot
+    /// of `LinkFuzz` copies its pair's layers for each input.
+    package func copy() -> NullRecordLayer {
+        let copy = NullRecordLayer(role, peerFingerprint: peerFingerprintSHA256)
+        copy.state = state
+        copy.sequenceIn = sequenceIn
+        copy.sequenceOut = sequenceOut
+        return copy
+    }
+
     package var isHandshakeComplete: Bool {
         if case .established = state { return true }
         return false

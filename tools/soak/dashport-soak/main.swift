@@ -87,19 +87,26 @@ func describe(_ sample: ProcessSample) -> String {
 }
 say("idle before: \(describe(report.idleBefore))")
 say("idle after:  \(describe(report.idleAfter))")
-if let reference = report.reference { say("reference:   \(reference.line)") }
+if let reference = report.reference { say("reference:   \(reference.line)  (RSS peak of 60–120 s)") }
+if let final = report.final { say("final:       \(final.line)  (RSS peak of the last minute)") }
 say(
     String(
-        format: "sessions %d, answers checked %d, failures %d, RSS drift since reference %+.2f%%, fd growth %d, thread growth %d",
-        report.cycles, report.answers, report.failures, report.rssDrift * 100, report.fdGrowth, report.threadGrowth))
+        format:
+            "sessions %d, answers checked %d, failures %d, RSS drift (peak to peak) %+.2f%% (last sample against the first after a minute %+.2f%%), idle private memory %+.2f MiB, fd growth %d, thread growth %d",
+        report.cycles, report.answers, report.failures, report.rssDrift * 100, report.lastSampleDrift * 100,
+        Double(report.idleAnonGrowthKiB) / 1024,
+        report.fdGrowth, report.threadGrowth))
 report.firstFailures.forEach { say("failure: \($0)") }
 if let child {
     let status = await child.stop()
     say("server stopped: \(status.map { "exit \($0)" } ?? "killed after the grace")")
 }
 let problems = report.problems()
+// The verdict: PASS, or FAIL with every bound passed (and exit status 1).
 if problems.isEmpty {
-    say("soak: OK")
+    say(
+        "soak: PASS (RSS peak of the last minute within 5 % of the second minute's, idle private memory within 1 MiB of before, no fd or thread growth, every answer right)"
+    )
 } else {
     problems.forEach { say("soak: FAIL: \($0)") }
     exit(1)
