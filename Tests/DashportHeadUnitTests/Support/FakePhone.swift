@@ -163,6 +163,10 @@ actor FakePhoneConnection {
         for (messageId, body) in messages {
             do {
                 perform(try link.send(channel: channel, messageId: messageId, body: body))
+            } catch LinkSendError.notRunning(.closing), LinkSendError.notRunning(.closed) {
+                // The car left (or said bye-bye) while this answer was due: a phone sends nothing
+                // on a link that has ended. On a loaded machine that happens after the test's end.
+                return
             } catch {
                 Issue.record("the fake phone could not send \(messageId): \(error)")
             }

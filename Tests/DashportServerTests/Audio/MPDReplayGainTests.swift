@@ -11,7 +11,11 @@ import Testing
 /// Noon (tagged `REPLAYGAIN_TRACK_GAIN=-3.00 dB`) 3 dB quieter than Dawn (no tag; the same sox
 /// sine otherwise), and the car hears it so through the server (MPD applies the gain; Dashport
 /// passes its PCM on untouched).
-@Suite("MPD's ReplayGain heard by a car", .serialized, .enabled(if: TestMPD.installed, "mpd is not installed (tools/setup)"))
+@Suite(
+    "MPD's ReplayGain heard by a car", .serialized, .enabled(if: TestMPD.installed, "mpd is not installed (tools/setup)"),
+    // Real-time audio measured by level: beside stress --cpu 4 the half second heard held
+    // underrun padding and the ratio fell out of its band, so it runs with the other heavy tests.
+    .enabled(if: ProcessInfo.processInfo.environment["DASHPORT_HEAVY_TESTS"] == "1", "real-time audio: DASHPORT_HEAVY_TESTS=1"))
 struct MPDReplayGainTests {
     /// The level of `hertz` in the last half second the car heard (48 kHz stereo).
     static func level(_ samples: [Int16], _ hertz: Double) -> Double? {
