@@ -1,5 +1,6 @@
 import DashportCommandLine
 import DashportEmulator
+import DashportHeadUnit
 import DashportLink
 import DashportLog
 import DashportTransport
@@ -87,6 +88,18 @@ struct Arguments {
     static let identityOption = OptionSpec.value(
         "identity", "DIR",
         "keep the client certificate in DIR (made on first use, 0600) so a server can pin it; default: a new one every run")
+
+    /// `--first-answer S`, the option text every connecting command shares.
+    static let firstAnswerOption = OptionSpec.value(
+        "first-answer", "S", "seconds the phone has to answer the VERSION_REQUEST before it is called not an AAP phone (default 3)")
+
+    /// `--first-answer` into `configuration`, and a bye-bye grace that grows with the command's
+    /// `timeout`: a patient car (a phone on a slow bus, a loaded VM) waits a sixth of it for the
+    /// answer to its bye-bye; the default stays a real phone's second.
+    func applyPatience(to configuration: inout HeadUnitConfiguration, timeout: Duration) throws(UsageError) {
+        configuration.firstAnswerDeadline = try seconds("first-answer", default: configuration.firstAnswerDeadline ?? .seconds(3))
+        configuration.byeByeGrace = max(configuration.byeByeGrace, timeout / 6)
+    }
 
     /// The client identity of `--identity DIR` (made on first use; its fingerprint is printed to
     /// standard error, to pin), or nil for a new one every run. A broken identity is an error, not

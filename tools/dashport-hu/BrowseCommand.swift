@@ -43,9 +43,7 @@ enum BrowseCommand {
             .value("save-art", "DIR", "save each cover fetched with \"art\" as DIR/<key>.<jpg|png>"),
             .value("script", "FILE", "run the commands in FILE (one per line, # comments, wait <ms>, expect <text>)"),
             .value("timeout", "S", "seconds to wait for the connect, each answer and each expect (default 5)"),
-            .value(
-                "first-answer", "S",
-                "seconds the phone has to answer the VERSION_REQUEST before it is called not an AAP phone (default 3)"),
+            Arguments.firstAnswerOption,
             .value("version", "M.m", "AAP version to ask for (default 1.6)"),
             Arguments.identityOption,
             .value("log-level", "L", "trace, debug, info, notice, warning (default), error; to stderr"),
@@ -96,10 +94,7 @@ enum BrowseCommand {
             artSize: artSize)
         var configuration = HeadUnitConfiguration()
         configuration.version = try parsed.version(default: configuration.version)
-        configuration.firstAnswerDeadline = try parsed.seconds("first-answer", default: configuration.firstAnswerDeadline ?? .seconds(3))
-        // A patient car (a phone on a slow bus, a loaded VM) waits longer for the answer to its
-        // bye-bye too; the default stays a real phone's second.
-        configuration.byeByeGrace = max(configuration.byeByeGrace, timeout / 6)
+        try parsed.applyPatience(to: &configuration, timeout: timeout)
         // List the volume keys too: the server binds them only while it declares remote playback,
         // and then `key volup` / `key voldown` / `key mute` drive that device.
         configuration.car.services = configuration.car.services.map { service in

@@ -30,9 +30,7 @@ enum ConnectCommand {
             .value(
                 "timeout", "S", "seconds for the connect and for the pings, a sixth of it (at least 1) for the bye-bye answer (default 10)"),
             Arguments.identityOption,
-            .value(
-                "first-answer", "S",
-                "seconds the phone has to answer the VERSION_REQUEST before it is called not an AAP phone (default 3)"),
+            Arguments.firstAnswerOption,
             .value("log-level", "L", "trace, debug, info, notice, warning (default), error; to stderr"),
         ])
 
@@ -61,10 +59,7 @@ enum ConnectCommand {
             base.version = try parsed.version(default: base.version)
             base.controlEncryption = parsed.flag("encrypted-control") ? .encrypted : .plain
             base.answersPings = !parsed.flag("no-ping-answers")
-            base.firstAnswerDeadline = try parsed.seconds("first-answer", default: .seconds(3))
-            // A patient probe (a phone on a slow bus, a loaded VM) waits longer for the answer to
-            // its bye-bye too; the default stays a real phone's second.
-            base.byeByeGrace = max(.seconds(1), timeout / 6)
+            try parsed.applyPatience(to: &base, timeout: timeout)
             configuration = base.withDashportProfile(CarProfileOptions().profile)
         } catch {
             Console.err("dashport-hu connect: \(error)\n")
