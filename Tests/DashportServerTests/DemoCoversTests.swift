@@ -6,24 +6,6 @@ import DashportArtwork
 import DashportMessages
 @testable import DashportServer
 
-/// Serves every https cover from a local file (this machine has no network), counting downloads.
-final class OfflineCoverFetcher: ArtworkFetcher {
-    let source: String
-    let downloads = Mutex<[String]>([])
-
-    init(source: String) { self.source = source }
-
-    func fetch(_ url: URL, into destination: String, limits: ArtworkFetchLimits) async throws(ArtworkError) -> Int {
-        downloads.withLock { $0.append(url.absoluteString) }
-        do {
-            try FileManager.default.copyItem(atPath: source, toPath: destination)
-            return try Data(contentsOf: URL(fileURLWithPath: destination)).count
-        } catch {
-            throw .io("\(error)")
-        }
-    }
-}
-
 /// Every cover of the demo library reaches a car at the size it asked for.
 @Suite("Demo library covers over TCP", .serialized)
 struct DemoCoversTests {
@@ -83,7 +65,7 @@ struct DemoCoversTests {
                 #expect(encoded == image.mimeType, "cover \(key) is \(image.mimeType) and its bytes agree")
             }
             // The https covers were each downloaded once, however many items share them.
-            let downloads = fetcher.downloads.withLock { $0 }
+            let downloads = fetcher.asked
             #expect(!downloads.isEmpty)
             #expect(Set(downloads).count == downloads.count)
         }

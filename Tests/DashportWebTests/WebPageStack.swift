@@ -12,7 +12,7 @@ import Synchronization
 import Testing
 
 /// What `dashport-hu web` runs, in-process, with a real browser on it: a ``TestServer`` (the demo
-/// library unless a catalog is given, covers from ``OfflineCovers``), a ``WebCar`` linked to it over
+/// library unless a catalog is given, covers from ``OfflineCoverFetcher``), a ``WebCar`` linked to it over
 /// TCP, the page's ``HTTPServer`` on 127.0.0.1:0, and headless chromium showing the page, linked,
 /// with its four tabs drawn. The one setup of ``WebPageInChromiumTests``.
 ///
@@ -25,13 +25,13 @@ struct WebPageStack: Sendable {
     let car: WebCar
     let web: HTTPServer
     let page: BrowserPage
-    let covers: OfflineCovers
+    let covers: OfflineCoverFetcher
 
     /// The demo library's catalog (`Fixtures/demo/catalog.json`).
     static func demoCatalog() throws -> String { try DemoLibrary.catalogPath() }
 
     static func with(catalog: String? = nil, pageSize: UInt32? = nil, _ body: (WebPageStack) async throws -> Void) async throws {
-        let covers = OfflineCovers(source: try coverFile())
+        let covers = OfflineCoverFetcher(source: try coverFile())
         try await TestServer.with(artworkFetcher: covers, configure: { $0.catalog = catalog }) { phone in
             let identity = try TestTLS.carIdentity.get()
             let address = phone.server.address
@@ -71,7 +71,7 @@ struct WebPageStack: Sendable {
         }
     }
 
-    /// A demo cover (a square 600 px JPEG) that ``OfflineCovers`` hands out for every https cover.
+    /// A demo cover (a square 600 px JPEG) that ``OfflineCoverFetcher`` hands out for every https cover.
     static func coverFile() throws -> String {
         URL(fileURLWithPath: try demoCatalog()).deletingLastPathComponent().appendingPathComponent("covers/night-drive.jpg").path
     }
@@ -171,26 +171,4 @@ struct WebPageStack: Sendable {
           }
         })();
         """
-}
-
-/// The cover fetcher of the test server: every https cover is a local demo cover (this machine has
-/// no network, and a cover that cannot be fetched makes the page show a toast), counting what was asked.
-final class OfflineCovers: ArtworkFetcher {
-    let source: String
-    let downloads = Mutex<[String]>([])
-
-    init(source: String) { self.source = source }
-
-    /// The URLs fetched so far.
-    var asked: [String] { downloads.withLock { $0 } }
-
-    func fetch(_ url: URL, into destination: String, limits: ArtworkFetchLimits) async throws(ArtworkError) -> Int {
-        downloads.withLock { $0.append(url.absoluteString) }
-        do {
-            try FileManager.default.copyItem(atPath: source, toPath: destination)
-            return try Data(contentsOf: URL(fileURLWithPath: destination)).count
-        } catch {
-            throw .io("\(error)")
-        }
-    }
 }
