@@ -12,8 +12,10 @@ public import DashportMessages
 public struct VolatileFields: Sendable, Hashable {
     public var skip: Set<String>
     /// Message names the server may push again with nothing but volatile fields changed (the AAP
-    /// `status`, re-sent while playing as the elapsed seconds move): in both the recorded and the
-    /// replayed stream, a message equal to the one before it in its stream counts once.
+    /// `status`, re-sent while playing as the elapsed seconds move; `playbackState`, re-anchored
+    /// on the frames the audio pump has pulled, which depends on when the pump ran): in both the
+    /// recorded and the replayed stream, a message equal to the one before it in its stream counts
+    /// once.
     public var repeatable: Set<String>
     public var fields: [String: Set<String>]
 
@@ -31,7 +33,7 @@ public struct VolatileFields: Sendable, Hashable {
     /// AAP status's elapsed seconds and the car's key-event timestamps. Nothing else in Dashport's answers depends on time.
     public static let standard = VolatileFields(
         skip: ["pingRequest", "pingResponse", "metadata"],
-        repeatable: ["status"],
+        repeatable: ["playbackState", "status"],
         fields: [
             "serverHello": ["serverVersion"],
             "playbackState": ["position.valueMs", "position.atMs", "sentAtMs"],

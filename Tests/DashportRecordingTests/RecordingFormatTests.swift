@@ -70,6 +70,23 @@ import Testing
         #expect(differences.map(\.path).sorted() == ["position.rate", "sentAtMs"])
     }
 
+    /// A playback state that only moves the anchor repeats the one before it; a changed status,
+    /// rate or anything else of substance does not.
+    @Test func aReAnchoredPlaybackStateIsARepeat() {
+        let before = DashportMedia.PlaybackState(status: .playing, position: .init(valueMs: 0, atMs: 366, rate: 1), sentAtMs: 369)
+        var reAnchored = before
+        reAnchored.position = .init(valueMs: 85, atMs: 371, rate: 1)
+        reAnchored.sentAtMs = 372
+        #expect(VolatileFields.standard.isRepeat(message: "playbackState", reAnchored.jsonValue, after: before.jsonValue))
+        var paused = reAnchored
+        paused.status = .paused
+        #expect(!VolatileFields.standard.isRepeat(message: "playbackState", paused.jsonValue, after: before.jsonValue))
+        var faster = reAnchored
+        faster.position?.rate = 2
+        #expect(!VolatileFields.standard.isRepeat(message: "playbackState", faster.jsonValue, after: before.jsonValue))
+        #expect(!VolatileFields.standard.isRepeat(message: "playbackState", before.jsonValue, after: nil))
+    }
+
     @Test func reRecordingDiffIgnoresInterleavingAndNamesChangedFields() {
         var swapped = Self.sample
         swapped.entries.swapAt(1, 2)
