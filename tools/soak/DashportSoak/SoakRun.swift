@@ -134,6 +134,9 @@ public struct SoakRun: Sendable {
         // hour run saw two answers later than 1 s at a load average of 30 on 2 cores.
         var configuration = HeadUnitConfiguration().withDashportProfile(CarProfileOptions().profile)
         configuration.byeByeGrace = options.timeout
+        // So is the car's handshake deadline (10 s by default): beside `stress --cpu 4` and two
+        // builds (load 20) a smoke run's TLS handshake took longer, and the car gave up.
+        configuration.handshakeDeadline = max(configuration.handshakeDeadline, options.timeout)
         let car = SoakCar(
             address: address,
             configuration: configuration,
