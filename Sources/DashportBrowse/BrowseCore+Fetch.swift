@@ -128,16 +128,16 @@ extension BrowseCore {
 
     /// Waits until the provider answers the root (asking again every ``BrowseConfiguration/retryInterval``
     /// while it throws), then refreshes every cached parent and pushes those that changed; starts
-    /// over if the provider fails again on the way.
+    /// over, after the same interval, if the provider fails again on the way. (A root the provider
+    /// answers without its backend, as MPD's tabs, must not turn a backend that fails at once into
+    /// a loop that asks again without pause.)
     private func refreshWhenProviderAnswers() async {
+        var again = false
         repeat {
+            if again, !(await pauseBeforeRetry()) { return }
+            again = true
             while !(await probeRoot()) {
-                do {
-                    try await configuration.clock.sleep(for: configuration.retryInterval)
-                } catch {
-                    refreshTask = nil
-                    return
-                }
+                guard await pauseBeforeRetry() else { return }
             }
             // What cars may have been shown from the cache: compare against this, not the live
             // cache, which fresh answers start to update as soon as `degraded` is cleared.
@@ -179,6 +179,18 @@ extension BrowseCore {
                 code: BrowseReportCode.cacheRefreshed,
                 message: "the provider answers again: \(served.count) cached parents refreshed, \(changed) changed"),
             once: false)
+    }
+
+    /// Sleeps ``BrowseConfiguration/retryInterval``; false (and the refresh task forgotten) when
+    /// cancelled.
+    private func pauseBeforeRetry() async -> Bool {
+        do {
+            try await configuration.clock.sleep(for: configuration.retryInterval)
+            return true
+        } catch {
+            refreshTask = nil
+            return false
+        }
     }
 
     /// Whether the provider answers the root now (a ``BrowseError`` is an answer too).

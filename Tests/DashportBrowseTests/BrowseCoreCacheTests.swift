@@ -107,6 +107,36 @@ import Testing
         #expect(await core.children(of: "recent", page: 0, pageSize: 10, for: .full).isFromCache == false)
     }
 
+    /// The root answers (as MPD's tabs do without MPD) but a cached list fails at once: the
+    /// refresh asks again once per retry interval, never in a loop without pause (which spun a
+    /// core for as long as MPD was down).
+    @Test(.timeLimit(.minutes(1)))
+    func aRefreshThatFailsAgainWaitsTheRetryInterval() async throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        await Self.fillCache(folder)
+
+        let provider = FakeProvider(tree: Self.after)
+        provider.setDown(true, for: "recent")
+        let clock = ManualClock()
+        let core = makeCore(provider, cache: BrowseCache(directory: folder.path), clock: clock)
+        let notifications = await core.subscribe()
+        #expect(await core.children(of: "recent", page: 0, pageSize: 10, for: .full).isFromCache)
+        let recentCalls = { provider.calls.count { $0 == "children:recent" } }
+        for round in 1...4 {
+            // The refresh found the root up, failed on Recent again, and now waits a second.
+            await clock.waitForSleeper(dueAt: .seconds(Int64(round)))
+            #expect(recentCalls() == round + 1, "one call when the car asked, then one per round")
+            if round == 4 { provider.setDown(false, for: "recent") }
+            await clock.advance(by: .seconds(1))
+        }
+        let (changed, refreshed) = await Self.untilRefreshed(notifications)
+        #expect(refreshed != nil)
+        #expect(changed.contains("recent"))
+        #expect(recentCalls() == 6)
+        #expect(await core.children(of: "recent", page: 0, pageSize: 10, for: .full).isFromCache == false)
+    }
+
     @Test func anErrorScreenEvictsTheCachedList() async throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }

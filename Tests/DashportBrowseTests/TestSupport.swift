@@ -15,6 +15,8 @@ final class FakeProvider: BrowseProvider {
         var tree: [String: [BrowseItem]]
         var errors: [String: BrowseError] = [:]
         var down = false
+        /// Parents that throw ``ProviderNotUp`` while the rest answer (a backend behind the tabs).
+        var downParents: Set<String> = []
         var gated = false
         var gateWaiters: [CheckedContinuation<Void, Never>] = []
         var calls: [String] = []
@@ -34,6 +36,11 @@ final class FakeProvider: BrowseProvider {
     func setTree(_ tree: [String: [BrowseItem]]) { state.withLock { $0.tree = tree } }
     func setError(_ error: BrowseError?, for parentId: String) { state.withLock { $0.errors[parentId] = error } }
     func setDown(_ down: Bool) { state.withLock { $0.down = down } }
+    func setDown(_ down: Bool, for parentId: String) {
+        state.withLock { state in
+            if down { state.downParents.insert(parentId) } else { state.downParents.remove(parentId) }
+        }
+    }
     /// From now on every call suspends until ``release()``.
     func hold() { state.withLock { $0.gated = true } }
     func release() {
@@ -58,7 +65,9 @@ final class FakeProvider: BrowseProvider {
 
     func children(of parentId: String, page: Int, pageSize: Int) async throws -> [BrowseItem] {
         await gate("children:\(parentId)")
-        let (down, error, list) = state.withLock { ($0.down, $0.errors[parentId], $0.tree[parentId] ?? []) }
+        let (down, error, list) = state.withLock {
+            ($0.down || $0.downParents.contains(parentId), $0.errors[parentId], $0.tree[parentId] ?? [])
+        }
         if down { throw ProviderNotUp() }
         if let error { throw error }
         return Array(list.dropFirst(page * pageSize).prefix(pageSize))
