@@ -7,12 +7,14 @@ public import DashportHeadUnit
 public let patientHandshakeDeadline: Duration = .seconds(120)
 
 extension HeadUnitConfiguration {
-    /// The same car with ``patientHandshakeDeadline``, for the whole setup and for the phone's
-    /// first answer.
+    /// The same car with ``patientHandshakeDeadline``, for the whole setup, for the phone's
+    /// first answer and for its answer to the car's bye-bye (a real car waits 1 s: at load 26 the
+    /// answer came later, and the car closed as unanswered).
     public var patient: HeadUnitConfiguration {
         var configuration = self
         configuration.handshakeDeadline = patientHandshakeDeadline
         configuration.firstAnswerDeadline = patientHandshakeDeadline
+        configuration.byeByeGrace = patientHandshakeDeadline
         return configuration
     }
 }

@@ -64,7 +64,7 @@ import DashportLink
                     quit
                     """))
             await client.byeBye()
-            #expect(await client.closed(within: .seconds(20)) == .link(.byeBye(answered: true)))
+            #expect(await client.closed(within: .seconds(120)) == .link(.byeBye(answered: true)))
 
             let lines = output.all
             #expect(lines.contains { $0.hasPrefix("dashport.media hello: ") && $0.contains("root ") })

@@ -62,7 +62,9 @@ struct MPDLongListsOverTCPTests {
         try MPDLibrary.generateAlbums(music: music, count: 120, scratch: harness.directory.file("scratch"))
         try FileManager.default.copyItem(atPath: MPDLibrary.folderCover, toPath: music + "/Artist 011/Album 0110/cover.jpg")
         try await harness.update()
-        try await withServer(harness, clock: ManualClock()) { _, car in
+        try await withServer(harness, clock: ManualClock()) { server, car in
+            // MPD's reconnect backoff is on that clock too: ask once the server is connected.
+            try await server.waitForLog("connected to MPD", timeout: .seconds(120))
             let later = try await page(car, "tab/albums", page: 1, size: 100, requestId: 1)
             #expect(later.total == 123)
             #expect(later.items.map(\.title) == (100..<120).map { String(format: "Album %04d", $0) } + ["Alpha", "Beta", "Gamma"])
