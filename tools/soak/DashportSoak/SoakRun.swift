@@ -124,7 +124,11 @@ public struct SoakRun: Sendable {
         self.options = options
     }
 
-    public func run(onSample: @escaping @Sendable (SoakSample) -> Void = { _ in }) async throws -> SoakReport {
+    /// `onIdleBefore` gets the idle server's sample before the first car (so a run cut short
+    /// still shows it); `onSample` each sample under load.
+    public func run(
+        onIdleBefore: @Sendable (ProcessSample) -> Void = { _ in }, onSample: @escaping @Sendable (SoakSample) -> Void = { _ in }
+    ) async throws -> SoakReport {
         guard ProcessSample.read(pid: pid) != nil else {
             throw SoakFailure("cannot sample process \(pid): \(ProcessSample.readProblem(pid: pid))")
         }
@@ -144,6 +148,7 @@ public struct SoakRun: Sendable {
         try await car.cycle(car: 0, number: 0)
         guard let settledBefore = await Self.settled(pid: pid, towards: 0) else { throw SoakFailure("process \(pid) is gone") }
         let idleBefore = await Self.memorySettled(pid: pid, from: settledBefore, settle: options.memorySettle)
+        onIdleBefore(idleBefore)
         let clock = ContinuousClock()
         let start = clock.now
         let end = start + options.duration

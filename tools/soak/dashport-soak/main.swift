@@ -73,17 +73,18 @@ if let attach {
     say("server: \(serverPath) pid \(serverPid) on \(address), log \(child!.logFile)")
 }
 say("soak: \(options.cars) cars for \(options.duration), a sample every \(options.sampleInterval)")
-let report: SoakReport
-do {
-    report = try await SoakRun(address: address, pid: serverPid, options: options).run { say($0.line) }
-} catch {
-    _ = await child?.stop()
-    fail("\(error)")
-}
 func describe(_ sample: ProcessSample) -> String {
     String(
         format: "rss %.1f MiB, anon %.1f MiB, fds %d, threads %d",
         Double(sample.rssKiB) / 1024, Double(sample.rssAnonKiB) / 1024, sample.fds, sample.threads)
+}
+let report: SoakReport
+do {
+    report = try await SoakRun(address: address, pid: serverPid, options: options).run(
+        onIdleBefore: { say("idle before the first car: \(describe($0))") }, onSample: { say($0.line) })
+} catch {
+    _ = await child?.stop()
+    fail("\(error)")
 }
 say("idle before: \(describe(report.idleBefore))")
 say("idle after:  \(describe(report.idleAfter))")
