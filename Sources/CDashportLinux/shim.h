@@ -41,6 +41,12 @@ static inline int cdashport_release_free_memory(void) {
     return malloc_trim(0);
 }
 
+/// Bytes malloc counts as in use in every arena (mallinfo2's uordblks), blocks in the threads'
+/// caches included.
+static inline size_t cdashport_malloc_in_use_bytes(void) {
+    return mallinfo2().uordblks;
+}
+
 /// Frees every block of `blocks` (a calloc'ed array of pointers ending in NULL), then the array, on
 /// the thread that runs it; see cdashport_release_thread_cache.
 static inline void *cdashport_free_blocks(void *blocks) {

@@ -1,3 +1,4 @@
+import CDashportLinux
 import DashportTestSupport
 import DashportTransport
 import Glibc
@@ -17,9 +18,9 @@ import Testing
         var drops: [Int] = []
         for _ in 0..<5 {
             await Self.fillCache(on: loop)
-            let before = Int(mallinfo2().uordblks)
+            let before = Int(cdashport_malloc_in_use_bytes())
             await loop.releaseThreadCache()
-            let after = Int(mallinfo2().uordblks)
+            let after = Int(cdashport_malloc_in_use_bytes())
             drops.append(before - after)
             if before - after >= Self.fullCache * 2 / 3 { break }
         }
