@@ -19,7 +19,7 @@ import Testing
     }
 
     @Test func aCrowdedInstantInTheLastMinuteIsNotGrowth() {
-        // The hour's run: a minute's peak 59.1 MiB early, 71.0 later, the floor flat at 58.
+        // The hour's run: the second minute's peak 59.1 MiB, 71.0 later, the floor flat at ~58.
         let report = Self.report(floor: { _ in 58 }, spikes: [80: 59.1, 570: 71.0, 590: 62.5])
         #expect(report.peakDrift > 0.05)
         #expect(abs(report.rssDrift) < 0.01)

@@ -49,7 +49,7 @@ public struct SoakReport: Sendable {
     /// Neither one sample nor a minute's peak: with cars connecting and leaving all the time a
     /// sample lands anywhere between 0 and 100 cars connected (17 to 112 descriptors), and RSS
     /// follows (~0.13 MiB a connected car). Over an hour of 100 cars the minutes' peaks ranged
-    /// 59.1–71.0 MiB while their floors stayed at 57.9–59.1 from the third minute on, so a peak
+    /// 58.0–71.0 MiB while their floors stayed at 57.8–59.1 from the third minute on, so a peak
     /// against a peak measured how crowded two instants were, not growth.
     /// A minute's median is the server at its usual crowd; memory that is kept moves it.
     public var reference: SoakSample? {
