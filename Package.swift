@@ -468,7 +468,9 @@ let package = Package(
                 "DashportLog",
             ],
             swiftSettings: strict),
-        .testTarget(name: "DashportTransportTests", dependencies: ["DashportTestSupport", "DashportTransport"], swiftSettings: strict),
+        .testTarget(
+            name: "DashportTransportTests", dependencies: ["DashportTestSupport", "DashportTransport", "CDashportLinux"],
+            swiftSettings: strict),
         .testTarget(
             name: "DashportUSBTests",
             dependencies: [

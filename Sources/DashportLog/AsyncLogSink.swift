@@ -19,6 +19,8 @@ public final class AsyncLogSink: LogSink {
         var dropped = 0
         /// The writer has taken lines and not finished writing them.
         var writing = false
+        /// Callers of ``releaseWriterThreadCache()`` waiting for the writer to do it.
+        var cacheReleases: [CheckedContinuation<Void, Never>] = []
     }
 
     private let state = Mutex(State())
@@ -59,16 +61,28 @@ public final class AsyncLogSink: LogSink {
         }
     }
 
+    /// Empties the writer thread's malloc cache and returns once it is done (the server calls it
+    /// at rest, before giving malloc's free pages back: the writer frees every line it formats, and
+    /// glibc keeps up to 448 such blocks per thread, each holding a page that `malloc_trim` must
+    /// leave; see `OSThread.releaseMallocCache()`).
+    public func releaseWriterThreadCache() async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            state.withLock { $0.cacheReleases.append(done) }
+            wake.signal()
+        }
+    }
+
     private func run() {
         while true {
             wake.wait()
-            let (lines, dropped) = state.withLock { state -> ([(LogRecord, Date)], Int) in
+            let (lines, dropped, releases) = state.withLock { state -> ([(LogRecord, Date)], Int, [CheckedContinuation<Void, Never>]) in
                 defer {
                     state.queue.removeAll(keepingCapacity: true)
                     state.dropped = 0
                     state.writing = true
+                    state.cacheReleases = []
                 }
-                return (state.queue, state.dropped)
+                return (state.queue, state.dropped, state.cacheReleases)
             }
             for (record, time) in lines { output(record.formatted(timestamp: time) + "\n") }
             if dropped > 0 {
@@ -77,6 +91,10 @@ public final class AsyncLogSink: LogSink {
                 output(note.formatted(timestamp: Date()) + "\n")
             }
             state.withLock { $0.writing = false }
+            if !releases.isEmpty {
+                OSThread.releaseMallocCache()
+                releases.forEach { $0.resume() }
+            }
         }
     }
 

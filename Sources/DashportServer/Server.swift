@@ -43,10 +43,14 @@ public final class DashportServer: Sendable {
     /// `handler` is the session's player (default: the demo library's, `DemoPlaybackHandler`). A
     /// handler without a sound of its own is heard through the audio input socket
     /// (``audioInputSocketPath``, fed by `dashport audio-in`).
+    ///
+    /// `releaseThreadCaches` empties the malloc caches of the caller's own long-lived threads (the
+    /// log writer's, say); the server runs it, after the reactor's, before each trim at rest.
     public static func start(
         configuration: ServerConfiguration, logger: Logger,
         provider: (any BrowseProvider)? = nil, artworkFetcher: (any ArtworkFetcher)? = nil,
-        clock: any DashportClock = SystemClock(), handler: (any SessionHandler)? = nil
+        clock: any DashportClock = SystemClock(), handler: (any SessionHandler)? = nil,
+        releaseThreadCaches: @escaping @Sendable () async -> Void = {}
     ) async throws -> DashportServer {
         try configuration.validate()
         let address: ListenAddress
@@ -97,7 +101,12 @@ public final class DashportServer: Sendable {
                 perAddressOnLoopback: configuration.limitPendingPerLoopbackAddress),
             logger: logger.labelled("admission"))
         let context = ServerContext(
-            tls: tls, link: link, core: core, logger: logger.labelled("car"), registry: ConnectionRegistry(), admission: admission,
+            tls: tls, link: link, core: core, logger: logger.labelled("car"),
+            registry: ConnectionRegistry(releaseThreadCaches: {
+                await EventLoop.shared.releaseThreadCache()
+                await releaseThreadCaches()
+            }),
+            admission: admission,
             deadlines: DeadlineScheduler(clock: core.clock),
             recordDirectory: try SessionFiles.prepare(configuration.recordDirectory),
             reassembly: ReassemblyBudget(limit: configuration.maxUnfinishedMessageBytes),

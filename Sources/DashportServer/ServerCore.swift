@@ -44,7 +44,7 @@ public struct ServerCore: Sendable {
     }
 
     /// Makes the catalog provider (not loaded yet: the server loads it once it listens, so cars that
-    /// connect meanwhile are answered from the disk cache; see ``DashportServer/start(configuration:logger:provider:artworkFetcher:clock:handler:)``),
+    /// connect meanwhile are answered from the disk cache; see ``DashportServer/start(configuration:logger:provider:artworkFetcher:clock:handler:releaseThreadCaches:)``),
     /// opens the browse and artwork caches and restores the persisted session, all under
     /// `stateDirectory`.
     /// `provider` replaces the catalog (a music server, or a test's slow or absent provider; file

@@ -18,7 +18,9 @@ public enum ServerMain {
         // No peer can grow the log by more than its budget (8 KiB/s, 64 KiB burst; repeats counted).
         let logger = Logger(label: "dashport", level: configuration.logLevel, sink: PeerLogBudget(wrapping: sink))
         let signals = TerminationSignals()
-        let server = try await DashportServer.start(configuration: configuration, logger: logger)
+        // At rest the log writer's malloc cache is emptied with the reactor's, before each idle trim.
+        let server = try await DashportServer.start(
+            configuration: configuration, logger: logger, releaseThreadCaches: { await sink.releaseWriterThreadCache() })
         // The one line on standard output: scripts and tests read the port from it.
         let line = Array("dashport: listening on \(server.address)\n".utf8)
         line.withUnsafeBytes { try? Files.writeAll($0, to: 1, path: "standard output") }

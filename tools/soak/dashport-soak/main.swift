@@ -73,27 +73,28 @@ if let attach {
     say("server: \(serverPath) pid \(serverPid) on \(address), log \(child!.logFile)")
 }
 say("soak: \(options.cars) cars for \(options.duration), a sample every \(options.sampleInterval)")
-let report: SoakReport
-do {
-    report = try await SoakRun(address: address, pid: serverPid, options: options).run { say($0.line) }
-} catch {
-    _ = await child?.stop()
-    fail("\(error)")
-}
 func describe(_ sample: ProcessSample) -> String {
     String(
         format: "rss %.1f MiB, anon %.1f MiB, fds %d, threads %d",
         Double(sample.rssKiB) / 1024, Double(sample.rssAnonKiB) / 1024, sample.fds, sample.threads)
 }
+let report: SoakReport
+do {
+    report = try await SoakRun(address: address, pid: serverPid, options: options).run(
+        onIdleBefore: { say("idle before the first car: \(describe($0))") }, onSample: { say($0.line) })
+} catch {
+    _ = await child?.stop()
+    fail("\(error)")
+}
 say("idle before: \(describe(report.idleBefore))")
 say("idle after:  \(describe(report.idleAfter))")
-if let reference = report.reference { say("reference:   \(reference.line)  (RSS peak of 60–120 s)") }
-if let final = report.final { say("final:       \(final.line)  (RSS peak of the last minute)") }
+if let reference = report.reference { say("reference:   \(reference.line)  (median RSS of 60–120 s)") }
+if let final = report.final { say("final:       \(final.line)  (median RSS of the last minute)") }
 say(
     String(
         format:
-            "sessions %d, answers checked %d, failures %d, RSS drift (peak to peak) %+.2f%% (last sample against the first after a minute %+.2f%%), idle private memory %+.2f MiB, fd growth %d, thread growth %d",
-        report.cycles, report.answers, report.failures, report.rssDrift * 100, report.lastSampleDrift * 100,
+            "sessions %d, answers checked %d, failures %d, RSS drift (median to median) %+.2f%% (peak to peak %+.2f%%, last sample against the first after a minute %+.2f%%), idle private memory %+.2f MiB, fd growth %d, thread growth %d",
+        report.cycles, report.answers, report.failures, report.rssDrift * 100, report.peakDrift * 100, report.lastSampleDrift * 100,
         Double(report.idleAnonGrowthKiB) / 1024,
         report.fdGrowth, report.threadGrowth))
 report.firstFailures.forEach { say("failure: \($0)") }
@@ -105,7 +106,7 @@ let problems = report.problems()
 // The verdict: PASS, or FAIL with every bound passed (and exit status 1).
 if problems.isEmpty {
     say(
-        "soak: PASS (RSS peak of the last minute within 5 % of the second minute's, idle private memory within 1 MiB of before, no fd or thread growth, every answer right)"
+        "soak: PASS (median RSS of the last minute within 5 % of the second minute's, idle private memory within 1 MiB of before, no fd or thread growth, every answer right)"
     )
 } else {
     problems.forEach { say("soak: FAIL: \($0)") }
