@@ -32,6 +32,8 @@ extension LinkFuzz {
         /// What the phone may still be asked to send below the message cap (keeps one input's
         /// cost bounded; a message over the cap costs nothing and is always allowed).
         private var sendBudget = LinkFuzz.sendBudget
+        /// Deadlines the input's clock steps may still stop at (see `advance`).
+        private var clockStopsLeft = LinkFuzz.inputClockStops
         /// The timestamp of the phone's latest ping, for a head-unit answer.
         private var lastPhonePing: Int64 = 0
 
@@ -316,13 +318,16 @@ extension LinkFuzz {
         }
 
         /// Moves the clock by `interval`, stopping at each deadline of either side to tick both, at
-        /// most `stops` times: past them the clock jumps to the end and both sides tick late once,
-        /// as after a stalled driver (a step of 25.5 s would otherwise run dozens of pings each
-        /// way, and a long silence is reached by several steps).
-        private func advance(by interval: Duration, stops: Int = LinkFuzz.clockStops) {
+        /// most `stops` times (by default `LinkFuzz.clockStops`, and no more than the input has
+        /// left of `LinkFuzz.inputClockStops`): past them the clock jumps to the end and both
+        /// sides tick late once, as after a stalled driver (a step of 25.5 s would otherwise run
+        /// dozens of pings each way, and a 4 KiB input of clock steps thousands).
+        private func advance(by interval: Duration, stops: Int? = nil) {
+            let limit = stops ?? min(LinkFuzz.clockStops, clockStopsLeft)
             let target = now + interval
             var steps = 0
-            while steps < stops, let next = [phone.nextDeadline, headUnit.nextDeadline].compactMap({ $0 }).min(), next <= target {
+            defer { if stops == nil { clockStopsLeft -= steps } }
+            while steps < limit, let next = [phone.nextDeadline, headUnit.nextDeadline].compactMap({ $0 }).min(), next <= target {
                 now = max(now, next)
                 toHeadUnit += watch.tick(now)
                 takeHeadUnit(headUnit.tick(now: now))
@@ -342,4 +347,6 @@ extension LinkFuzz {
     static let sendBudget = 64 * 1024
     /// The deadlines one clock step of a script stops at (see `Script.advance`).
     static let clockStops = 8
+    /// The deadlines all of one input's clock steps stop at, in all.
+    static let inputClockStops = 64
 }
