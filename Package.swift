@@ -320,6 +320,12 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
+            name: "FuzzLinkStream",
+            dependencies: ["DashportFuzzDrivers"],
+            path: "tools/fuzz/FuzzLinkStream",
+            swiftSettings: strict
+        ),
+        .executableTarget(
             name: "FuzzServices",
             dependencies: ["DashportFuzzDrivers"],
             path: "tools/fuzz/FuzzServices",

@@ -162,6 +162,22 @@ def sealed_fragments(channel, number, message_id, body, cut):
 
 R = STREAM_FIRST_RECORD
 
+
+# --- FuzzLinkStream: the same stream written in plaintext -------------------------------------
+# The driver (tools/fuzz/Drivers/LinkFuzzStream.swift, `seal`) turns each encrypted frame's payload
+# into the phone's next null record, so these spell frames whose length counts the plaintext.
+def clear(channel, message_id, body=b"", control=None):
+    """One encrypted BULK frame, its message in plaintext (the control flag as in `sealed`)."""
+    if control is None:
+        control = channel != 0 and 2 <= message_id < 0x8000
+    return frame(channel, 0x0B | (0x04 if control else 0), message(message_id, body))
+
+
+def clear_fragments(channel, message_id, body, cut):
+    whole = message(message_id, body)
+    return frame(channel, 0x09, whole[:cut], total=len(whole)) + frame(channel, 0x0A, whole[cut:])
+
+
 SEEDS = {
     # Raw mode (byte 0 even): wire bytes from a would-be head unit.
     "raw-version-request": b"\x00" + VERSION_16,
@@ -214,6 +230,17 @@ SEEDS = {
     "stream-close-and-byebye": b"\x00" + sealed(13, R, CHANNEL_CLOSE) + sealed(15, R + 1, CHANNEL_OPEN_RESPONSE, field(1, 0))
     + sealed(0, R + 2, BYEBYE_REQUEST, field(1, 1)),
     "stream-plaintext-service": b"\x02" + plain(8, 0x8001, b"\x08\x01"),
+    # FuzzLinkStream (any byte 0, bits 1-6 the head unit's flags): the running phone's input in plaintext.
+    "plain-input-keys": b"\x00" + clear(8, 0x8001, input_report(key(85, True), key(85, False)))
+    + clear(8, 0x8003, field(1, 0)),
+    "plain-pings": b"\x00" + plain(0, PING_REQUEST, field(1, 5)) + clear(0, PING_REQUEST, field(1, 6))
+    + plain(0, PING_RESPONSE, field(1, 1)) + clear(0, PING_RESPONSE, field(1, 2)),
+    "plain-fragmented": b"\x00" + clear_fragments(16, 0x8003, bytes(range(256)) * 4, 300)
+    + clear(13, 0x8002, field(1, 5)),
+    "plain-close-and-byebye": b"\x00" + clear(13, CHANNEL_CLOSE) + clear(15, CHANNEL_OPEN_RESPONSE, field(1, 0))
+    + clear(0, BYEBYE_REQUEST, field(1, 1)),
+    "plain-refused-channel-answers": b"\x18" + clear(13, CHANNEL_OPEN_RESPONSE, field(1, 0))
+    + clear(15, CHANNEL_OPEN_RESPONSE, field(1, -4)) + clear(8, 0x8001, b"\x08\x01"),
 }
 
 
@@ -221,7 +248,8 @@ SEEDS = {
 REPLAYED = ["raw-client-hello", "raw-hello-in-fragments", "raw-empty-ssl-then-hello-tight", "run-input-keys",
             "run-pings-and-byebye", "run-channel-close-and-reopen", "run-phone-sends-big", "run-raw-and-frames",
             "run-discovery-odd-entries", "run-discovery-undecodable", "stream-input-keys", "stream-pings",
-            "stream-fragmented", "stream-wrong-record-number", "stream-close-and-byebye"]
+            "stream-fragmented", "stream-wrong-record-number", "stream-close-and-byebye", "plain-input-keys",
+            "plain-fragmented", "plain-close-and-byebye"]
 CRASHES = os.path.join(HERE, "..", "..", "Tests", "DashportLinkTests", "FuzzCrashes")
 
 

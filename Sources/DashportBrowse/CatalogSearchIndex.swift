@@ -201,11 +201,22 @@ import Glibc
     /// windows of positions, each twice the last, so a common query stops after the first few.
     public func matches(_ needle: String, limit: Int) -> [Int] { search(needle, limit: limit, keep: limit).positions }
 
+    /// The positions of the first window a query reads (each next one twice the last).
+    public static let firstWindow = 4096
+
     /// How many items match `needle`, counted up to `limit`, and the positions of the first `keep`
     /// of them (``matches(_:limit:)`` cut to `keep`): a page and the length of the list, without
     /// holding the rest. A query of one to three `Character`s of their own is answered by its
     /// trigrams alone; one of exactly three by one list, whose length is known.
     public func search(_ needle: String, limit: Int, keep: Int) -> (positions: [Int], count: Int) {
+        search(needle, limit: limit, keep: keep, firstWindow: Self.firstWindow)
+    }
+
+    /// ``search(_:limit:keep:)`` reading windows from `firstWindow` positions instead of
+    /// ``firstWindow``: the fuzz driver crosses many windows with a few dozen items (with 4096 it
+    /// needed 4,200 items, a few inputs a second). Every window size takes the same code.
+    public func search(_ needle: String, limit: Int, keep: Int, firstWindow: Int) -> (positions: [Int], count: Int) {
+        precondition(firstWindow > 0, "a window holds at least one position")
         guard limit > 0, !needle.isEmpty else { return ([], 0) }
         let keep = min(keep, limit)
         var codes: [UInt32] = []
@@ -250,7 +261,7 @@ import Glibc
         var positions: [Int] = []
         var found = 0
         var low = 0
-        var width = 4096
+        var width = firstWindow
         var window = Bitmap(count: width)
         var other = Bitmap(count: width)
         while low < count, found < limit {

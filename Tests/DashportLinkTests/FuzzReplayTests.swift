@@ -20,10 +20,11 @@ import DashportLink
         let inputs = try FuzzReplay.keptInputs()
         try #require(!inputs.isEmpty, "FuzzCrashes/ must hold at least one input to replay")
         for (name, bytes) in inputs {
-            // Kept inputs of both targets live here: each goes through both drivers (FuzzLink over
-            // real TLS, FuzzLinkRunning over the null record layer).
+            // Kept inputs of the three targets live here: each goes through the three drivers
+            // (FuzzLink over real TLS, FuzzLinkRunning and FuzzLinkStream over the null record layer).
             FuzzReplay.run(name) { LinkFuzz.run(bytes) }
             FuzzReplay.run("\(name) (FuzzLinkRunning)") { LinkFuzz.runPostHandshake(bytes) }
+            FuzzReplay.run("\(name) (FuzzLinkStream)") { LinkFuzz.runPlaintextStream(bytes) }
         }
     }
 

@@ -15,6 +15,9 @@ struct FuzzReader {
     mutating func u16() -> UInt16 { UInt16(byte()) << 8 | UInt16(byte()) }
     mutating func bool() -> Bool { byte() & 1 == 1 }
 
+    /// What is left to read.
+    var rest: ArraySlice<UInt8> { bytes[min(index, bytes.count)...] }
+
     mutating func take(_ count: Int) -> [UInt8] {
         let end = min(bytes.count, index + count)
         defer { index = max(index, end) }

@@ -29,9 +29,11 @@ extension LinkFuzz {
         private var wireClean = true
         /// Stream mode: what the head unit sends is dropped (the input is the phone's only input).
         private var headUnitMuted = false
-        /// What the phone may still be asked to send (keeps one input's cost bounded): one message
-        /// just over the 1 MiB cap, or several smaller ones.
-        private var sendBudget = LinkFuzz.sendPattern.count
+        /// What the phone may still be asked to send below the message cap (keeps one input's
+        /// cost bounded; a message over the cap costs nothing and is always allowed).
+        private var sendBudget = LinkFuzz.sendBudget
+        /// Deadlines the input's clock steps may still stop at (see `advance`).
+        private var clockStopsLeft = LinkFuzz.inputClockStops
         /// The timestamp of the phone's latest ping, for a head-unit answer.
         private var lastPhonePing: Int64 = 0
 
@@ -116,10 +118,17 @@ extension LinkFuzz {
         /// only thing the phone receives, in input-derived pieces with the clock moving between
         /// them. The head unit still reads (and so checks) all the phone sends; what it would send
         /// back is dropped, so the phone's inbound record sequence is the input's alone.
-        func runStream() {
+        ///
+        /// With `sealed` (`FuzzLinkStream`) the rest of the input is the plaintext stream: its
+        /// frames' encrypted payloads are sealed as the phone's next null records first
+        /// (`LinkFuzz.seal`), so every input gets past the record layer to the link.
+        func runStream(sealed: Bool = false) {
             if !linked { handshake() }
             headUnitMuted = true
             wireClean = false
+            if sealed, let phoneLayer {
+                reader = FuzzReader(bytes: LinkFuzz.seal(reader.rest, firstRecord: phoneLayer.inboundRecordNumber), index: 0)
+            }
             while !reader.isAtEnd {
                 let r = random.next()
                 toPhone += reader.take(1 + Int(r % (r & 0x300 == 0 ? 4096 : 64)))
@@ -145,7 +154,7 @@ extension LinkFuzz {
         /// through every ping and channel timeout due; past the handshake (`FuzzLinkRunning`, which
         /// must be fast) only the inputs move the clock, and the bye-bye goes at once.
         private func finish() {
-            if records == .tls { advance(by: .seconds(6)) }
+            if records == .tls { advance(by: .seconds(6), stops: 1000) }
             toHeadUnit += watch.take(phone.sayByeBye(now: now))
             pump()
             advance(by: .seconds(2))
@@ -217,11 +226,15 @@ extension LinkFuzz {
             let pick = reader.byte()
             let channel = op & 0x20 != 0 || open.isEmpty ? pick : open[Int(pick) % open.count]
             let id = reader.u16()
-            let size = min(sendBudget, Int(reader.u16()) * (op & 0x40 != 0 ? 17 : 1))
-            sendBudget -= size
+            let asked = Int(reader.u16()) * (op & 0x40 != 0 ? 17 : 1)
             // Over the message cap the link refuses before reading a byte: hand it the pattern
-            // itself (shared, not copied) rather than a fresh megabyte each input.
-            let body = size + 2 > FrameLimits.default.maxMessageSize ? LinkFuzz.sendPattern : Array(LinkFuzz.sendPattern[..<size])
+            // itself (shared, not copied) rather than a fresh megabyte each input. Below it, an
+            // input sends at most `sendBudget` bytes in all (64 KiB: four full fragments and more
+            // are no new path, only time).
+            let overCap = asked + 2 > FrameLimits.default.maxMessageSize
+            let size = overCap ? LinkFuzz.sendPattern.count : min(sendBudget, asked)
+            if !overCap { sendBudget -= size }
+            let body = overCap ? LinkFuzz.sendPattern : Array(LinkFuzz.sendPattern[..<size])
             do {
                 toHeadUnit += watch.take(try phone.send(channel: channel, messageId: id, body: body))
             } catch {
@@ -304,11 +317,17 @@ extension LinkFuzz {
             }
         }
 
-        /// Moves the clock by `interval`, stopping at each deadline of either side to tick both.
-        private func advance(by interval: Duration) {
+        /// Moves the clock by `interval`, stopping at each deadline of either side to tick both, at
+        /// most `stops` times (by default `LinkFuzz.clockStops`, and no more than the input has
+        /// left of `LinkFuzz.inputClockStops`): past them the clock jumps to the end and both
+        /// sides tick late once, as after a stalled driver (a step of 25.5 s would otherwise run
+        /// dozens of pings each way, and a 4 KiB input of clock steps thousands).
+        private func advance(by interval: Duration, stops: Int? = nil) {
+            let limit = stops ?? min(LinkFuzz.clockStops, clockStopsLeft)
             let target = now + interval
             var steps = 0
-            while steps < 1000, let next = [phone.nextDeadline, headUnit.nextDeadline].compactMap({ $0 }).min(), next <= target {
+            defer { if stops == nil { clockStopsLeft -= steps } }
+            while steps < limit, let next = [phone.nextDeadline, headUnit.nextDeadline].compactMap({ $0 }).min(), next <= target {
                 now = max(now, next)
                 toHeadUnit += watch.tick(now)
                 takeHeadUnit(headUnit.tick(now: now))
@@ -324,4 +343,10 @@ extension LinkFuzz {
 
     /// Bodies the phone sends, made once: up to 65535 × 17 bytes, past the 1 MiB message cap.
     static let sendPattern: [UInt8] = (0..<65535 * 17).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+    /// What one input may have the phone send below the message cap, in all.
+    static let sendBudget = 64 * 1024
+    /// The deadlines one clock step of a script stops at (see `Script.advance`).
+    static let clockStops = 8
+    /// The deadlines all of one input's clock steps stop at, in all.
+    static let inputClockStops = 64
 }

@@ -54,6 +54,9 @@ package final class NullRecordLayer: RecordLayer {
         return copy
     }
 
+    /// The sequence number the next record opened must carry.
+    package var inboundRecordNumber: UInt64 { sequenceIn }
+
     package var isHandshakeComplete: Bool {
         if case .established = state { return true }
         return false

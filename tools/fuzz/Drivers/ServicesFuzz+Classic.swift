@@ -107,7 +107,9 @@ extension ServicesFuzz {
                 if case .problem(.malformedBody) = $0 { return true }
                 return false
             }
-            if !refused, let request = try? AAP.MediaGetNode(serializedBytes: body) { owed[request.path, default: 0] += 1 }
+            if !refused, let request = try? AAP.MediaGetNode(serializedBytes: body) {
+                owed[ServicesFuzz.echoed(request.path, cap: service.configuration.maxPathBytes), default: 0] += 1
+            }
             take(actions)
         }
 
@@ -212,6 +214,21 @@ extension ServicesFuzz {
             }
             owed[path] = count > 1 ? count - 1 : nil
         }
+    }
+
+    /// The path a node answering a request for `path` echoes: the path, or one past the cap cut
+    /// to its longest run of whole characters within the cap (issue 23: a car's 900 KB path never
+    /// comes back whole). Kept here as the contract, apart from the service's own cut.
+    static func echoed(_ path: String, cap: Int) -> String {
+        guard path.utf8.count > cap else { return path }
+        var kept = ""
+        var bytes = 0
+        for character in path {
+            bytes += character.utf8.count
+            guard bytes <= cap else { break }
+            kept.append(character)
+        }
+        return kept
     }
 
     static let getNodeId = UInt16(AAP.MediaBrowserMessageId.getNode.rawValue)
