@@ -68,7 +68,8 @@ enum ThroughputPhase {
         var servers: [RawEchoServer] = []
         defer { servers.forEach { $0.stop() } }
         func echo(_ parentId: String, _ listing: Listing, connections: Int, depth: Int) async throws -> Method {
-            let server = try RawEchoServer(requestSize: wireBytes(request: parentId), responseSize: wireBytes(body: listing.bodyBytes))
+            let server = try RawEchoServer(
+                requestSize: wireBytes(request: parentId), responseSize: wireBytes(body: listing.bodyBytes), reactors: options.reactorCount)
             servers.append(server)
             var clients: [RawEchoClient] = []
             for _ in 0..<connections {
@@ -152,7 +153,8 @@ enum ThroughputPhase {
     static func print(_ pairs: [Pair], _ options: Options) {
         Swift.print(
             "GET_CHILDREN on the Dashport media channel vs raw TCP request/response of the same wire sizes, "
-                + "release build, median requests/s of \(options.rounds) interleaved \(options.seconds)-s runs; latency percentiles over every request\n"
+                + "release build, median requests/s of \(options.rounds) interleaved \(options.seconds)-s runs; latency percentiles over every request; "
+                + "server and raw TCP reference on \(options.reactorCount) reactor(s), the cars on one thread of their own\n"
         )
         Swift.print("| workload | what | requests/s | × raw TCP | p50 | p99 | server CPU / request | car CPU / request |")
         Swift.print("|---|---|---:|---:|---:|---:|---:|---:|")
