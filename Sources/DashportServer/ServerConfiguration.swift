@@ -85,7 +85,7 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// car that takes the total over it is closed. Default 64 MiB.
     public var maxUnfinishedMessageBytes = 64 * 1024 * 1024
     /// Reactor threads the cars are spread over (`--reactors`): one per core by default, at most
-    /// ``EventLoop/maxReactors``. Each car's socket and worker stay on one reactor; the core is
+    /// `EventLoop.maxReactors` (8). Each car's socket and worker stay on one reactor; the core is
     /// shared. The USB gadget keeps its own threads, the control socket is on reactor 0.
     public var reactors: Int = EventLoop.defaultReactorCount
     /// Session defaults (jump distances, caps, the demo player's remote speaker).
