@@ -61,6 +61,7 @@ enum ThroughputPhase {
         }
         progress("throughput: connecting \(options.cars) cars")
         let many = try await bench.connectCars(options.cars, to: server.address)
+        progress("throughput: the server's connections per reactor: \(server.connectionsPerReactor)")
         let rootId = single.rootId
         defer { ([single] + many).forEach { $0.abort() } }
 
