@@ -5,7 +5,7 @@ import DashportTransport
 
 /// What every car connection shares: the TLS context, the link settings, the core (and its clock)
 /// and the log; and what the cars on one reactor share (``ReactorLane``): a car's copy names its
-/// own (``lane``).
+/// reactor (``reactor``).
 struct ServerContext: Sendable {
     let tls: TLSContext
     let link: LinkConfiguration
