@@ -1,4 +1,5 @@
 import DashportBrowse
+import DashportLog
 import DashportMessages
 import DashportTestSupport
 import DashportTransport
@@ -44,6 +45,10 @@ struct ReactorsOverTCPTests {
             // Least-loaded with turns on a tie: the second car goes to the other reactor.
             #expect(Self.reactors(server) == [0, 1])
             #expect(server.server.connectionsPerReactor == [1, 1])
+            // Each car's log lines name its reactor.
+            let connectedOn = server.log.records.filter { $0.message == "car connected" }
+                .compactMap { record in record.metadata.first { $0.0 == "reactor" }?.1 }
+            #expect(connectedOn.sorted() == ["0", "1"])
             let (first, second) = (cars[0], cars[1])
 
             // One browse state: the same tabs and lists, each reactor memoising them in its own shard.
