@@ -13,6 +13,10 @@ struct Method {
     /// Per connection, across rounds: requests/s (many-connection methods only).
     var connectionRates: [Double] = []
     var connectionP99s: [Double] = []
+    /// Per run: how far the slowest connection's rate is under the fastest's (0…1). Unlike the
+    /// spread over ``connectionRates``, which pools every run, a run's load change between runs
+    /// does not count here.
+    var runSpreads: [Double] = []
     /// CPU seconds of the recorded runs, cars' side and server's side.
     var cpu = CPUSplit()
     let run: (ContinuousClock.Instant) async throws -> [LoadResult]
@@ -24,6 +28,7 @@ struct Method {
         answered += other.answered
         connectionRates += other.connectionRates
         connectionP99s += other.connectionP99s
+        runSpreads += other.runSpreads
         cpu.cars += other.cpu.cars
         cpu.server += other.cpu.server
     }
@@ -37,6 +42,8 @@ struct Method {
         if results.count > 1 {
             connectionRates += results.map(\.rate)
             connectionP99s += results.map { percentile($0.latencies, 0.99) }
+            let rates = results.map(\.rate)
+            if let lowest = rates.min(), let highest = rates.max(), highest > 0 { runSpreads.append(1 - lowest / highest) }
         }
     }
 }
@@ -180,7 +187,10 @@ enum ThroughputPhase {
                     "\nFairness, \(pair.title), \(label): per-connection requests/s from \(formatCount(rates.min() ?? .nan)) "
                         + "to \(formatCount(rates.max() ?? .nan)) (median \(formatCount(median(rates))), lowest "
                         + "\(String(format: "%.0f", 100 * (1 - (rates.min() ?? .nan) / (rates.max() ?? .nan))))% under the highest); "
-                        + "per-connection p99 latency median \(formatMilliseconds(median(p99s))), worst \(formatMilliseconds(p99s.max() ?? .nan))."
+                        + "per-connection p99 latency median \(formatMilliseconds(median(p99s))), worst \(formatMilliseconds(p99s.max() ?? .nan)). "
+                        + "Within one run, the lowest under the highest: median "
+                        + "\(String(format: "%.0f", 100 * median(method.runSpreads)))%, best \(String(format: "%.0f", 100 * (method.runSpreads.min() ?? .nan)))%, "
+                        + "worst \(String(format: "%.0f", 100 * (method.runSpreads.max() ?? .nan)))% over \(method.runSpreads.count) runs."
                 )
             }
         }
