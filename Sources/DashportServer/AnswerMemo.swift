@@ -75,3 +75,37 @@ final class AnswerMemo: Sendable {
     /// How many answers are kept (a test seam).
     var count: Int { state.withLock { $0.entries.count } }
 }
+
+/// One ``AnswerMemo`` per reactor (issue 22, item 1): a car reads and fills the shard of the
+/// reactor it runs on, and an invalidation drops the answers from every shard.
+///
+/// Why shards and not one table: a memo hit is the fast path of a browse request, and with one
+/// table every reactor would take the same mutex for it. A shard's mutex is taken only by its
+/// reactor's cars (one thread) and by an invalidation (rare), so it is never contended on that
+/// path: an uncontended `Mutex` is one atomic exchange to lock and one to unlock, no system call.
+/// A truly lock-free read (a snapshot published through an atomic reference) would need safe
+/// reclamation of the old snapshot, which Swift's `Atomic` does not give without unsafe code.
+/// The cost: each reactor computes a page once before it memoises it, and holds its own copy.
+final class AnswerMemos: Sendable {
+    let shards: [AnswerMemo]
+
+    init(shards count: Int = 1) {
+        shards = (0..<max(count, 1)).map { _ in AnswerMemo() }
+    }
+
+    /// The shard of reactor `index` (a car off any reactor, on USB or in memory, uses shard 0).
+    func shard(_ index: Int) -> AnswerMemo {
+        shards[index % shards.count]
+    }
+
+    /// Drops the answers for `parentId`'s children (every answer when nil) from every shard.
+    func invalidate(_ parentId: String?) {
+        for shard in shards { shard.invalidate(parentId) }
+    }
+
+    /// The keys kept now in any shard (a test seam).
+    var keys: [AnswerMemo.Key] { shards.flatMap(\.keys) }
+
+    /// How many answers all shards keep (a test seam).
+    var count: Int { shards.reduce(0) { $0 + $1.count } }
+}

@@ -49,8 +49,11 @@ struct CarConnection {
 
     init(stream: any ByteStream, context: ServerContext, ticket: UInt64? = nil, host: String? = nil) {
         self.stream = stream
+        // The car's lane: its reactor's timer wheel and shard of memoised answers.
+        let context = context.serving(stream)
         self.context = context
         var logger = context.logger.with("peer", stream.peerDescription)
+        if let reactor = context.reactor, context.lanes.count > 1 { logger = logger.with("reactor", "\(reactor)") }
         // An address closed for bad input more often than its share of warnings logs quietly: a
         // flooder reconnecting hundreds of times a second leaves a count, not a line each.
         if let host, context.closeLog.isQuiet(host, now: context.core.clock.now.sinceOrigin) {
@@ -64,7 +67,10 @@ struct CarConnection {
     func run() async {
         defer { if let ticket { context.admission.finished(ticket) } }
         let mailbox = CarMailbox(stream: stream)
-        guard let id = context.registry.add(peer: stream.peerDescription, mailbox: mailbox, shutdown: { mailbox.yield(.shutdown) }) else {
+        guard
+            let id = context.registry.add(
+                peer: stream.peerDescription, reactor: context.reactor, mailbox: mailbox, shutdown: { mailbox.yield(.shutdown) })
+        else {
             logger.notice("refused: the server is shutting down")
             stream.abort()
             return

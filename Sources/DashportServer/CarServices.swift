@@ -53,7 +53,7 @@ struct CarServices {
         self.core = context.core
         self.logger = logger
         self.bridge = CoreBridge(inputs: inputs)
-        self.answers = context.core.answers
+        self.answers = context.answers
         self.audio = context.audio
     }
 

@@ -1,5 +1,6 @@
 public import DashportCommandLine
 import DashportLog
+import DashportTransport
 public import FoundationEssentials
 import Glibc
 
@@ -33,6 +34,9 @@ public enum ConfigurationParser {
             .value("ca-file", "FILE", "allow head units whose certificate chains to a CA in FILE (PEM)"),
             .value("label", "TEXT", "label the car shows for this phone (default Dashport)"),
             .value("device-name", "TEXT", "device name sent in service discovery"),
+            .value(
+                "reactors", "N",
+                "reactor threads the cars are spread over (default one per core, at most \(EventLoop.maxReactors))"),
             .value("max-connections", "N", "cars linked at once (default 256)"),
             .value("max-messages-per-second", "N", "messages a linked car may send a second before it is slowed (default 1000)"),
             .value("max-cars-per-address", "N", "cars linked at once from one address, loopback included (default 128)"),
@@ -119,6 +123,9 @@ public enum ConfigurationParser {
         case "ca-file": config.caFile = value
         case "label": config.label = value
         case "device-name": config.deviceName = value
+        case "reactors":
+            guard let n = Int(value) else { throw ConfigurationError("\(origin): reactors needs a whole number, got '\(value)'") }
+            config.reactors = n
         case "max-connections":
             guard let n = Int(value) else { throw ConfigurationError("\(origin): max-connections needs a whole number, got '\(value)'") }
             config.maxConnections = n

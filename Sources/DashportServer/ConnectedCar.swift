@@ -22,6 +22,8 @@ public struct ConnectedCar: Sendable, Hashable {
     public var transport: String
     /// When the connection was accepted.
     public var since: Date
+    /// The reactor serving the car (0 up to `--reactors` - 1); nil for a car on no reactor (USB).
+    public var reactor: Int?
     public var kind: Kind = .linking
     /// The vehicle from discovery: make, model, year ("Dashport Emulated Car 2026").
     public var car: String?

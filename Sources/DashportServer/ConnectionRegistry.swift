@@ -47,13 +47,13 @@ final class ConnectionRegistry: Sendable {
 
     /// Registers a car; `shutdown` is called (once) when the server stops. Returns nil when the
     /// server is already shutting down (the caller closes the connection at once).
-    func add(peer: String, mailbox: CarMailbox? = nil, shutdown: @escaping @Sendable () -> Void) -> UInt64? {
+    func add(peer: String, reactor: Int? = nil, mailbox: CarMailbox? = nil, shutdown: @escaping @Sendable () -> Void) -> UInt64? {
         state.withLock { state -> UInt64? in
             guard !state.shuttingDown else { return nil }
             state.next += 1
             state.entries[state.next] = Entry(
                 peer: peer, shutdown: shutdown,
-                car: ConnectedCar(id: state.next, peer: peer, transport: "tcp", since: Date()), mailbox: mailbox)
+                car: ConnectedCar(id: state.next, peer: peer, transport: "tcp", since: Date(), reactor: reactor), mailbox: mailbox)
             return state.next
         }
     }

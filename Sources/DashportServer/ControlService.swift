@@ -77,7 +77,8 @@ struct ControlService: Sendable {
     static func line(_ car: ConnectedCar) -> String {
         ControlWords.fields([
             "id": "\(car.id)", "kind": car.kind.rawValue, "car": car.car ?? "-", "head-unit": car.headUnit ?? "-",
-            "transport": car.transport, "peer": car.peer, "audio": car.audio?.description ?? "-",
+            "transport": car.transport, "peer": car.peer, "reactor": car.reactor.map { "\($0)" } ?? "-",
+            "audio": car.audio?.description ?? "-",
             "since": car.since.formatted(.iso8601),
         ])
     }

@@ -90,10 +90,14 @@ public final class DashportServer: Sendable {
             wantsService: audio != nil
                 ? LinkConfiguration.drivesDashportServices : LinkConfiguration.drivesDashportServicesWithoutAudio)
         // Every socket counts against the listener's hard cap; linked cars and connections still in
-        // the handshake each have their own share of it (HandshakeAdmission).
+        // the handshake each have their own share of it (HandshakeAdmission). The listening socket
+        // is on reactor 0 (with the control socket and the audio pump); the cars are spread over
+        // every reactor (`--reactors`).
+        let reactors = EventLoop.reactors(configuration.reactors)
         let listener = try TCPListener.bind(
             address, maxConnections: configuration.maxConnections + configuration.maxPendingConnections,
-            keepAlive: configuration.keepAlive, receiveBufferSize: DashportServer.carReceiveBufferSize, logger: logger.labelled("tcp"))
+            keepAlive: configuration.keepAlive, receiveBufferSize: DashportServer.carReceiveBufferSize, logger: logger.labelled("tcp"),
+            loop: reactors[0], connectionLoops: reactors)
         let admission = HandshakeAdmission(
             limits: .init(
                 maxLinked: configuration.maxConnections, maxPending: configuration.maxPendingConnections,
@@ -103,11 +107,12 @@ public final class DashportServer: Sendable {
         let context = ServerContext(
             tls: tls, link: link, core: core, logger: logger.labelled("car"),
             registry: ConnectionRegistry(releaseThreadCaches: {
-                await EventLoop.shared.releaseThreadCache()
+                // Every reactor the cars ran on (reactor 0 is the shared one), then the caller's.
+                for reactor in reactors { await reactor.releaseThreadCache() }
                 await releaseThreadCaches()
             }),
             admission: admission,
-            deadlines: DeadlineScheduler(clock: core.clock),
+            lanes: reactors.map { ReactorLane(loop: $0, deadlines: DeadlineScheduler(clock: core.clock)) },
             recordDirectory: try SessionFiles.prepare(configuration.recordDirectory),
             reassembly: ReassemblyBudget(limit: configuration.maxUnfinishedMessageBytes),
             writeStallLimit: .milliseconds(Int64(configuration.writeStallTimeoutSeconds * 1000)),
@@ -247,6 +252,12 @@ public final class DashportServer: Sendable {
 
     /// How many cars are connected now.
     public var connectionCount: Int { context.registry.count }
+
+    /// How many reactors the cars are spread over (`--reactors`).
+    public var reactorCount: Int { context.lanes.count }
+
+    /// TCP connections per reactor now, handshakes included (a test and benchmark seam).
+    public var connectionsPerReactor: [Int] { listener.connectionsPerReactor }
 
     /// Bytes received from cars and not yet taken by their connections (bounded per car by
     /// `CarMailbox`); for tests and benchmarks.

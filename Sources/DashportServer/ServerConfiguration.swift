@@ -84,6 +84,10 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Bytes all cars together may make the server hold in unfinished (fragmented) messages; the
     /// car that takes the total over it is closed. Default 64 MiB.
     public var maxUnfinishedMessageBytes = 64 * 1024 * 1024
+    /// Reactor threads the cars are spread over (`--reactors`): one per core by default, at most
+    /// `EventLoop.maxReactors` (8). Each car's socket and worker stay on one reactor; the core is
+    /// shared. The USB gadget keeps its own threads, the control socket is on reactor 0.
+    public var reactors: Int = EventLoop.defaultReactorCount
     /// Session defaults (jump distances, caps, the demo player's remote speaker).
     public var session = SessionSettings()
     /// Serve a car over USB too (`--usb-gadget DIR ...`); nil = TCP only.
@@ -130,6 +134,9 @@ public struct ServerConfiguration: Sendable, Equatable {
         }
         for fingerprint in allowedFingerprints where ServerConfiguration.normalizedFingerprint(fingerprint) == nil {
             throw ConfigurationError("--allow-fingerprint \(fingerprint): not a SHA-256 fingerprint (64 hex digits)")
+        }
+        if !(1...EventLoop.maxReactors).contains(reactors) {
+            throw ConfigurationError("--reactors must be from 1 to \(EventLoop.maxReactors)")
         }
         if maxConnections < 1 { throw ConfigurationError("--max-connections must be at least 1") }
         if maxPendingConnections < 1 { throw ConfigurationError("--max-pending-connections must be at least 1") }

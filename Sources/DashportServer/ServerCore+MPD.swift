@@ -169,6 +169,7 @@ extension ServerCore {
         await source.follow(browse: browse, session: session, logger: logger.labelled("mpd"))
         logger.notice("serving MPD's library and playing through MPD", ["mpd": address.description])
         return ServerCore(
-            browse: browse, artwork: artwork, session: session, clock: clock, catalogPath: "mpd " + address.description, mpd: source)
+            browse: browse, artwork: artwork, session: session, clock: clock, catalogPath: "mpd " + address.description, mpd: source,
+            reactors: configuration.reactors)
     }
 }

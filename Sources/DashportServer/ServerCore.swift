@@ -22,18 +22,18 @@ public struct ServerCore: Sendable {
     public let catalog: CatalogProvider?
     /// Forwards browse reports and artwork failures into the session's error channel.
     let reporters: [Task<Void, Never>]
-    /// Memoised media-channel answers, dropped as the browse core reports changes.
-    let answers: AnswerMemo
+    /// Memoised media-channel answers, one shard per reactor, dropped as the browse core reports changes.
+    let answers: AnswerMemos
     /// The MPD client and what follows its events, when the server serves MPD (`--mpd`).
     public let mpd: MPDSource?
 
     public init(
         browse: BrowseCore, artwork: ArtworkService, session: SessionCore, clock: any DashportClock, catalogPath: String,
-        catalog: CatalogProvider? = nil, mpd: MPDSource? = nil
+        catalog: CatalogProvider? = nil, mpd: MPDSource? = nil, reactors: Int = 1
     ) {
         self.catalog = catalog
         self.mpd = mpd
-        let answers = AnswerMemo()
+        let answers = AnswerMemos(shards: reactors)
         self.answers = answers
         self.reporters = ServerCore.forwardReports(browse: browse, artwork: artwork, to: session, answers: answers)
         self.browse = browse
@@ -83,7 +83,8 @@ public struct ServerCore: Sendable {
         let restored = await session.restore()
         logger.labelled("session").info("session restore: \(restored)")
         return ServerCore(
-            browse: browse, artwork: artwork, session: session, clock: clock, catalogPath: catalogPath, catalog: catalog)
+            browse: browse, artwork: artwork, session: session, clock: clock, catalogPath: catalogPath, catalog: catalog,
+            reactors: configuration.reactors)
     }
 }
 
@@ -96,7 +97,7 @@ extension ServerCore {
     /// Children-changed notifications also drop the memoised answers for that parent.
     static func forwardReports(
         browse: BrowseCore, artwork: ArtworkService, to session: SessionCore,
-        answers: AnswerMemo
+        answers: AnswerMemos
     ) -> [Task<Void, Never>] {
         let fromBrowse = Task {
             for await notification in await browse.subscribe() {

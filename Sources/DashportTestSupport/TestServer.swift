@@ -35,6 +35,11 @@ public struct TestServer: Sendable {
         configuration.stateDirectory = directory
         // See patientHandshakeDeadline: a loaded machine must not fail a test on speed alone.
         configuration.handshakeTimeoutSeconds = Double(patientHandshakeDeadline.components.seconds)
+        // The server's default is one reactor per core; DASHPORT_TEST_REACTORS=N runs every test
+        // server on N (1: as before there were more), unless the test sets its own.
+        if let text = ProcessInfo.processInfo.environment["DASHPORT_TEST_REACTORS"], let reactors = Int(text) {
+            configuration.reactors = reactors
+        }
         configure(&configuration)
         let sink = CollectingSink()
         let logger = Logger(label: "test", level: .debug, sink: sink)

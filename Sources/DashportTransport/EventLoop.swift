@@ -177,18 +177,22 @@ public final class EventLoop: Sendable {
     }
 
     /// Closes the connections sharing `budget` with the most bytes queued until the total is
-    /// under its limit; at most one pass is queued at a time.
+    /// under its limit; at most one pass is queued at a time. The connections may be on any of the
+    /// budget's reactors: one on another reactor gives its queued bytes back at once and is closed
+    /// there (``TCPConnection/shed(_:)``).
     func shedOutbound(_ budget: OutboundBudget) {
         guard !budget.shedPending.exchange(true, ordering: .acquiringAndReleasing) else { return }
         execute { [self] in
             budget.shedPending.store(false, ordering: .releasing)
+            let loops = budget.reactors.isEmpty ? [self] : budget.reactors
             while budget.isOver {
-                let candidates = sources.withLock { $0.values.compactMap { $0 as? TCPConnection } }
-                    .filter { $0.budget === budget }
+                let candidates = loops.flatMap { loop in
+                    loop.sources.withLock { $0.values.compactMap { $0 as? TCPConnection } }.filter { $0.budget === budget }
+                }
                 guard let largest = candidates.max(by: { $0.outboundBufferedBytes < $1.outboundBufferedBytes }),
                     largest.outboundBufferedBytes > 0
                 else { return }
-                largest.closeOnLoop(.outboundBudgetExhausted(budget.limit), how: .reset)
+                largest.shed(.outboundBudgetExhausted(budget.limit))
             }
         }
     }

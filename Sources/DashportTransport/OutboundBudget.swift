@@ -16,6 +16,9 @@ public final class OutboundBudget: Sendable {
     private let total = Atomic<Int>(0)
     /// A shedding pass is queued on the reactor and has not run yet.
     let shedPending = Atomic<Bool>(false)
+    /// The reactors whose connections count against this budget (a listener's ``TCPListener/connectionLoops``):
+    /// a shedding pass looks for the largest queue on every one of them.
+    private let loops = Mutex<[EventLoop]>([])
 
     public init(limit: Int = OutboundBudget.defaultLimit) {
         self.limit = max(1, limit)
@@ -25,6 +28,16 @@ public final class OutboundBudget: Sendable {
     public var queuedBytes: Int { total.load(ordering: .relaxed) }
 
     var isOver: Bool { queuedBytes > limit }
+
+    /// Counts `loops` among the reactors whose connections share this budget.
+    func share(_ loops: [EventLoop]) {
+        self.loops.withLock { known in
+            for loop in loops where !known.contains(where: { $0 === loop }) { known.append(loop) }
+        }
+    }
+
+    /// The reactors whose connections share this budget.
+    var reactors: [EventLoop] { loops.withLock { $0 } }
 
     func add(_ count: Int) { total.add(count, ordering: .relaxed) }
     func subtract(_ count: Int) { if count != 0 { total.subtract(count, ordering: .relaxed) } }

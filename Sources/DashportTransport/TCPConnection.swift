@@ -218,17 +218,22 @@ public final class TCPConnection: ByteStream {
     }
 
     public func abort() {
+        shed(nil)
+    }
+
+    /// Resets the connection for `reason`. Off its reactor, the queued bytes (and later writes) are
+    /// dropped at once, so what they held of the budget is back before the reactor closes the socket.
+    func shed(_ reason: TransportError?) {
         guard loop.isCurrentThread else {
-            // Queued bytes and later writes are dropped at once; the reactor closes the socket.
             state.withLock { state in
                 state.closeRequested = true
                 budget?.subtract(state.outbound.count)
                 state.outbound.removeAll()
             }
-            loop.execute { [self] in closeOnLoop(nil, how: .reset) }
+            loop.execute { [self] in closeOnLoop(reason, how: .reset) }
             return
         }
-        closeOnLoop(nil, how: .reset)
+        closeOnLoop(reason, how: .reset)
     }
 
     /// Bytes the peer sent that the kernel holds and this connection has not read yet

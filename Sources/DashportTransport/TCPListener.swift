@@ -5,6 +5,10 @@ import Synchronization
 
 /// A listening TCP socket (IPv4 or IPv6) that hands each accepted peer over as a ``TCPConnection``.
 ///
+/// The listening socket is watched by one reactor (`loop`); each accepted connection is owned by
+/// one of ``connectionLoops`` (the one with the fewest of this listener's connections, see
+/// `ReactorBalancer`), whose thread alone makes its socket calls from then on.
+///
 /// Accepted sockets are non-blocking, close-on-exec and TCP_NODELAY, with TCP keepalive
 /// (``TCPKeepAlive/default`` unless told otherwise). Beyond `maxConnections` live
 /// connections a new peer is accepted and closed at once, and logged, so a flood of connects
@@ -25,9 +29,14 @@ public final class TCPListener: Sendable {
     /// kernel's autotuning (on loopback it grows to megabytes).
     public let receiveBufferSize: Int?
 
+    /// The reactors accepted connections are spread over (the listener's own loop alone unless
+    /// `bind` was given more).
+    public var connectionLoops: [EventLoop] { balancer.loops }
+
     private let fd: Int32
     private let id: UInt64
     private let loop: EventLoop
+    private let balancer: ReactorBalancer
     private let logger: Logger
     private let phase = Mutex(Phase.bound)
     private let liveConnections = Atomic<Int>(0)
@@ -48,13 +57,16 @@ public final class TCPListener: Sendable {
     /// accepted socket inherits it from its first segment (tcp(7)): it bounds what the kernel
     /// holds of a peer's bytes while the reactor does not read them (a paused car), and what it
     /// frees when such a peer is closed.
+    ///
+    /// `loop` watches the listening socket; `connectionLoops` (default: `loop` alone) are the
+    /// reactors its connections are spread over.
     public static func bind(
         _ address: ListenAddress, backlog: Int32 = 512, maxConnections: Int = 1024,
         outboundBufferLimit: Int = TCPConnection.defaultOutboundBufferLimit,
         keepAlive: TCPKeepAlive? = .default,
         outboundBudget: OutboundBudget = OutboundBudget(),
         receiveBufferSize: Int? = nil,
-        logger: Logger, loop: EventLoop = .shared
+        logger: Logger, loop: EventLoop = .shared, connectionLoops: [EventLoop] = []
     ) throws(TransportError) -> TCPListener {
         guard let socketAddress = SocketAddress(address) else { throw .bind(address, "not a numeric address") }
         let fd = socket(socketAddress.family, streamSocketType, 0)
@@ -80,12 +92,14 @@ public final class TCPListener: Sendable {
         return TCPListener(
             fd: fd, bound: bound.listenAddress, maxConnections: maxConnections,
             outboundBufferLimit: outboundBufferLimit, keepAlive: keepAlive,
-            outboundBudget: outboundBudget, receiveBufferSize: applied, logger: logger, loop: loop)
+            outboundBudget: outboundBudget, receiveBufferSize: applied, logger: logger, loop: loop,
+            connectionLoops: connectionLoops.isEmpty ? [loop] : connectionLoops)
     }
 
     private init(
         fd: Int32, bound: ListenAddress, maxConnections: Int, outboundBufferLimit: Int,
-        keepAlive: TCPKeepAlive?, outboundBudget: OutboundBudget, receiveBufferSize: Int?, logger: Logger, loop: EventLoop
+        keepAlive: TCPKeepAlive?, outboundBudget: OutboundBudget, receiveBufferSize: Int?, logger: Logger, loop: EventLoop,
+        connectionLoops: [EventLoop]
     ) {
         self.receiveBufferSize = receiveBufferSize
         self.fd = fd
@@ -97,6 +111,8 @@ public final class TCPListener: Sendable {
         self.outboundBudget = outboundBudget
         self.logger = logger.labelled("transport").with("listen", bound.description)
         self.loop = loop
+        self.balancer = ReactorBalancer(loops: connectionLoops)
+        outboundBudget.share(connectionLoops)
     }
 
     deinit {
@@ -109,6 +125,9 @@ public final class TCPListener: Sendable {
 
     /// Live connections accepted by this listener and not yet closed.
     public var connectionCount: Int { liveConnections.load(ordering: .relaxed) }
+
+    /// Live connections per reactor of ``connectionLoops``, in that order.
+    public var connectionsPerReactor: [Int] { balancer.connections }
 
     /// Starts accepting. `onAccept` runs on the reactor thread for each new connection, which it must
     /// `start` (or close). Call once.
@@ -190,15 +209,22 @@ extension TCPListener: Selectable {
             logger.warning("cannot set TCP keepalive: \(errnoText(failure))", ["peer": peerText])
         }
         liveConnections.add(1, ordering: .relaxed)
+        let reactor = balancer.choose()
         let connection = TCPConnection(
-            fd: peerFD, remote: peer, phase: .open, loop: loop, outboundBufferLimit: outboundBufferLimit,
-            logger: logger, budget: outboundBudget, onFinish: { [self] in liveConnections.subtract(1, ordering: .relaxed) })
+            fd: peerFD, remote: peer, phase: .open, loop: balancer.loops[reactor], outboundBufferLimit: outboundBufferLimit,
+            logger: logger, budget: outboundBudget,
+            onFinish: { [self] in
+                balancer.release(reactor)
+                liveConnections.subtract(1, ordering: .relaxed)
+            })
+        // epoll_ctl is thread-safe: the connection's own reactor handles its events from here on
+        // (those that come before `start` are kept for it).
         if let failure = connection.register() {
             logger.error("cannot watch an accepted connection: \(errnoText(failure))", ["peer": peerText])
             connection.abort()
             return
         }
-        logger.debug("accepted", ["peer": peerText])
+        logger.debug("accepted", ["peer": peerText, "reactor": "\(reactor)"])
         onAccept(connection)
     }
 }

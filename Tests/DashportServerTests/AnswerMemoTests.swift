@@ -39,6 +39,27 @@ struct AnswerMemoTests {
         #expect(memo.lookup(Self.key("tab-A")) == nil, "lists from the disk cache are never kept")
     }
 
+    /// One shard per reactor: each keeps its own answers, an invalidation empties the parent in
+    /// every shard, and an answer computed in one shard before a change is not kept after it.
+    @Test func everyShardIsInvalidatedAndKeepsItsOwnAnswers() {
+        let memos = AnswerMemos(shards: 2)
+        #expect(memos.shard(2) === memos.shard(0), "a car off the reactors (index past them) uses a shard that exists")
+        let (first, second) = (memos.shard(0), memos.shard(1))
+        first.store(Self.entry(["a"]), for: Self.key("tab-A"), generation: first.generation)
+        #expect(second.lookup(Self.key("tab-A")) == nil, "a shard is filled by its own reactor's cars")
+        let before = second.generation
+        second.store(Self.entry(["a"]), for: Self.key("tab-A"), generation: before)
+        second.store(Self.entry(["b"]), for: Self.key("tab-B"), generation: before)
+        #expect(memos.count == 3)
+        memos.invalidate("tab-A")
+        #expect(first.lookup(Self.key("tab-A")) == nil && second.lookup(Self.key("tab-A")) == nil)
+        #expect(second.lookup(Self.key("tab-B")) != nil)
+        second.store(Self.entry(["old"]), for: Self.key("tab-A"), generation: before)
+        #expect(second.lookup(Self.key("tab-A")) == nil)
+        memos.invalidate(nil)
+        #expect(memos.count == 0)
+    }
+
     /// A provider that timed out with nothing cached answers `.unavailable`: never kept, so the
     /// next car asks the provider again instead of getting the empty page.
     @Test func anUnavailableAnswerIsNeverKept() {

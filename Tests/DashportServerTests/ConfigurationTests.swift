@@ -1,6 +1,7 @@
 import Testing
 import DashportCommandLine
 import DashportLog
+import DashportTransport
 @testable import DashportServer
 
 @Suite("Server configuration")
@@ -61,6 +62,23 @@ struct ConfigurationTests {
             try ConfigurationParser.parse(arguments: ["--config", "dash.conf"], readFile: { _ in "config = other.conf" })
         }
         #expect(throws: ConfigurationError.self) { try ConfigurationParser.parse(arguments: ["--max-connections", "many"]) }
+    }
+
+    /// `--reactors`: one per core by default (at most the cap), any count from 1 to the cap.
+    @Test func reactorsDefaultToTheCoresAndStayWithinTheCap() throws {
+        let defaults = try ConfigurationParser.parse(arguments: [])
+        #expect(defaults.reactors == EventLoop.defaultReactorCount)
+        #expect(defaults.reactors >= 1 && defaults.reactors <= EventLoop.maxReactors)
+        let three = try ConfigurationParser.parse(arguments: ["--reactors", "3"])
+        #expect(three.reactors == 3)
+        try three.validate()
+        #expect(try ConfigurationParser.parse(arguments: ["--config", "d.conf"], readFile: { _ in "reactors = 1" }).reactors == 1)
+        for refused in ["0", "\(EventLoop.maxReactors + 1)"] {
+            #expect(throws: ConfigurationError("--reactors must be from 1 to \(EventLoop.maxReactors)")) {
+                try ConfigurationParser.parse(arguments: ["--reactors", refused]).validate()
+            }
+        }
+        #expect(throws: ConfigurationError.self) { try ConfigurationParser.parse(arguments: ["--reactors", "all"]) }
     }
 
     /// Issue 12: `serve --bogus` said "--bogus needs a value".

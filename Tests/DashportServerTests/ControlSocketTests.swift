@@ -48,6 +48,7 @@ struct ControlSocketTests {
                     #"id=\#(cars[1].id) kind=aap car="Volvo XC40 Recharge" head-unit="Dashport dashport-hu 1.0" transport=tcp peer=127.0.0.1:"#
                 ))
             #expect(lines.allSatisfy { $0.contains(" since=20") })
+            #expect(zip(lines, cars).allSatisfy { line, car in line.contains(" reactor=\(car.reactor ?? -1) ") })
 
             guard case .ok(let status) = try await ControlSocketTests.send(server, "status") else {
                 Issue.record("status was refused")

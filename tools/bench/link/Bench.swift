@@ -71,6 +71,7 @@ struct Bench {
             configuration.maxMessagesPerSecond = 10_000_000
             configuration.maxPendingConnections = max(configuration.maxPendingConnections, options.cars + 16)
         }
+        configuration.reactors = options.reactorCount
         let logger = options.serverLog.map { Logger(label: "server", level: $0) } ?? .silent
         return try await DashportServer.start(configuration: configuration, logger: logger)
     }

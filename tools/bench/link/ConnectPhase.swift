@@ -35,7 +35,7 @@ enum ConnectPhase {
         let identity = try TLSIdentity.loadOrCreate(stateDirectory: state)
         let serverTLS = try TLSContext(.server(identity: identity, peerPolicy: .acceptAny))
         let tlsServer = try TLSEchoServer(context: serverTLS)
-        let tcpServer = try RawEchoServer(requestSize: TLSPeer.payload.count, responseSize: TLSPeer.payload.count)
+        let tcpServer = try RawEchoServer(requestSize: TLSPeer.payload.count, responseSize: TLSPeer.payload.count, reactors: 1)
         defer {
             tlsServer.stop()
             tcpServer.stop()

@@ -1,5 +1,6 @@
 import DashportCommandLine
 import DashportLog
+import DashportTransport
 import Foundation
 
 /// What `dashport-bench-link` runs; every phase is bounded in count and in time.
@@ -39,6 +40,12 @@ struct Options {
     /// The in-process server's log level, its lines on standard error; nil: warnings and errors
     /// only, discarded.
     var serverLog: LogLevel?
+    /// Reactors of the in-process server and of the raw TCP reference (`--reactors`); nil: the
+    /// server's default, one per core.
+    var reactors: Int?
+
+    /// The reactors the in-process server and the raw TCP reference run.
+    var reactorCount: Int { reactors ?? EventLoop.defaultReactorCount }
 
     static let spec = CommandSpec(
         name: "dashport-bench-link",
@@ -64,6 +71,9 @@ struct Options {
             .value("hold-until", "FILE", "with --hold: leave once FILE exists (default: after 60 s)"),
             .flag("only-hostile", "run the hostile phase alone (no connects, throughput or memory)"),
             .value("server-log", "LEVEL", "the in-process server's log on standard error from LEVEL up (default: none)"),
+            .value(
+                "reactors", "N",
+                "reactors of the in-process server, and of the raw TCP reference (default: the server's, one per core)"),
         ],
         epilogue: "Build the server first for the memory phase: swift build -c release --product dashport")
 
@@ -86,6 +96,10 @@ struct Options {
         hold = parsed.value("hold")
         holdUntil = parsed.value("hold-until")
         onlyHostile = parsed.flag("only-hostile")
+        reactors = try parsed.integer("reactors", minimum: 1)
+        if let reactors, reactors > EventLoop.maxReactors {
+            throw CommandLineError("--reactors \(reactors): at most \(EventLoop.maxReactors)")
+        }
         if let name = parsed.value("server-log") {
             guard let level = LogLevel(name: name) else {
                 throw CommandLineError("--server-log \(name): not a log level (trace, debug, info, notice, warning, error)")

@@ -6,15 +6,17 @@ import DashportLog
 /// The throughput reference: request/response over plain TCP on loopback, no TLS, no AAP, with
 /// the sizes a GET_CHILDREN and its BROWSE_RESULT have on the wire. Every `requestSize` bytes
 /// in are answered with `responseSize` bytes out, one write each, like the server's one write
-/// per frame. Runs on the same reactor as the Dashport server.
+/// per frame. Runs on the same reactors as the Dashport server (`--reactors`), its connections
+/// spread over them the same way.
 final class RawEchoServer: Sendable {
     let listener: TCPListener
     let requestSize: Int
 
-    init(requestSize: Int, responseSize: Int) throws {
+    init(requestSize: Int, responseSize: Int, reactors: Int) throws {
         let response = [UInt8](repeating: 0x5A, count: responseSize)
         self.requestSize = requestSize
-        listener = try TCPListener.bind(ListenAddress.parse("127.0.0.1:0"), logger: .silent)
+        listener = try TCPListener.bind(
+            ListenAddress.parse("127.0.0.1:0"), logger: .silent, connectionLoops: EventLoop.reactors(reactors))
         listener.start { connection in
             let pending = Mutex(0)
             connection.start { event in

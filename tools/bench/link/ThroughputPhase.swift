@@ -13,6 +13,10 @@ struct Method {
     /// Per connection, across rounds: requests/s (many-connection methods only).
     var connectionRates: [Double] = []
     var connectionP99s: [Double] = []
+    /// Per run: how far the slowest connection's rate is under the fastest's (0…1). Unlike the
+    /// spread over ``connectionRates``, which pools every run, a run's load change between runs
+    /// does not count here.
+    var runSpreads: [Double] = []
     /// CPU seconds of the recorded runs, cars' side and server's side.
     var cpu = CPUSplit()
     let run: (ContinuousClock.Instant) async throws -> [LoadResult]
@@ -24,6 +28,7 @@ struct Method {
         answered += other.answered
         connectionRates += other.connectionRates
         connectionP99s += other.connectionP99s
+        runSpreads += other.runSpreads
         cpu.cars += other.cpu.cars
         cpu.server += other.cpu.server
     }
@@ -37,6 +42,8 @@ struct Method {
         if results.count > 1 {
             connectionRates += results.map(\.rate)
             connectionP99s += results.map { percentile($0.latencies, 0.99) }
+            let rates = results.map(\.rate)
+            if let lowest = rates.min(), let highest = rates.max(), highest > 0 { runSpreads.append(1 - lowest / highest) }
         }
     }
 }
@@ -61,6 +68,7 @@ enum ThroughputPhase {
         }
         progress("throughput: connecting \(options.cars) cars")
         let many = try await bench.connectCars(options.cars, to: server.address)
+        progress("throughput: the server's connections per reactor: \(server.connectionsPerReactor)")
         let rootId = single.rootId
         defer { ([single] + many).forEach { $0.abort() } }
 
@@ -68,7 +76,8 @@ enum ThroughputPhase {
         var servers: [RawEchoServer] = []
         defer { servers.forEach { $0.stop() } }
         func echo(_ parentId: String, _ listing: Listing, connections: Int, depth: Int) async throws -> Method {
-            let server = try RawEchoServer(requestSize: wireBytes(request: parentId), responseSize: wireBytes(body: listing.bodyBytes))
+            let server = try RawEchoServer(
+                requestSize: wireBytes(request: parentId), responseSize: wireBytes(body: listing.bodyBytes), reactors: options.reactorCount)
             servers.append(server)
             var clients: [RawEchoClient] = []
             for _ in 0..<connections {
@@ -152,7 +161,8 @@ enum ThroughputPhase {
     static func print(_ pairs: [Pair], _ options: Options) {
         Swift.print(
             "GET_CHILDREN on the Dashport media channel vs raw TCP request/response of the same wire sizes, "
-                + "release build, median requests/s of \(options.rounds) interleaved \(options.seconds)-s runs; latency percentiles over every request\n"
+                + "release build, median requests/s of \(options.rounds) interleaved \(options.seconds)-s runs; latency percentiles over every request; "
+                + "server and raw TCP reference on \(options.reactorCount) reactor(s), the cars on one thread of their own\n"
         )
         Swift.print("| workload | what | requests/s | × raw TCP | p50 | p99 | server CPU / request | car CPU / request |")
         Swift.print("|---|---|---:|---:|---:|---:|---:|---:|")
@@ -177,7 +187,10 @@ enum ThroughputPhase {
                     "\nFairness, \(pair.title), \(label): per-connection requests/s from \(formatCount(rates.min() ?? .nan)) "
                         + "to \(formatCount(rates.max() ?? .nan)) (median \(formatCount(median(rates))), lowest "
                         + "\(String(format: "%.0f", 100 * (1 - (rates.min() ?? .nan) / (rates.max() ?? .nan))))% under the highest); "
-                        + "per-connection p99 latency median \(formatMilliseconds(median(p99s))), worst \(formatMilliseconds(p99s.max() ?? .nan))."
+                        + "per-connection p99 latency median \(formatMilliseconds(median(p99s))), worst \(formatMilliseconds(p99s.max() ?? .nan)). "
+                        + "Within one run, the lowest under the highest: median "
+                        + "\(String(format: "%.0f", 100 * median(method.runSpreads)))%, best \(String(format: "%.0f", 100 * (method.runSpreads.min() ?? .nan)))%, "
+                        + "worst \(String(format: "%.0f", 100 * (method.runSpreads.max() ?? .nan)))% over \(method.runSpreads.count) runs."
                 )
             }
         }
