@@ -44,6 +44,28 @@ import DashportTLS
         #expect(lines.last == "bye-bye answered; done")
     }
 
+    /// A hello that comes after the pings (beside `stress --cpu 4` the phone's 20-ms pings came
+    /// first, and the probe said bye-bye without it): the probe waits for it, then says bye-bye.
+    @Test func connectWaitsForTheHelloThatComesAfterThePings() async throws {
+        var media = FakeMediaServer()
+        media.helloDelay = .milliseconds(300)
+        let phone = try FakePhone(media: media)
+        let output = CollectedLines()
+        let outcome = await ConnectProbe.run(
+            address: phone.address, configuration: Self.configuration, identity: try TestTLS.carIdentity.get(),
+            timeout: .seconds(60), transcript: Transcript { output.append($0) })
+        guard case .success(let pings) = outcome else {
+            Issue.record("connect failed: \(outcome)")
+            return
+        }
+        #expect(pings == 2)
+        let lines = output.all
+        let hello = try #require(lines.firstIndex { $0.hasPrefix("dashport.media hello: ") }, "\(lines)")
+        let bye = try #require(lines.firstIndex(of: "saying bye-bye"), "\(lines)")
+        #expect(hello < bye)
+        #expect(lines.last == "bye-bye answered; done")
+    }
+
     @Test(.timeLimit(.minutes(2))) func connectFailsClearlyWhenThePhoneNeverPings() async throws {
         // The phone's first ping is an hour away. The probe's limit runs on a manual clock, moved
         // only once the link is up, so the only way to fail is the missing ping, however slow the machine.

@@ -6,6 +6,8 @@ import DashportMessages
 /// of "silent" are never answered.
 struct FakeMediaServer: Sendable {
     static let rootId = "root"
+    /// How long after the channel opens the hello goes out (zero: at once, as the server does).
+    var helloDelay: Duration = .zero
     static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
     static let tabs: [DashportMedia.BrowseItem] = [

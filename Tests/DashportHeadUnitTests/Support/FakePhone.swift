@@ -148,7 +148,12 @@ actor FakePhoneConnection {
         switch event {
         case .channelOpened(let service):
             guard case .vendorExtension(LinkConfiguration.dashportMediaServiceName, _) = service.kind else { return }
-            send(media.greeting(), on: service.channel)
+            guard media.helloDelay > .zero else { return send(media.greeting(), on: service.channel) }
+            let (delay, channel) = (media.helloDelay, service.channel)
+            Task { [clock] in
+                guard (try? await clock.sleep(for: delay)) != nil else { return }
+                self.greet(on: channel)
+            }
         case .message(let channel, let messageId, let body):
             guard case .vendorExtension? = link?.car?.service(onChannel: channel)?.kind else { return }
             mediaRequests.append((messageId, body))
@@ -156,6 +161,10 @@ actor FakePhoneConnection {
         default:
             break
         }
+    }
+
+    private func greet(on channel: UInt8) {
+        send(media.greeting(), on: channel)
     }
 
     private func send(_ messages: [(UInt16, [UInt8])], on channel: UInt8) {
