@@ -118,6 +118,19 @@ extension ArtworkService {
 
     /// Downloads `url` into a temporary file of the cache and opens it for reading.
     private func fetchOriginal(_ key: ArtworkKey, _ url: URL) async -> Result<Download, ArtworkError> {
+        await withDownload(key, url) { temporary throws(ArtworkError) in
+            let fd = open(temporary, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw ArtworkError.io(String(cString: strerror(errno))) }
+            return Download(temporary: temporary, descriptor: fd)
+        }
+    }
+
+    /// Downloads `url` into a temporary file of the cache (bounded by the fetch limits) and hands
+    /// its path to `use`; on any failure the temporary file is removed (the next start deletes
+    /// what a crash leaves).
+    private func withDownload<T>(
+        _ key: ArtworkKey, _ url: URL, _ use: (String) throws(ArtworkError) -> T
+    ) async -> Result<T, ArtworkError> {
         let temporary = cache.temporaryPath()
         stats.downloads += 1
         logger.debug("downloading artwork", ["key": key.rawValue, "uri": ArtworkRegistry.redacted(url)])
@@ -131,11 +144,9 @@ extension ArtworkService {
             }
             let limit = configuration.maxDownloadBytes
             guard bytes <= limit else { throw ArtworkError.tooLarge(bytes: bytes, limit: limit) }  // a fetcher that ignored it
-            let fd = open(temporary, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { throw ArtworkError.io(String(cString: strerror(errno))) }
-            return .success(Download(temporary: temporary, descriptor: fd))
+            return .success(try use(temporary))
         } catch {
-            try? Files.remove(temporary)  // a failed download's leftovers; the next start deletes them too
+            try? Files.remove(temporary)
             return .failure(error)
         }
     }
@@ -150,25 +161,7 @@ extension ArtworkService {
     }
 
     private func download(_ key: ArtworkKey, _ url: URL) async -> Result<String, ArtworkError> {
-        let temporary = cache.temporaryPath()
-        stats.downloads += 1
-        logger.debug("downloading artwork", ["key": key.rawValue, "uri": ArtworkRegistry.redacted(url)])
-        let result: Result<String, ArtworkError>
-        do throws(ArtworkError) {
-            let bytes: Int
-            do {
-                bytes = try await fetcher.fetch(url, into: temporary, limits: configuration.fetchLimits)
-            } catch {
-                if case .storage = error { cache.recordWrite(failure: error) }  // the download had nowhere to go
-                throw error
-            }
-            let limit = configuration.maxDownloadBytes
-            guard bytes <= limit else { throw ArtworkError.tooLarge(bytes: bytes, limit: limit) }  // a fetcher that ignored it
-            result = .success(try cache.adoptOriginal(temporary, for: key))
-        } catch {
-            try? Files.remove(temporary)  // a failed download's leftovers; the next start deletes them too
-            result = .failure(error)
-        }
+        let result = await withDownload(key, url) { temporary throws(ArtworkError) in try cache.adoptOriginal(temporary, for: key) }
         downloadFlights[key] = nil
         return result
     }

@@ -163,14 +163,7 @@ extension SessionReplayTests {
         ghost.body = .object(members)
         recording.entries.insert(ghost, at: bye)
         recording = try SessionRecording(parsing: recording.serialized())
-        let report = try await TestServer.with { test in
-            let server = test.server
-            return await SessionReplayer(recording: recording, timeout: .seconds(25), identity: try TestTLS.carIdentity.get()) { car in
-                let (carEnd, phoneEnd) = MemoryByteStream.pair(name: "car \(car)")
-                server.serve(phoneEnd)
-                return carEnd
-            }.run()
-        }
+        let report = try await Self.replay(recording, over: .memory)
         #expect(report.passed, "\(report)")
         #expect(report.compared > 10)
     }
