@@ -72,6 +72,7 @@ struct Bench {
             configuration.maxPendingConnections = max(configuration.maxPendingConnections, options.cars + 16)
         }
         configuration.reactors = options.reactorCount
+        configuration.catalog = options.catalog
         let logger = options.serverLog.map { Logger(label: "server", level: $0) } ?? .silent
         return try await DashportServer.start(configuration: configuration, logger: logger)
     }

@@ -43,6 +43,10 @@ struct Options {
     /// Reactors of the in-process server and of the raw TCP reference (`--reactors`); nil: the
     /// server's default, one per core.
     var reactors: Int?
+    /// The in-process servers' catalog (`--catalog`); nil: the embedded demo library. With the
+    /// 100,000-item maximum (`dashport-bench-search --write-catalog`), the hostile phase's search
+    /// flooder searches it beside the good cars' browsing (issue 22 item 3).
+    var catalog: String?
 
     /// The reactors the in-process server and the raw TCP reference run.
     var reactorCount: Int { reactors ?? EventLoop.defaultReactorCount }
@@ -74,6 +78,7 @@ struct Options {
             .value(
                 "reactors", "N",
                 "reactors of the in-process server, and of the raw TCP reference (default: the server's, one per core)"),
+            .value("catalog", "PATH", "the in-process servers' catalog (default: the embedded demo library)"),
         ],
         epilogue: "Build the server first for the memory phase: swift build -c release --product dashport")
 
@@ -97,6 +102,7 @@ struct Options {
         holdUntil = parsed.value("hold-until")
         onlyHostile = parsed.flag("only-hostile")
         reactors = try parsed.integer("reactors", minimum: 1)
+        catalog = parsed.value("catalog")
         if let reactors, reactors > EventLoop.maxReactors {
             throw CommandLineError("--reactors \(reactors): at most \(EventLoop.maxReactors)")
         }

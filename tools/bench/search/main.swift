@@ -33,15 +33,19 @@ let spec = CommandSpec(
         .value("car-page", "N", "items of the page a car asks for (default the core's default page, 100)"),
         .value("linear-rounds", "N", "rounds of the search before the index, every item compared (default 1)"),
         .value("load-rounds", "N", "loads of each catalog, each in a fresh process (default 5; 0 skips them)"),
+        .value(
+            "write-catalog", "FOLDER",
+            "only write the 100,000-item catalog into FOLDER and print its path (for dashport-bench-link --catalog)"),
     ])
 
-let (rounds, demoPath, linearRounds, pageSizeOption, loadRounds, carPageOption) = ParsedCommand.parseOrExit(
+let (rounds, demoPath, linearRounds, pageSizeOption, loadRounds, carPageOption, writeFolder) = ParsedCommand.parseOrExit(
     program: "dashport-bench-search", as: spec
 ) { parsed throws(CommandLineError) in
     (
         try parsed.integer("rounds") ?? 20, parsed.value("catalog") ?? "Fixtures/demo/catalog.json",
         try parsed.integer("linear-rounds", minimum: 0) ?? 1, try parsed.integer("page-size"),
-        try parsed.integer("load-rounds", minimum: 0) ?? 5, try parsed.integer("car-page", minimum: 1)
+        try parsed.integer("load-rounds", minimum: 0) ?? 5, try parsed.integer("car-page", minimum: 1),
+        parsed.value("write-catalog")
     )
 }
 
@@ -101,6 +105,13 @@ func percentile(_ sorted: [Double], _ fraction: Double) -> Double {
     sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
 }
 
+if let writeFolder {
+    // Another benchmark's server reads it: `dashport-bench-link --catalog` (a car's browse latency
+    // beside another's searches over the maximum catalog, issue 22 item 3).
+    try FileManager.default.createDirectory(atPath: writeFolder, withIntermediateDirectories: true)
+    print(try largeCatalog(in: writeFolder))
+    exit(0)
+}
 let folder = NSTemporaryDirectory() + "dashport-bench-search-\(getpid())"
 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(atPath: folder) }
