@@ -153,11 +153,24 @@ struct ArtworkDiskCache {
 
     /// Stores a thumbnail atomically.
     mutating func storeThumbnail(_ image: ArtworkImage, key: ArtworkKey, box: ArtworkBox) throws(ArtworkError) {
-        let entry = Entry.thumbnail(key, box)
-        let bytes = ThumbnailFile.encode(image)
-        do { try Files.writeAtomically(bytes, to: path(of: entry)) } catch { throw failedWrite(error) }
+        let file = thumbnailFile(image, key: key, box: box)
+        var failure: FileError?
+        do { try Files.writeAtomically(file.bytes, to: file.path) } catch { failure = error }
+        try adoptThumbnail(key: key, box: box, size: file.bytes.count, failure: failure)
+    }
+
+    /// What ``storeThumbnail(_:key:box:)`` writes, and where: for a write off the caller's thread,
+    /// then ``adoptThumbnail(key:box:size:failure:)``.
+    func thumbnailFile(_ image: ArtworkImage, key: ArtworkKey, box: ArtworkBox) -> (path: String, bytes: [UInt8]) {
+        (path(of: .thumbnail(key, box)), ThumbnailFile.encode(image))
+    }
+
+    /// Takes in a thumbnail written to its path atomically (nil failure), or records why it
+    /// could not be (then throws ``ArtworkError/storage(_:)``).
+    mutating func adoptThumbnail(key: ArtworkKey, box: ArtworkBox, size: Int, failure: FileError?) throws(ArtworkError) {
+        if let failure { throw failedWrite(failure) }
         recordWrite(failure: nil)
-        account(entry, size: bytes.count)
+        account(.thumbnail(key, box), size: size)
     }
 
     /// Keeps the write health: the first failure of a fault is logged with its cause, the ones

@@ -9,25 +9,49 @@ import DashportLog
 /// The shared work behind requests: one download per key, one resize per key and box, and the
 /// bookkeeping of failures (backoff, one report per URI).
 extension ArtworkService {
-    /// Makes, caches and returns the thumbnail of one key and box; runs once per flight.
-    func makeThumbnail(_ flight: FlightKey, _ registration: ArtworkRegistry.Registration) async -> Result<ArtworkImage, ArtworkError> {
-        let result = await produceThumbnail(flight, registration.source)
+    /// Makes the thumbnail of one key and box, answers `answered` with it, then caches it; runs
+    /// once per flight. A cover is answered before its cache file is written (the write's
+    /// `fsync` is not the car's wait, nor the actor's: it runs on another thread).
+    func makeThumbnail(
+        _ flight: FlightKey, _ registration: ArtworkRegistry.Registration, answered: OneShot<Result<ArtworkImage, ArtworkError>>
+    ) async {
+        let result = await produceThumbnail(flight, registration.source, answered: answered)
         switch result {
         case .success(let image):
-            // A thumbnail that cannot be stored (a full disk) is still served; the cache logs the
-            // fault once.
-            try? cache.storeThumbnail(image, key: flight.key, box: flight.box)
+            answered.fulfill(result)  // (a download answered already, before its original's commit)
             if backoffs.removeValue(forKey: flight.key) != nil {
                 logger.info("artwork works again", ["key": flight.key.rawValue, "uri": registration.displayURI])
             }
+            // A thumbnail that cannot be stored (a full disk) is still served; the cache logs the
+            // fault once.
+            await store(image, flight)
         case .failure(let error):
             recordFailure(flight.key, registration, error)
+            answered.fulfill(result)
         }
         thumbnailFlights[flight] = nil
-        return result
     }
 
-    private func produceThumbnail(_ flight: FlightKey, _ source: ArtworkRegistry.Source) async -> Result<ArtworkImage, ArtworkError> {
+    /// Writes a thumbnail into the cache on a Dispatch thread (atomically: temporary file,
+    /// `fsync`, rename, the directory's `fsync`), then takes it into the cache's index.
+    private func store(_ image: ArtworkImage, _ flight: FlightKey) async {
+        let file = cache.thumbnailFile(image, key: flight.key, box: flight.box)
+        let written = OneShot<FileError?>()
+        DispatchQueue.global(qos: .utility).async {
+            do throws(FileError) {
+                try Files.writeAtomically(file.bytes, to: file.path)
+                written.fulfill(nil)
+            } catch {
+                written.fulfill(error)
+            }
+        }
+        let failure = await written.value()
+        try? cache.adoptThumbnail(key: flight.key, box: flight.box, size: file.bytes.count, failure: failure)
+    }
+
+    private func produceThumbnail(
+        _ flight: FlightKey, _ source: ArtworkRegistry.Source, answered: OneShot<Result<ArtworkImage, ArtworkError>>
+    ) async -> Result<ArtworkImage, ArtworkError> {
         switch source {
         case .file(let path):
             // Resolved again now: the file (or a symlink on its way) may have changed since registration.
@@ -46,7 +70,7 @@ extension ArtworkService {
             cache.pin(original)  // before the download lands, so adopting it cannot evict it
             defer { cache.unpin(original) }
             if !cache.contains(original), downloadFlights[flight.key] == nil {
-                return await downloadAndScale(flight, url)
+                return await downloadAndScale(flight, url, answered: answered)
             }
             let path: String
             switch await originalFile(flight.key, url) {
@@ -66,8 +90,10 @@ extension ArtworkService {
     /// (`fsync`, rename, `fsync` of the directory, on another thread): the decode reads the
     /// download through a descriptor opened before the commit starts, so the rename cannot pull
     /// the file from under it. Other flights of the key wait for the commit, as for any download.
-    /// Returns once both are done, so a cover answered is a cover cached.
-    private func downloadAndScale(_ flight: FlightKey, _ url: URL) async -> Result<ArtworkImage, ArtworkError> {
+    /// A decoded cover answers `answered` at once; this returns once the commit is done too.
+    private func downloadAndScale(
+        _ flight: FlightKey, _ url: URL, answered: OneShot<Result<ArtworkImage, ArtworkError>>
+    ) async -> Result<ArtworkImage, ArtworkError> {
         let key = flight.key
         // Other flights of the key wait for the original as for any download; this one does not
         // hop through tasks of its own (each hop waits for a thread on a busy machine).
@@ -94,6 +120,7 @@ extension ArtworkService {
         stats.resizes += 1
         let result = await scaler.thumbnail(ofDescriptor: download.descriptor, fitting: flight.box)
         close(download.descriptor)
+        if case .success = result { answered.fulfill(result) }  // served even if the original cannot be kept
         let failure = await committed.value()
         let stored: Result<String, ArtworkError>
         do throws(ArtworkError) {

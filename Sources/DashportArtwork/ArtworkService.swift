@@ -36,6 +36,9 @@ public actor ArtworkService {
     var backoffs: [ArtworkKey: Backoff] = [:]
     var thumbnailFlights: [FlightKey: Task<Result<ArtworkImage, ArtworkError>, Never>] = [:]
     var downloadFlights: [ArtworkKey: Task<Result<String, ArtworkError>, Never>] = [:]
+    /// Covers in the making, answered or not, until their files are in the cache (``settled()``).
+    var making: [UInt64: Task<Void, Never>] = [:]
+    var nextMaking: UInt64 = 0
     private var subscribers: [Int: AsyncStream<ArtworkNotification>.Continuation] = [:]
     private var nextSubscriber = 0
     private var loggedOnce = BoundedOnceSet(capacity: 256)
@@ -176,10 +179,26 @@ public actor ArtworkService {
         if let running = thumbnailFlights[flightKey] {
             flight = running
         } else {
-            flight = Task { await self.makeThumbnail(flightKey, registration) }
+            // The flight is answered as soon as the cover is decoded; writing it to the cache
+            // (and the original's commit) goes on after, and the flight stays until then, so a
+            // request meanwhile shares it instead of making the cover again.
+            let answered = OneShot<Result<ArtworkImage, ArtworkError>>()
+            flight = Task { await answered.value() }
             thumbnailFlights[flightKey] = flight
+            let id = nextMaking
+            nextMaking += 1
+            making[id] = Task {
+                await self.makeThumbnail(flightKey, registration, answered: answered)
+                self.making[id] = nil
+            }
         }
         return await Self.value(of: flight, within: configuration.requestTimeout, on: clock)
+    }
+
+    /// Waits until every cover in the making has been answered and written to the cache (or
+    /// failed to be): a stopping server, and tests that read the cache right after an answer.
+    public func settled() async {
+        while let next = making.values.first { await next.value }
     }
 
     func notify(_ notification: ArtworkNotification) {

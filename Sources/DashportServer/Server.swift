@@ -295,6 +295,7 @@ public final class DashportServer: Sendable {
         audioPlan?.stop()
         core.stop()
         await core.session.close()
+        await core.artwork.settled()  // covers answered but not yet in the cache are written
     }
 
     /// Serves every session of `gadget` (a car on USB) like a TCP connection: the same

@@ -197,6 +197,7 @@ import Glibc
         for n in 0..<12 {
             let key = try #require(await artwork.register(server.url("/numbered/\(n).jpg")))
             _ = try await artwork.image(for: key, width: 256, height: 256)
+            await artwork.settled()  // a cover is answered before its file is written
             #expect(scratch.files(in: "cache").values.reduce(0, +) <= bound)
         }
         // The newest is still there; the oldest was evicted first and has to be fetched again.
@@ -213,6 +214,7 @@ import Glibc
         let first = service()
         let key = try #require(await first.register(server.url("/landscape.jpg")))
         let image = try await first.image(for: key, width: 256, height: 256)
+        await first.settled()  // answered before its files were written; a stopping server waits so too
         let second = service()
         #expect(await second.register(server.url("/landscape.jpg")) == key)
         #expect(try await second.image(for: key, width: 256, height: 256) == image)
