@@ -4,7 +4,8 @@
 //
 // Makes a 3000x3000 JPEG (ImageMagick plasma:fractal), serves it from a loopback HTTP server,
 // and measures, in one run, side by side:
-//   - ArtworkService cold: registry + download + libvips shrink-on-load to 256 px + encode + cache write
+//   - ArtworkService cold: registry + download + libvips shrink-on-load to 256 px + encode (the
+//     answer; the cache writes follow it on another thread, awaited between rounds, not timed)
 //   - ArtworkService warm: the same request again, answered from the disk cache
 //   - libvips in process (the C wrapper ArtworkService uses, file to 256 px JPEG, no download)
 //   - `vipsthumbnail` and ImageMagick `convert -thumbnail` as processes on the same file
@@ -96,6 +97,9 @@ for _ in 0..<runs {
     request += 1  // a new URI each time: a new key, so a new download and resize
     guard let key = await service.register("http://127.0.0.1:\(server.port)/cover-\(request).jpg") else { exit(1) }
     cold.append(try await time { _ = try await service.image(for: key, width: 256, height: 256) })
+    // The cover was answered before its cache files were written (on another thread): that
+    // write finishes here, outside the timing, so it does not run into the next method's.
+    await service.settled()
     inProcess.append(
         await time {
             var out = dashport_vips_thumbnail_result()
@@ -124,6 +128,7 @@ for _ in 0..<runs {
         })
 }
 _ = try await service.image(for: warmKey, width: 256, height: 256)
+await service.settled()  // warm means from the disk cache: its file is in
 var warm: [Double] = []
 for _ in 0..<max(runs, 1000) {
     warm.append(try await time { _ = try await service.image(for: warmKey, width: 256, height: 256) })
@@ -135,7 +140,7 @@ try? FileManager.default.removeItem(atPath: workDirectory)
 
 let reference = median(cold)
 let rows: [(String, [Double])] = [
-    ("ArtworkService, cold (loopback download + downscale + cache write)", cold),
+    ("ArtworkService, cold (loopback download + downscale; the cache write follows the answer)", cold),
     ("ArtworkService, warm (disk cache hit)", warm),
     ("libvips in process (file → 256 px, the wrapper ArtworkService uses)", inProcess),
     ("libvips in process, header check and thumbnail on one descriptor (what ArtworkService calls)", checked),
