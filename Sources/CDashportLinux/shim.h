@@ -16,6 +16,8 @@
 #include <spawn.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 // accept4 is declared by glibc only under _GNU_SOURCE, which Swift's Glibc module does not set.
 // The symbol is always in libc; declare it so the transport can accept non-blocking, close-on-exec
@@ -27,6 +29,47 @@ extern int accept4(int fd, struct sockaddr *addr, socklen_t *addrlen, int flags)
 /// accept4(2) under a project-specific name, so it never clashes with a module that declares it.
 static inline int cdashport_accept4(int fd, struct sockaddr *addr, socklen_t *addrlen, int flags) {
     return accept4(fd, addr, addrlen, flags);
+}
+
+/// Asks the kernel to stamp each received packet of `fd` with its arrival time (SO_TIMESTAMPNS).
+/// Returns 0 on success.
+static inline int cdashport_enable_receive_timestamps(int fd) {
+    int on = 1;
+    return setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on);
+}
+
+/// recv(2) that also gives the kernel's arrival time of the newest data it read (SCM_TIMESTAMPNS,
+/// CLOCK_REALTIME in nanoseconds) in *arrival, or -1 when the kernel gave none. For TCP the time is
+/// that of the last segment read; on loopback, when the peer's send delivered it.
+static inline ssize_t cdashport_recv_arrival(int fd, void *buffer, size_t length, long long *arrival) {
+    union {
+        char bytes[CMSG_SPACE(sizeof(struct timespec))];
+        struct cmsghdr align;
+    } control;
+    struct iovec vector = {buffer, length};
+    struct msghdr message = {0};
+    message.msg_iov = &vector;
+    message.msg_iovlen = 1;
+    message.msg_control = control.bytes;
+    message.msg_controllen = sizeof control.bytes;
+    *arrival = -1;
+    ssize_t count = recvmsg(fd, &message, 0);
+    if (count <= 0) return count;
+    for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header != NULL; header = CMSG_NXTHDR(&message, header)) {
+        if (header->cmsg_level == SOL_SOCKET && header->cmsg_type == SCM_TIMESTAMPNS) {
+            struct timespec time;
+            memcpy(&time, CMSG_DATA(header), sizeof time);
+            *arrival = (long long)time.tv_sec * 1000000000LL + time.tv_nsec;
+        }
+    }
+    return count;
+}
+
+/// CLOCK_REALTIME now, in nanoseconds (what cdashport_recv_arrival's times are on).
+static inline long long cdashport_realtime_nanoseconds(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    return (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
 }
 
 /// glibc's malloc keeps at most `count` arenas (mallopt M_ARENA_MAX; 8 per core by default).

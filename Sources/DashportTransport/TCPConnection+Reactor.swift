@@ -79,7 +79,15 @@ extension TCPConnection: Selectable {
                 }
                 if state.readPaused { return .drained }
                 loop.auditSocketCall()
-                switch systemCall({ Glibc.recv(fd, scratch.baseAddress, scratch.count, 0) }) {
+                let received: SystemCallResult
+                if state.recordsArrival {
+                    var arrival: Int64 = -1
+                    received = systemCall({ cdashport_recv_arrival(fd, scratch.baseAddress, scratch.count, &arrival) })
+                    if arrival >= 0 { state.lastArrival = arrival }
+                } else {
+                    received = systemCall({ Glibc.recv(fd, scratch.baseAddress, scratch.count, 0) })
+                }
+                switch received {
                 case .ok(0): return .finished(closeLocked(&state, nil, how: .plain))
                 case .ok(let count):
                     return .data(

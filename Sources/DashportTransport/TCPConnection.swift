@@ -74,6 +74,10 @@ public final class TCPConnection: ByteStream {
         var closeRequested = false
         /// One-shot callbacks for ``whenOutboundAtMost(_:_:)``.
         var drainWaiters: [(threshold: Int, callback: @Sendable () -> Void)] = []
+        /// ``recordArrivalTimes()`` was asked: reads take the kernel's arrival time too.
+        var recordsArrival = false
+        /// The kernel's arrival time of the newest bytes read (CLOCK_REALTIME ns), if recorded.
+        var lastArrival: Int64?
     }
 
     init(
@@ -245,6 +249,26 @@ public final class TCPConnection: ByteStream {
             var count: Int32 = 0
             return ioctl(fd, UInt(FIONREAD), &count) == 0 ? Int(max(count, 0)) : 0
         }
+    }
+
+    // MARK: Arrival times (a benchmark's seam)
+
+    /// From now on each read also takes the kernel's arrival time of the bytes it read
+    /// (SO_TIMESTAMPNS; `recvmsg` instead of `recv`). For a benchmark that times what a peer sent
+    /// without its own reactor's queueing; the server never asks for it.
+    package func recordArrivalTimes() {
+        state.withLock { state in
+            guard case .open = state.phase, cdashport_enable_receive_timestamps(fd) == 0 else { return }
+            state.recordsArrival = true
+        }
+    }
+
+    /// How long ago the kernel received the newest bytes handed to the handler, when
+    /// ``recordArrivalTimes()`` is on and the kernel stamped them; read from the handler, it is
+    /// how long those bytes waited in the socket and in this reactor's turn.
+    package var ageOfLastArrival: Duration? {
+        guard let arrival = state.withLock({ $0.lastArrival }) else { return nil }
+        return .nanoseconds(max(0, Int64(cdashport_realtime_nanoseconds()) - arrival))
     }
 
     // MARK: Read-on-demand (back-pressure from the consumer)

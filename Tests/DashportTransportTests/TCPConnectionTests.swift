@@ -46,6 +46,50 @@ import Testing
         #expect(received.closes == [nil])
     }
 
+    /// A benchmark's seam (`dashport-bench-audio` times DATA by it): with arrival times on, a read
+    /// tells how long ago the kernel received its bytes. Bytes held in the socket while reading is
+    /// paused are at least as old as that wait, and never older than their send; no clock is
+    /// bounded, so the machine's speed does not matter.
+    @Test func arrivalTimesTellHowLongBytesWaitedInTheSocket() async throws {
+        let server = try EchoServer(echo: false)
+        let client = try await TCPClient.connect(to: server.address)
+        defer { client.abort() }
+        let reads = Watched<[(age: Duration?, at: ContinuousClock.Instant)]>([])
+        client.start { [weak client] event in
+            guard case .received = event else { return }
+            let age = client?.ageOfLastArrival
+            reads.update { $0.append((age, ContinuousClock.now)) }
+        }
+        #expect(client.ageOfLastArrival == nil)
+        client.recordArrivalTimes()
+        let accepted = try await server.connection(0)
+        // The kernel starts stamping once its timestamp switch is on, which a work queue flips
+        // after the first socket asks (a deferred static key; on a busy machine, a while later):
+        // one byte at a time until a read has a stamp.
+        var stamped = false
+        var round = 0
+        let giveUp = ContinuousClock.now + .seconds(60)
+        while !stamped, ContinuousClock.now < giveUp {
+            round += 1
+            accepted.connection.write([0])
+            stamped = try await reads.wait("read \(round)") { [round] in $0.count >= round }[round - 1].age != nil
+            await Task.yield()
+        }
+        try #require(stamped, "the kernel stamped none of \(round) reads in 60 s")
+        let before = reads.value.count
+        client.pauseReading()
+        let sent = ContinuousClock.now
+        accepted.connection.write([2, 3, 4])
+        try await eventually("the bytes in the client's socket") { client.unreadBytes >= 3 }
+        let held = ContinuousClock.now
+        client.resumeReading()
+        let read = try await reads.wait("the held bytes read") { $0.count > before }[before]
+        let age = try #require(read.age, "no arrival time for the held bytes")
+        let slack = Duration.milliseconds(1)  // the realtime and monotonic clocks are read apart
+        #expect(age + slack >= read.at - held, "they waited in the socket at least since \(held), read at \(read.at): age \(age)")
+        #expect(age <= read.at - sent + slack, "older than their send: age \(age), sent \(read.at - sent) before the read")
+    }
+
     @Test func echoRoundTripOverIPv6() async throws {
         let server = try EchoServer("[::1]:0")
         #expect(server.address.description.hasPrefix("[::1]:"))

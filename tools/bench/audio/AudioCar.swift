@@ -11,8 +11,10 @@ import Synchronization
 /// DATA, the strict playout model that counts underflows) on a ``TCPConnection`` of the
 /// benchmark's car reactor.
 ///
-/// Every read is timed as the reactor hands it over, before the link decrypts it; each DATA in it
-/// is compared with its ideal send time, which its own timestamp tells: a DATA's 8-byte header is
+/// Every read is timed twice: when the kernel received its bytes (SO_TIMESTAMPNS: on loopback,
+/// when the server's `send` delivered them) and when this car's reactor handed them over, before
+/// the link decrypts them (the first plus the socket's and the car reactor's own queueing: 100
+/// cars share one reactor here). Each DATA in it is compared with its ideal send time, which its own timestamp tells: a DATA's 8-byte header is
 /// when its first frame plays on the server's clock (µs since the clock's origin, which the
 /// benchmark knows), and the pump sends a packet two packet lengths (``lead``) before that. The
 /// first DATA of each of the car's streams is timed only as the end of a PLAY → first DATA wait.
@@ -44,6 +46,7 @@ final class AudioCar: Sendable {
             throw error
         }
         let link = HeadUnitLink(configuration: configuration, tls: session)
+        connection.recordArrivalTimes()
         let car = AudioCar(connection: connection, state: AudioCarState(link: link, origin: origin))
         let timer = loop.scheduleTimer(after: timeout) { car.fail("no audio setup within \(timeout)") }
         let outcome = await withCheckedContinuation { (waiter: CheckedContinuation<BenchFailure?, Never>) in
@@ -91,10 +94,11 @@ final class AudioCar: Sendable {
             switch event {
             case .received(let bytes):
                 let arrival = ContinuousClock.now
+                let delivered = connection.ageOfLastArrival.map { arrival - $0 } ?? arrival
                 let before = state.link.audio?.stats
                 perform(state.link.receive(bytes, now: arrival - state.start), &state)
                 state.window.bytes += bytes.count
-                if let before, let after = state.link.audio?.stats { state.account(before, after, at: arrival) }
+                if let before, let after = state.link.audio?.stats { state.account(before, after, at: arrival, delivered: delivered) }
             case .closed(let error):
                 failLocked("connection closed (\(error.map { "\($0)" } ?? "orderly"))", &state)
             }
@@ -140,7 +144,10 @@ struct AudioEvents: Sendable {
 
 /// What one car saw in a measuring window.
 struct AudioWindow: Sendable {
+    /// Each DATA's lateness when the kernel received it (the server's send).
     var lateness = LatenessHistogram()
+    /// The same at the car reactor's read (an upper bound: the car side's queueing included).
+    var readLateness = LatenessHistogram()
     var packets = 0
     /// Bytes read from the socket (DATA frames and whatever else the server sent).
     var bytes = 0
@@ -171,8 +178,11 @@ struct AudioCarState {
 
     var elapsed: Duration { ContinuousClock.now - start }
 
-    /// Times the DATA messages one read held (the sink's counters before and after it).
-    mutating func account(_ before: MediaSinkStats, _ after: MediaSinkStats, at arrival: ContinuousClock.Instant) {
+    /// Times the DATA messages one read held (the sink's counters before and after it): read at
+    /// `arrival`, received by the kernel at `delivered`.
+    mutating func account(
+        _ before: MediaSinkStats, _ after: MediaSinkStats, at arrival: ContinuousClock.Instant, delivered: ContinuousClock.Instant
+    ) {
         if after.starts > before.starts { awaitingFirst = true }
         if after.stops > before.stops {
             events.stops += after.stops - before.stops
@@ -194,7 +204,8 @@ struct AudioCarState {
                 continue
             }
             let ideal = origin + .microseconds(Int64(timestamp)) - AudioCar.lead
-            window.lateness.add(milliseconds(arrival - ideal))
+            window.lateness.add(milliseconds(delivered - ideal))
+            window.readLateness.add(milliseconds(arrival - ideal))
         }
     }
 }

@@ -49,6 +49,7 @@ struct AudioReport: Sendable {
 struct StreamWindow: Sendable {
     var seconds = 0.0
     var lateness = LatenessHistogram()
+    var readLateness = LatenessHistogram()
     var packets = 0
     var bytes = 0
     var missing = 0
@@ -68,6 +69,7 @@ struct StreamWindow: Sendable {
         self.seconds = seconds
         for window in windows {
             lateness.merge(window.lateness)
+            readLateness.merge(window.readLateness)
             packets += window.packets
             bytes += window.bytes
             missing += window.missing

@@ -53,18 +53,23 @@ extension AudioReport {
         if let beside { streamRow("beside \(browsers) browsing cars, \(String(format: "%.0f", beside.seconds)) s", beside, dropped: "–") }
 
         Swift.print(
-            "\n**Pacing**: each DATA's arrival at its car (the car reactor's read, before decrypting) against its ideal send time "
-                + "(its timestamp, which is when it plays, minus the pump's two packets of lead; the first DATA of each car's stream is the PLAY "
-                + "latency below, not counted here); 0.1-ms bins, target p99 < \(formatMilliseconds(Self.pacingTargetMs))\n")
+            "\n**Pacing**: each DATA against its ideal send time (its timestamp, which is when it plays, minus the pump's two packets "
+                + "of lead; the first DATA of each car's stream is the PLAY latency below, not counted here), taken when the car's kernel "
+                + "received it (SO_TIMESTAMPNS: on loopback, when the server's send delivered it) and, an upper bound, when the car's "
+                + "reactor read it (before decrypting; the cars' one reactor thread queues them); 0.1-ms bins, target p99 < "
+                + "\(formatMilliseconds(Self.pacingTargetMs))\n")
         Swift.print(
-            "| window | DATA timed | p50 | p99 | max | later than one packet (\(formatMilliseconds(packetMs))) "
-                + "| server reactor runnable, waiting for a CPU |")
-        Swift.print("|---|---:|---:|---:|---:|---:|---:|")
+            "| window | DATA timed | sent: p50 | p99 | max | later than one packet (\(formatMilliseconds(packetMs))) "
+                + "| at the car's read: p50 | p99 | max | server reactor runnable, waiting for a CPU |")
+        Swift.print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         func pacingRow(_ name: String, _ window: StreamWindow) {
             let late = window.lateness
+            let read = window.readLateness
             Swift.print(
                 "| \(name) | \(formatCount(Double(late.count))) | \(formatMilliseconds(late.percentile(0.5))) "
                     + "| \(formatMilliseconds(late.percentile(0.99))) | \(formatMilliseconds(late.maximum)) | \(late.later(than: packetMs)) "
+                    + "| \(formatMilliseconds(read.percentile(0.5))) | \(formatMilliseconds(read.percentile(0.99))) "
+                    + "| \(formatMilliseconds(read.maximum)) "
                     + String(
                         format: "| %.2f s of %.0f s (%.1f%%) |", window.reactorWait, window.seconds,
                         100 * window.reactorWait / window.seconds)
