@@ -140,17 +140,35 @@ final class CarMailbox: Sendable {
     /// here, in the caller's turn (``runInline(on:_:)``).
     @discardableResult
     func wake(channel: UInt8) -> Bool {
-        let (waiter, accepted, inline) = state.withLock { state -> (CheckedContinuation<Void, Never>?, Bool, InlineWorker?) in
-            guard !state.finished else { return (nil, false, nil) }
+        wake(channel: channel, inlineAllowed: true) != .gone
+    }
+
+    /// What ``wake(channel:inlineAllowed:)`` did.
+    enum Wake: Equatable {
+        /// The worker is done; nothing was woken.
+        case gone
+        /// The wake is queued for the worker's task (or ran inline, when allowed).
+        case woken
+        /// Nothing done: the step would run inline here, which was not allowed. Ask again.
+        case runsHere
+    }
+
+    /// ``wake(channel:)``, for a caller that wakes many cars at once (the audio pump): with
+    /// `inlineAllowed` false a car whose step would run here, in the caller's turn, is left alone
+    /// (``Wake/runsHere``), so the caller can first wake the cars of other reactors, which then
+    /// work in parallel, and run its own reactor's cars after.
+    func wake(channel: UInt8, inlineAllowed: Bool) -> Wake {
+        let (waiter, outcome, inline) = state.withLock { state -> (CheckedContinuation<Void, Never>?, Wake, InlineWorker?) in
+            guard !state.finished else { return (nil, .gone, nil) }
             if let inline = state.inline, state.waiter != nil, !state.outboundPaused, !state.hasWork, inline.loop.isCurrentThread {
-                return (nil, true, inline)
+                return inlineAllowed ? (nil, .woken, inline) : (nil, .runsHere, nil)
             }
             if !state.wakes.contains(channel) { state.wakes.append(channel) }
-            return (state.takeWaiterIfReady(), true, nil)
+            return (state.takeWaiterIfReady(), .woken, nil)
         }
         waiter?.resume()
         inline?.wake(channel: channel)
-        return accepted
+        return outcome
     }
 
     /// Lets ``wake(channel:)`` run `worker`'s step itself while the worker's task is parked in

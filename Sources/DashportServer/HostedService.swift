@@ -122,10 +122,10 @@ final class ServiceHost {
 
     /// How something outside the car wakes this service (coalesced; see
     /// ``CarMailbox/wake(channel:)``); it returns false once the car is gone.
-    var waker: @Sendable () -> Bool {
+    var waker: AudioFanout.Waker {
         let inputs = bridge.inputs
         let channel = self.channel
-        return { inputs.wake(channel: channel) }
+        return { inputs.wake(channel: channel, inlineAllowed: $0) }
     }
 
     /// Subscribes this service to a core push; see ``CoreBridge/attach(_:)``.

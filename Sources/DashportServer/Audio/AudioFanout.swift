@@ -35,7 +35,7 @@ final class AudioFanout: Sendable {
         /// The sequence number of the current (or last) stream's first packet.
         var streamFirst: UInt64 = 0
         var running = false
-        var wakers: [UInt64: @Sendable () -> Bool] = [:]
+        var wakers: [UInt64: Waker] = [:]
         var nextWaker: UInt64 = 0
         var generation: UInt64 = 0
         var stopped = false
@@ -75,8 +75,17 @@ final class AudioFanout: Sendable {
         }
     }
 
-    /// Registers a car's wake-up, called after new packets were made; returns its id.
+    /// A car's wake-up: with `inlineAllowed` false, one whose step would run on the pump's own
+    /// thread does nothing and says ``CarMailbox/Wake/runsHere`` (see ``pump(_:)``).
+    typealias Waker = @Sendable (_ inlineAllowed: Bool) -> CarMailbox.Wake
+
+    /// Registers a wake-up that is always a post (false: the subscriber is gone); returns its id.
     func subscribe(_ wake: @escaping @Sendable () -> Bool) -> UInt64 {
+        subscribe { (_: Bool) in wake() ? .woken : .gone }
+    }
+
+    /// Registers a car's wake-up, called after new packets were made; returns its id.
+    func subscribe(_ wake: @escaping Waker) -> UInt64 {
         let (id, first) = state.withLock { state in
             state.nextWaker += 1
             state.wakers[state.nextWaker] = wake
@@ -172,7 +181,7 @@ final class AudioFanout: Sendable {
             _ = source.pull(frames: SessionAudioFormat.framesPerPacket, into: &pcm)
             made.append(AudioPacket(timestampMicros: timestamp, pcm: pcm))
         }
-        let wakers = state.withLock { state -> [(UInt64, @Sendable () -> Bool)] in
+        let wakers = state.withLock { state -> [(UInt64, Waker)] in
             guard state.generation == generation, state.running else { return [] }
             for packet in made {
                 state.ring[Int(state.head % UInt64(Self.ringCapacity))] = packet
@@ -181,7 +190,17 @@ final class AudioFanout: Sendable {
             next = state.pacer.nextDue
             return made.isEmpty ? [] : state.wakers.map { ($0.key, $0.value) }
         }
-        for (id, wake) in wakers where !wake() { unsubscribe(id) }
+        // Cars on other reactors first: their reactors start on the packet at once, in parallel
+        // with this thread writing its own cars' DATA in this turn, one after the other.
+        var here: [(UInt64, Waker)] = []
+        for (id, wake) in wakers {
+            switch wake(false) {
+            case .gone: unsubscribe(id)
+            case .woken: break
+            case .runsHere: here.append((id, wake))
+            }
+        }
+        for (id, wake) in here where wake(true) == .gone { unsubscribe(id) }
         guard let next else { return }
         timer.schedule(after: max(.zero, next - clock.now.sinceOrigin)) { [weak self] in self?.pump(generation) }
     }

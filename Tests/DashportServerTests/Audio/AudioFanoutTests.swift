@@ -36,6 +36,33 @@ import Testing
         #expect(read.packets.allSatisfy { $0.pcm.count == SessionAudioFormat.bytesPerPacket })
     }
 
+    /// Cars whose step would run on the pump's own thread (its reactor's) are woken after every
+    /// other car was: the other reactors start on the packet while the pump's writes its own
+    /// cars' DATA one after the other. A car gone in either pass is unsubscribed.
+    @Test func carsOfOtherReactorsAreWokenBeforeThePumpsOwn() async {
+        let harness = FanoutHarness()
+        let calls = Mutex<[String]>([])
+        func subscribe(_ name: String, here: Bool, goneAfterFirst: Bool = false) -> UInt64 {
+            harness.fanout.subscribe { (inlineAllowed: Bool) -> CarMailbox.Wake in
+                calls.withLock { $0.append("\(name)\(inlineAllowed ? "+" : "")") }
+                if goneAfterFirst, inlineAllowed { return .gone }
+                return here && !inlineAllowed ? .runsHere : .woken
+            }
+        }
+        _ = subscribe("local1", here: true)
+        _ = subscribe("remote1", here: false)
+        _ = subscribe("local2", here: true, goneAfterFirst: true)
+        _ = subscribe("remote2", here: false)
+        harness.fanout.start()
+        harness.source.play()
+        harness.timer.runDue(at: harness.clock.now.sinceOrigin)
+        let first = calls.withLock { $0 }
+        let passOne = first.prefix { !$0.hasSuffix("+") }
+        #expect(Set(passOne) == ["local1", "remote1", "local2", "remote2"], "every car asked first without running here: \(first)")
+        #expect(Set(first.dropFirst(passOne.count)) == ["local1+", "local2+"], "then only the pump's own: \(first)")
+        #expect(harness.fanout.subscriberCount == 3, "the car gone in the second pass is unsubscribed")
+    }
+
     @Test func aCarThatFellBehindSkipsToTheNewestAndCountsIt() async {
         let harness = FanoutHarness()
         harness.fanout.start()
