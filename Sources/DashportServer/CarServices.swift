@@ -147,7 +147,8 @@ struct CarServices {
             return []
         }
         let (out, deadline) = Self.run(&services.values[index], body)
-        deadlines[channel] = deadline
+        // Only a change is written: each write of `deadlines` recomputes the earliest of them all.
+        if deadlines[channel] != deadline { deadlines[channel] = deadline }
         return out
     }
 
