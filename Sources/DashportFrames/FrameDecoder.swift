@@ -32,6 +32,13 @@ public struct FrameDecoder: Sendable {
     /// Appends bytes read from the transport.
     public mutating func feed(_ bytes: some Collection<UInt8>) {
         guard !bytes.isEmpty else { return }
+        // Nothing buffered and a whole array read from the transport: keep that array rather than
+        // copy it into a new one (issue 22, item 2: one buffer from `recv` to the frames).
+        if buffer.isEmpty, let array = bytes as? [UInt8] {
+            buffer = array
+            readIndex = 0
+            return
+        }
         // Drop consumed bytes once they outweigh the live ones, so each byte moves O(1) times.
         if readIndex > 0 && readIndex >= bufferedByteCount {
             buffer.removeSubrange(0..<readIndex)

@@ -14,7 +14,9 @@ struct ChannelTable {
     }
 
     private var services: [UInt8: CarService] = [:]
-    private var states: [UInt8: State] = [:]
+    private var states: [UInt8: State] = [:] {
+        didSet { nextDeadline = Self.earliestRequest(in: states) }
+    }
 
     init(car: CarDescription) {
         for service in car.services {
@@ -75,7 +77,11 @@ struct ChannelTable {
     }
 
     /// The earliest pending channel-open deadline.
-    var nextDeadline: Duration? {
+    /// Kept as `states` changes (rarely: an open, an answer, an expiry) rather than computed: the
+    /// link's owner asks for it twice per input (issue 22, item 2).
+    private(set) var nextDeadline: Duration?
+
+    private static func earliestRequest(in states: [UInt8: State]) -> Duration? {
         var earliest: Duration?
         for case .requested(let deadline) in states.values where earliest.map({ deadline < $0 }) ?? true {
             earliest = deadline

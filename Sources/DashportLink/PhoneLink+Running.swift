@@ -13,6 +13,15 @@ extension PhoneLink {
             close(.unlistedChannel(channel), &out)
             return
         }
+        // Service traffic, the usual message, reads the table only: nothing to write back.
+        if message.messageId != ControlID.channelOpenResponse && message.messageId != ControlID.channelCloseNotification {
+            guard table.isOpen(channel) else {
+                close(.channelNotOpen(channel: channel, messageId: message.messageId), &out)
+                return
+            }
+            out.event(.message(channel: channel, messageId: message.messageId, body: Array(message.body)))
+            return
+        }
         defer { if phase != .closed { channels = table } }
         switch message.messageId {
         case ControlID.channelOpenResponse:
@@ -37,11 +46,7 @@ extension PhoneLink {
                 out.event(.channelClosed(service))
             }
         default:
-            guard table.isOpen(channel) else {
-                close(.channelNotOpen(channel: channel, messageId: message.messageId), &out)
-                return
-            }
-            out.event(.message(channel: channel, messageId: message.messageId, body: Array(message.body)))
+            break  // service traffic, handled above
         }
     }
 

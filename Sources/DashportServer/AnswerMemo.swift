@@ -1,4 +1,5 @@
 import DashportBrowse
+import DashportServices
 import Synchronization
 
 /// Memoised media-channel GET_CHILDREN answers: the ruled page per (parent, page, page size, car
@@ -25,6 +26,9 @@ final class AnswerMemo: Sendable {
         /// What the rules told this car profile about the page (a dropped tab, a cut branch): sent
         /// with every answer, memoised or not.
         var carReports: [BrowseReport] = []
+        /// The page as the media channel encodes it, made once off the reactor when the answer is
+        /// kept, so a hit is answered without building and encoding every item again.
+        var encodedPage: EncodedItemPage? = nil
     }
 
     /// Entries kept at most; storing one more clears the table.
@@ -49,12 +53,18 @@ final class AnswerMemo: Sendable {
     /// Keeps `entry` unless an invalidation happened since `generation` was read, or the answer
     /// is not a fresh list.
     func store(_ entry: Entry, for key: Key, generation: UInt64) {
-        guard case .items(_, _, fromCache: false) = entry.answer else { return }
+        guard Self.keeps(entry.answer) else { return }
         state.withLock { state in
             guard state.generation == generation else { return }
             if state.entries.count >= AnswerMemo.maxEntries { state.entries.removeAll() }
             state.entries[key] = entry
         }
+    }
+
+    /// Whether an answer is one the memo keeps: a fresh list.
+    static func keeps(_ answer: BrowseAnswer) -> Bool {
+        if case .items(_, _, fromCache: false) = answer { return true }
+        return false
     }
 
     /// Drops the answers for `parentId`'s children (every answer when nil).

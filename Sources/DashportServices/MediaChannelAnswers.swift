@@ -11,8 +11,12 @@ extension MediaChannelService {
     /// total and whether a next page exists) or an error screen. A screen the car cannot draw
     /// becomes an empty page. An answer too large for one message is rejected `unavailable`.
     /// `artworkKeys` maps the items' artwork URIs (`artworkURIs(in:)`) to registered keys.
+    ///
+    /// `encoded` is the page encoded before (``encodedItemPage(_:page:pageSize:artworkKeys:)``, kept
+    /// with a memoised answer): used when it was made for this request's page and page size, it
+    /// spares building and encoding every item again; the bytes are the same.
     public mutating func browseAnswered(
-        _ ticket: MediaChannelTicket, _ answer: BrowseAnswer, artworkKeys: [String: String]
+        _ ticket: MediaChannelTicket, _ answer: BrowseAnswer, artworkKeys: [String: String], encoded: EncodedItemPage? = nil
     ) -> [MediaChannelAction] {
         guard
             let request = take(
@@ -28,6 +32,11 @@ extension MediaChannelService {
             case .children(let page, let size), .search(let page, let size): (page, size)
             default: (0, 0)
             }
+        if let encoded, encoded.page == page, encoded.pageSize == pageSize, case .items = answer,
+            let body = Self.browseResultBody(requestId: request.requestId, encodedPage: encoded.bytes)
+        {
+            return [send(.browseResult, body: body)]
+        }
         let outcome: DashportMedia.BrowseResult.Outcome
         switch answer {
         case .items(let items, let total, _):
@@ -46,6 +55,56 @@ extension MediaChannelService {
             outcome = .items(DashportMedia.ItemPage(items: [], page: UInt32(clamping: page), total: 0, hasMore: false))
         }
         return [browseResult(request.requestId, outcome)]
+    }
+
+    /// The ITEM_PAGE an `.items` answer to a request for `page` of `pageSize` becomes, encoded once
+    /// so that a memoised answer is not built and encoded again for every car that asks (issue 22,
+    /// item 2); nil for an error screen. Hand it to ``browseAnswered(_:_:artworkKeys:encoded:)``.
+    public static func encodedItemPage(
+        _ answer: BrowseAnswer, page: Int, pageSize: Int, artworkKeys: [String: String]
+    ) -> EncodedItemPage? {
+        guard case .items(let items, let total, _) = answer else { return nil }
+        let (start, overflow) = page.multipliedReportingOverflow(by: pageSize)
+        let hasMore = !overflow && start < total && total - start > items.count
+        let wire = DashportMedia.ItemPage(
+            items: items.map { wireItem($0, key: validKey($0.artworkUri, artworkKeys)) }, page: UInt32(clamping: page),
+            total: UInt32(clamping: total), hasMore: hasMore)
+        return EncodedItemPage(page: page, pageSize: pageSize, bytes: wire.serializedBytes())
+    }
+
+    /// BROWSE_RESULT's body with `encodedPage` as its `items` outcome: field 1 (`request_id`, a
+    /// varint) then field 2 (the page, length-delimited), the order protobuf-c packs them in, so
+    /// the bytes are those of encoding the whole message. Nil when it would not fit a message.
+    static func browseResultBody(requestId: UInt32, encodedPage: [UInt8]) -> [UInt8]? {
+        let size = 1 + varintSize(UInt64(requestId)) + 1 + varintSize(UInt64(encodedPage.count)) + encodedPage.count
+        guard size <= WireLimits.maximumMessageBytes else { return nil }
+        var body: [UInt8] = []
+        body.reserveCapacity(size)
+        body.append(1 << 3 | 0)  // field 1, varint
+        appendVarint(UInt64(requestId), to: &body)
+        body.append(2 << 3 | 2)  // field 2, length-delimited
+        appendVarint(UInt64(encodedPage.count), to: &body)
+        body.append(contentsOf: encodedPage)
+        return body
+    }
+
+    private static func varintSize(_ value: UInt64) -> Int {
+        var value = value
+        var size = 1
+        while value >= 0x80 {
+            value >>= 7
+            size += 1
+        }
+        return size
+    }
+
+    private static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
+        var value = value
+        while value >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        bytes.append(UInt8(value))
     }
 
     /// The browse core's answer to an `.item` request: a page of that one item, or an empty page.
@@ -144,8 +203,13 @@ extension MediaChannelService {
 
     /// A browse item on the wire: every field, with the artwork URI replaced by its key.
     func wireItem(_ item: BrowseItem, keys: [String: String]) -> DashportMedia.BrowseItem {
+        Self.wireItem(item, key: artworkKey(item.artworkUri, keys))
+    }
+
+    /// A browse item on the wire with `key` for its artwork.
+    static func wireItem(_ item: BrowseItem, key: String?) -> DashportMedia.BrowseItem {
         DashportMedia.BrowseItem(
-            id: item.id, title: item.title, subtitle: item.subtitle, artworkKey: artworkKey(item.artworkUri, keys),
+            id: item.id, title: item.title, subtitle: item.subtitle, artworkKey: key,
             browsable: item.browsable, playable: item.playable, childStyle: item.childStyle?.wire, group: item.group,
             explicit: item.explicit, completion: item.completion, mediaType: item.mediaType?.wire,
             artist: item.artist, album: item.album, durationMs: item.durationMs)
@@ -191,4 +255,12 @@ extension BrowseItem.MediaType {
         case .other: .other
         }
     }
+}
+
+/// An ITEM_PAGE encoded once for a request's page and page size
+/// (``MediaChannelService/encodedItemPage(_:page:pageSize:artworkKeys:)``).
+public struct EncodedItemPage: Sendable, Hashable {
+    public var page: Int
+    public var pageSize: Int
+    public var bytes: [UInt8]
 }

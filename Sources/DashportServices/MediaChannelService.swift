@@ -155,11 +155,16 @@ public struct MediaChannelService: Sendable {
 
     /// The key the driver registered for an artwork URI, never the URI itself.
     func artworkKey(_ uri: String?, _ keys: [String: String]) -> String? {
-        guard let uri, !uri.isEmpty, let key = keys[uri] else { return nil }
-        guard key != uri, !key.isEmpty else {
+        let key = Self.validKey(uri, keys)
+        if key == nil, let uri, !uri.isEmpty, let bad = keys[uri], bad == uri || bad.isEmpty {
             logger.error("an artwork URI was handed in as its own key (or an empty key): artwork left out")
-            return nil
         }
+        return key
+    }
+
+    /// ``artworkKey(_:_:)`` without the log line.
+    static func validKey(_ uri: String?, _ keys: [String: String]) -> String? {
+        guard let uri, !uri.isEmpty, let key = keys[uri], key != uri, !key.isEmpty else { return nil }
         return key
     }
 

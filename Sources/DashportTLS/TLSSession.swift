@@ -124,8 +124,8 @@ public final class TLSSession {
         try checkEstablished()
         guard plaintext.count <= Self.maximumPlaintextPerRecord else { throw .recordTooLarge }
         guard !plaintext.isEmpty else { return [] }
-        ERR_clear_error()
-        defer { ERR_clear_error() }
+        OpenSSLErrorQueue.clearIfNotEmpty()  // SSL_get_error needs an empty queue before the call
+        defer { OpenSSLErrorQueue.clearIfNotEmpty() }
         let written = plaintext.withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32($0.count)) }
         guard written == plaintext.count else {
             throw fail(.encryptFailed(Self.explain(SSL_get_error(ssl, written))))
@@ -139,8 +139,8 @@ public final class TLSSession {
         try checkEstablished()
         guard plaintext.count <= Self.maximumPlaintextPerRecord else { throw .recordTooLarge }
         guard !plaintext.isEmpty else { return }
-        ERR_clear_error()
-        defer { ERR_clear_error() }
+        OpenSSLErrorQueue.clearIfNotEmpty()  // SSL_get_error needs an empty queue before the call
+        defer { OpenSSLErrorQueue.clearIfNotEmpty() }
         let written = plaintext.withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32($0.count)) }
         guard written == plaintext.count else {
             throw fail(.encryptFailed(Self.explain(SSL_get_error(ssl, written))))
@@ -159,8 +159,8 @@ public final class TLSSession {
     public func decrypt(_ record: [UInt8]) throws(TLSError) -> [UInt8] {
         try checkEstablished()
         guard !record.isEmpty else { return [] }
-        ERR_clear_error()
-        defer { ERR_clear_error() }
+        OpenSSLErrorQueue.clearIfNotEmpty()  // SSL_get_error needs an empty queue before the call
+        defer { OpenSSLErrorQueue.clearIfNotEmpty() }
         guard MemoryBIO.write(record, to: inbound) else {
             throw fail(.library("BIO_write: \(OpenSSLErrorQueue.describe(or: "out of memory"))"))
         }

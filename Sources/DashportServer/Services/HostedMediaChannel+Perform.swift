@@ -6,7 +6,7 @@ import DashportSession
 /// Performing what the media channel asks of the core: browse (memoised pages answered on the
 /// worker), search, items, commands and artwork.
 extension HostedMediaChannel {
-    func perform(_ actions: [MediaChannelAction], host: ServiceHost) -> [OutgoingMessage] {
+    mutating func perform(_ actions: [MediaChannelAction], host: ServiceHost) -> [OutgoingMessage] {
         var out: [OutgoingMessage] = []
         let browse = host.core.browse
         let artwork = host.core.artwork
@@ -15,10 +15,14 @@ extension HostedMediaChannel {
             case .send(let message):
                 out.append(message)
             case .browse(let ticket, .children(let parentId, let page, let pageSize, let car)):
-                // The fast path: a memoised answer goes back on this worker, with no task or hop.
+                // The fast path: a memoised answer is answered here, in the step that read the
+                // request, with no task, no hop and no round trip through the car's mailbox (issue
+                // 22, item 2: posting it cost a second input, its lock and a boxed payload).
                 let key = AnswerMemo.Key(parentId: parentId, page: page, pageSize: pageSize, car: car)
                 if let memo = host.answers.lookup(key) {
-                    host.post(Input.browse(ticket, memo.answer, artworkKeys: memo.artworkKeys, carReports: memo.carReports))
+                    out += answered(
+                        ticket, memo.answer, artworkKeys: memo.artworkKeys, carReports: memo.carReports, encoded: memo.encodedPage,
+                        host: host)
                     continue
                 }
                 let answers = host.answers
@@ -26,10 +30,15 @@ extension HostedMediaChannel {
                 host.request {
                     let (answer, reports) = await browse.childrenReporting(of: parentId, page: page, pageSize: pageSize, for: car)
                     let keys = await artworkKeys(for: MediaChannelService.artworkURIs(in: answer), artwork)
-                    // Kept with the reports this car's profile caused (a tab dropped, a branch cut), which
-                    // a hit tells the car again, exactly as a fresh answer would.
+                    // Encoded here, on the pool, once: every hit sends these bytes. Kept with the
+                    // reports this car's profile caused (a tab dropped, a branch cut), which a hit
+                    // tells the car again, exactly as a fresh answer would.
+                    let encoded =
+                        AnswerMemo.keeps(answer)
+                        ? MediaChannelService.encodedItemPage(answer, page: page, pageSize: pageSize, artworkKeys: keys) : nil
                     answers.store(
-                        AnswerMemo.Entry(answer: answer, artworkKeys: keys, carReports: reports), for: key, generation: generation)
+                        AnswerMemo.Entry(answer: answer, artworkKeys: keys, carReports: reports, encodedPage: encoded), for: key,
+                        generation: generation)
                     return Input.browse(ticket, answer, artworkKeys: keys, carReports: reports)
                 }
             case .browse(let ticket, .search(let query, let page, let pageSize, let car)):

@@ -33,7 +33,7 @@ struct HostedMediaChannel: HostedService {
             channel: service.channel, carId: host.carName, profileData: profileData, server: server,
             logger: host.connectionLogger)  // the service adds car and channel itself
         let actions = channel.open(now: core.clock.now)
-        let hosted = HostedMediaChannel(
+        var hosted = HostedMediaChannel(
             service: channel, updates: MediaUpdateQueue(limit: core.session.configuration.subscriberBufferLimit))
         // Its own session subscription (which starts with the current state) and the browse core's
         // children-changed notifications: handlers the cores call, which post into the car's
@@ -48,7 +48,8 @@ struct HostedMediaChannel: HostedService {
             let key = await browse.subscribe { post(Input.browseNotification($0)) }
             return { await browse.unsubscribe(key) }
         }
-        return (hosted, hosted.perform(actions, host: host))
+        let first = hosted.perform(actions, host: host)
+        return (hosted, first)
     }
 
     mutating func receive(channel: UInt8, messageId: UInt16, body: [UInt8], host: ServiceHost, now: Duration) -> [OutgoingMessage] {
@@ -66,9 +67,7 @@ struct HostedMediaChannel: HostedService {
             guard let update else { return [] }
             return handIn(update, keys: keys, host: host) + handIn(next, host: host)
         case .browse(let ticket, let answer, let keys, let reports):
-            actions =
-                service.browseAnswered(ticket, answer, artworkKeys: keys)
-                + reports.compactMap(ServerCore.sessionError(for:)).flatMap { service.carReport($0) }
+            return answered(ticket, answer, artworkKeys: keys, carReports: reports, encoded: nil, host: host)
         case .item(let ticket, let item, let keys, let reports):
             actions =
                 service.browseAnswered(ticket, item: item, artworkKeys: keys)
@@ -80,6 +79,19 @@ struct HostedMediaChannel: HostedService {
             // page then, whether or not the core's own invalidation task has run yet.
             if case .childrenChanged(let parentId) = notification { host.answers.invalidate(parentId) }
             actions = service.browseNotified(notification)
+        }
+        return perform(actions, host: host)
+    }
+
+    /// A browse answer handed to the service: BROWSE_RESULT, then what the rules told this car's
+    /// profile about the page, as session errors.
+    mutating func answered(
+        _ ticket: MediaChannelTicket, _ answer: BrowseAnswer, artworkKeys: [String: String], carReports: [BrowseReport],
+        encoded: EncodedItemPage?, host: ServiceHost
+    ) -> [OutgoingMessage] {
+        var actions = service.browseAnswered(ticket, answer, artworkKeys: artworkKeys, encoded: encoded)
+        for report in carReports {
+            if let error = ServerCore.sessionError(for: report) { actions += service.carReport(error) }
         }
         return perform(actions, host: host)
     }
