@@ -1,6 +1,8 @@
 /// The fuzz drivers' one way of reading an input as a script: a byte at a time, past the end
-/// every read is zero (so any input is a complete script). LinkFuzz and ServicesFuzz both read
-/// through it; ServicesFuzz adds its value menus in an extension.
+/// every read is zero (so any input is a complete script). The link drivers read through it.
+/// DashportFuzzDrivers still has its own copy (tools/fuzz/Drivers/FuzzReader.swift, where
+/// ServicesFuzz adds its value menus), since a member from here needs `import DashportFuzzSupport`
+/// in each file that uses it; once its drivers import this module, that copy goes.
 package struct FuzzReader {
     package let bytes: [UInt8]
     package var index: Int
