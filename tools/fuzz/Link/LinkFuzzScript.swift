@@ -359,6 +359,9 @@ extension LinkFuzz {
     static let sendBudget = 64 * 1024
     /// The deadlines one clock step of a script stops at (see `Script.advance`).
     static let clockStops = 8
-    /// The deadlines all of one input's clock steps stop at, in all.
-    static let inputClockStops = 64
+    /// The deadlines all of one input's clock steps stop at, in all: 16 (it was 64; past them
+    /// the clock still jumps, and both sides tick late once). Each stop ticks both sides and
+    /// carries what they send, pings mostly: FuzzLinkRunning ran 1,750 inputs per CPU second
+    /// with 64 and 2,385 with 16 on the same corpus and seed, with the same coverage.
+    static let inputClockStops = 16
 }
