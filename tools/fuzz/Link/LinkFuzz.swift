@@ -281,7 +281,10 @@ public enum LinkFuzz {
                 let wasOpen = openChannels.remove(service.channel) != nil
                 fuzzCheck(wasOpen, "\(event) for a channel that was not open")
             case .message(let channel, let id, let body):
-                fuzzCheck(openChannels.contains(channel), "a message on channel \(channel), which is not open")
+                // Channel 0 carries one message to the services: the car's AUDIO_FOCUS_NOTIFICATION
+                // once running, for the media audio sink (aap-audio.md §A.0).
+                let focus = channel == 0 && id == ControlID.audioFocusNotification && setupStep == 4
+                fuzzCheck(openChannels.contains(channel) || focus, "a message \(id) on channel \(channel), which is not open")
                 messages.append((channel, id, body))
             case .pingAnswered(let rtt):
                 fuzzCheck(setupStep == 4 && rtt >= .zero, "\(event) before running, or negative")
