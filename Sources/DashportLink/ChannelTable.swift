@@ -31,9 +31,10 @@ struct ChannelTable {
 
     /// The services that are open now, in channel order.
     var openServices: [CarService] {
-        // One array, sorted in place: no filtered dictionary and key array on the way (the link
-        // fuzzers' driver asks after every call).
+        // One array, allocated once and sorted in place: no filtered dictionary and key array on
+        // the way (the link fuzzers' driver asks after every call).
         var open: [CarService] = []
+        open.reserveCapacity(states.count)
         for (channel, state) in states where state == .open {
             if let service = services[channel] { open.append(service) }
         }
