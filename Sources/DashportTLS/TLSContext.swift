@@ -25,7 +25,7 @@ public final class TLSContext: @unchecked Sendable {
     }
 
     /// The same, and with `resumableSessions` a server that issues TLS 1.2 session tickets
-    /// (RFC 5077), so a client that offers one again (``TLSSession/resume(_:)``) gets an
+    /// (RFC 5077), so a client that offers one again (`TLSSession.resume(_:)`) gets an
     /// abbreviated handshake: no certificates, no key exchange, no signatures. For the link fuzzer
     /// only (`tools/fuzz/Link`), whose every input sets up a link over TLS: Dashport's server never
     /// resumes (head units reconnect with fresh handshakes). Tickets rather than a session cache,

@@ -202,9 +202,9 @@ public final class TLSSession {
         return SSL_SESSION_is_resumable(session) == 1
     }
 
-    /// Client role, before ``startHandshake()``: offers `session` (from an earlier handshake with
-    /// the same server context, ``resumableSession``), so a server that cached it answers with an
-    /// abbreviated handshake. For the link fuzzer only (see ``TLSContext/init(_:resumableSessions:)``);
+    /// Client role, before `startHandshake()`: offers `session` (from an earlier handshake with
+    /// the same server context, `resumableSession`), so the server that issued it answers with an
+    /// abbreviated handshake. For the link fuzzer only (see `TLSContext(_:resumableSessions:)`);
     /// a server that does not know the session runs a full handshake, as if none were offered.
     package func resume(_ session: TLSResumableSession) throws(TLSError) {
         guard context.configuration.role == .client, case .idle = state else {
@@ -290,7 +290,7 @@ public final class TLSSession {
     }
 }
 
-/// An established TLS session a client can offer again (``TLSSession/resume(_:)``): OpenSSL's
+/// An established TLS session a client can offer again (`TLSSession.resume(_:)`): OpenSSL's
 /// `SSL_SESSION`, one reference owned. Not Sendable: keep it where one thread uses it.
 package final class TLSResumableSession {
     let pointer: OpaquePointer
