@@ -136,7 +136,7 @@ def input_report(*keys):
 
 
 # --- FuzzLinkRunning's stream mode (byte 0 even there): the running phone's raw input ---------
-# The null record layer (tools/fuzz/Drivers/NullRecordLayer.swift): TLS 1.2 AES-GCM's framing with
+# The null record layer (tools/fuzz/Link/NullRecordLayer.swift): TLS 1.2 AES-GCM's framing with
 # the plaintext as it is; the 8-byte nonce must be the phone's next inbound record number, which
 # after the in-memory setup of the default car (plain control) is STREAM_FIRST_RECORD: its discovery
 # response and five channel-open answers were records 0-5 (LinkFuzzRunningTests checks it).
@@ -164,7 +164,7 @@ R = STREAM_FIRST_RECORD
 
 
 # --- FuzzLinkStream: the same stream written in plaintext -------------------------------------
-# The driver (tools/fuzz/Drivers/LinkFuzzStream.swift, `seal`) turns each encrypted frame's payload
+# The driver (tools/fuzz/Link/LinkFuzzStream.swift, `seal`) turns each encrypted frame's payload
 # into the phone's next null record, so these spell frames whose length counts the plaintext.
 def clear(channel, message_id, body=b"", control=None):
     """One encrypted BULK frame, its message in plaintext (the control flag as in `sealed`)."""

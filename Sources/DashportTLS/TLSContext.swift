@@ -7,7 +7,8 @@ public final class TLSContext: @unchecked Sendable {
     // The SSL_CTX is fully configured inside `init` and never mutated afterwards; OpenSSL documents
     // a configured SSL_CTX as safe to use from many threads at once for SSL_new (which only bumps
     // its reference count and copies settings under the context's own lock), and sessions never
-    // write back to it (the session cache is off and tickets are disabled).
+    // write back to it (the session cache is off and tickets are disabled; a context made with
+    // `resumableSessions`, the fuzz drivers' only, issues tickets, which needs no shared state).
     let pointer: OpaquePointer
     /// What this context was built from.
     public let configuration: TLSConfiguration
@@ -19,7 +20,18 @@ public final class TLSContext: @unchecked Sendable {
 
     /// Builds the context. Throws ``TLSError/configuration(_:)`` for an identity OpenSSL refuses, a
     /// CA file that does not load, or a malformed or empty pin set.
-    public init(_ configuration: TLSConfiguration) throws(TLSError) {
+    public convenience init(_ configuration: TLSConfiguration) throws(TLSError) {
+        try self.init(configuration, resumableSessions: false)
+    }
+
+    /// The same, and with `resumableSessions` a server that issues TLS 1.2 session tickets
+    /// (RFC 5077), so a client that offers one again (`TLSSession.resume(_:)`) gets an
+    /// abbreviated handshake: no certificates, no key exchange, no signatures. For the link fuzzer
+    /// only (`tools/fuzz/Link`), whose every input sets up a link over TLS: Dashport's server never
+    /// resumes (head units reconnect with fresh handshakes). Tickets rather than a session cache,
+    /// because OpenSSL drops a cached session whose connection ended without a close_notify or
+    /// with a fatal alert, which is how every fuzzed link ends. No effect on a client context.
+    package init(_ configuration: TLSConfiguration, resumableSessions: Bool) throws(TLSError) {
         ERR_clear_error()
         defer { ERR_clear_error() }
         let method = configuration.role == .server ? TLS_server_method() : TLS_client_method()
@@ -36,7 +48,7 @@ public final class TLSContext: @unchecked Sendable {
                 pinnedFingerprints = []
             }
             switch configuration.role {
-            case .server: try Self.configureServer(context, configuration)
+            case .server: try Self.configureServer(context, configuration, resumable: resumableSessions)
             case .client: try Self.configureClient(context, configuration)
             }
             if let identity = configuration.identity { try Self.use(identity, in: context, role: configuration.role) }
@@ -50,7 +62,9 @@ public final class TLSContext: @unchecked Sendable {
 
     deinit { SSL_CTX_free(pointer) }
 
-    private static func configureServer(_ context: OpaquePointer, _ configuration: TLSConfiguration) throws(TLSError) {
+    private static func configureServer(_ context: OpaquePointer, _ configuration: TLSConfiguration, resumable: Bool)
+        throws(TLSError)
+    {
         guard configuration.identity != nil else { throw .configuration("a server needs an identity") }
         // TLS 1.2 only, even when the head unit offers 1.3: aasdk's handshake order and record
         // overhead both assume 1.2 (aap-protocol §2.7, §8.5).
@@ -61,10 +75,11 @@ public final class TLSContext: @unchecked Sendable {
             throw .library("cipher list: \(OpenSSLErrorQueue.drain())")
         }
         // Head units reconnect with fresh handshakes: no tickets, no session cache, no session id
-        // in ServerHello, so nothing is resumable. No renegotiation, no compression.
+        // in ServerHello, so nothing is resumable (but in the fuzz drivers' `resumable` context,
+        // which issues tickets). No renegotiation, no compression.
         _ = SSL_CTX_set_options(
             context,
-            dashport_ssl_op_no_ticket() | dashport_ssl_op_no_renegotiation()
+            (resumable ? 0 : dashport_ssl_op_no_ticket()) | dashport_ssl_op_no_renegotiation()
                 | dashport_ssl_op_no_compression() | dashport_ssl_op_cipher_server_preference())
         _ = dashport_ssl_ctx_set_session_cache_mode(context, Int(SSL_SESS_CACHE_OFF))
         _ = SSL_CTX_set_num_tickets(context, 0)

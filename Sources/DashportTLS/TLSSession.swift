@@ -202,6 +202,34 @@ public final class TLSSession {
         return SSL_SESSION_is_resumable(session) == 1
     }
 
+    /// Client role, before `startHandshake()`: offers `session` (from an earlier handshake with
+    /// the same server context, `resumableSession`), so the server that issued it answers with an
+    /// abbreviated handshake. For the link fuzzer only (see `TLSContext(_:resumableSessions:)`);
+    /// a server that does not know the session runs a full handshake, as if none were offered.
+    package func resume(_ session: TLSResumableSession) throws(TLSError) {
+        guard context.configuration.role == .client, case .idle = state else {
+            throw .library("a session is resumed by a client before its handshake")
+        }
+        // A copy: this connection's end (without a close_notify, as a link's) marks the session it
+        // used as not resumable, and `session` must stay good for the next one.
+        guard let copy = SSL_SESSION_dup(session.pointer) else { throw .library("SSL_SESSION_dup: \(OpenSSLErrorQueue.drain())") }
+        defer { SSL_SESSION_free(copy) }  // SSL_set_session takes its own reference
+        guard SSL_set_session(ssl, copy) == 1 else { throw .library("SSL_set_session: \(OpenSSLErrorQueue.drain())") }
+    }
+
+    /// A copy of this side's session once established, if it can be resumed (the server gave
+    /// it a ticket or an id). A copy, because OpenSSL marks the session itself as not resumable
+    /// when this connection is freed without a close_notify, as a link's always is.
+    package var resumableSession: TLSResumableSession? {
+        guard isHandshakeComplete, let session = SSL_get_session(ssl), SSL_SESSION_is_resumable(session) == 1,
+            let copy = SSL_SESSION_dup(session)
+        else { return nil }
+        return TLSResumableSession(taking: copy)
+    }
+
+    /// Whether the handshake resumed an earlier session (abbreviated: no certificates or key exchange).
+    package var wasResumed: Bool { SSL_session_reused(ssl) == 1 }
+
     /// Whether the peer issued a session ticket.
     var sessionHasTicket: Bool {
         guard let session = SSL_get1_session(ssl) else { return false }
@@ -260,4 +288,14 @@ public final class TLSSession {
             }
         return OpenSSLErrorQueue.describe(or: fallback)
     }
+}
+
+/// An established TLS session a client can offer again (`TLSSession.resume(_:)`): OpenSSL's
+/// `SSL_SESSION`, one reference owned. Not Sendable: keep it where one thread uses it.
+package final class TLSResumableSession {
+    let pointer: OpaquePointer
+
+    init(taking pointer: OpaquePointer) { self.pointer = pointer }
+
+    deinit { SSL_SESSION_free(pointer) }
 }

@@ -1,9 +1,9 @@
-import DashportFuzzDrivers
+import DashportFuzzSupport
 import Foundation
 import Synchronization
 public import Testing
 
-/// Runs the shared fuzz drivers (DashportFuzzDrivers) in a test: a broken invariant becomes an
+/// Runs the shared fuzz drivers (tools/fuzz: DashportFuzzDrivers, DashportFuzzLinkDrivers) in a test: a broken invariant becomes an
 /// issue naming the replayed input, or is collected to check that the checks fire.
 public enum FuzzReplay {
     /// Runs `body` (a driver on the input called `name`), recording each violation as an issue.

@@ -1,12 +1,12 @@
 import Foundation
-@testable import DashportFuzzDrivers
+@testable import DashportFuzzLinkDrivers
 import DashportTestSupport
 import Testing
 import DashportLink
 
 /// Replays every input kept in `FuzzCrashes/` (inputs that ever crashed `tools/fuzz/FuzzLink`, and
-/// hand-made `seed-*.bin` ones) through the fuzzer's own driver: the DashportFuzzDrivers library
-/// (tools/fuzz/Drivers) is what the fuzz target runs, so an input takes exactly the path it took
+/// hand-made `seed-*.bin` ones) through the fuzzer's own driver: the DashportFuzzLinkDrivers library
+/// (tools/fuzz/Link) is what the fuzz target runs, so an input takes exactly the path it took
 /// under libFuzzer. A broken invariant is an issue here instead of a trap; a crash of the link
 /// itself still crashes the test.
 @Suite struct FuzzReplayTests {

@@ -1,4 +1,4 @@
-@testable import DashportFuzzDrivers
+@testable import DashportFuzzLinkDrivers
 import DashportHeadUnit
 import DashportLink
 import DashportTLS

@@ -1,4 +1,4 @@
-@testable import DashportFuzzDrivers
+@testable import DashportFuzzLinkDrivers
 import DashportLink
 import DashportTestSupport
 import Testing
@@ -55,5 +55,16 @@ import Testing
         let violations = FuzzReplay.violations { script.runStream(sealed: true) }
         #expect(violations.isEmpty, "\(violations)")
         #expect(!script.watch.openChannels.contains(13))
+    }
+
+    /// The car's AUDIO_FOCUS_NOTIFICATION on channel 0 is the one control message the running
+    /// link hands the services (for the media audio sink): the driver took it for a message on a
+    /// channel never opened until FuzzLinkStream found it (the kept `crash-bc848c05…`).
+    @Test func focusNotificationOnChannelZeroIsAMessage() throws {
+        let script = LinkFuzz.linkedPair(try FuzzReplay.keptInput("crash-bc848c054136c55d96c4e5d82ebb34c4db927b36"))
+        let violations = FuzzReplay.violations { script.runStream(sealed: true) }
+        #expect(violations.isEmpty, "\(violations)")
+        #expect(script.watch.messages.contains { $0.channel == 0 && $0.id == ControlID.audioFocusNotification })
+        #expect(script.watch.closed, "the stream ends with a bye-bye")
     }
 }

@@ -1,7 +1,7 @@
 // libFuzzer target for the phone-side link: `tools/fuzz/run FuzzLink 180` (see tools/fuzz/README.md).
-// The driver and its invariants live in the DashportFuzzDrivers library (tools/fuzz/Drivers), shared
+// The driver and its invariants live in the DashportFuzzLinkDrivers library (tools/fuzz/Link), shared
 // with the replay tests; main.swift (empty) keeps a plain `swift build` a program that does nothing.
-import DashportFuzzDrivers
+import DashportFuzzLinkDrivers
 
 /// libFuzzer's entry point: one input through `LinkFuzz.run`, which traps on a broken invariant.
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -1,7 +1,7 @@
 // libFuzzer target for the phone-side link past its handshake, over null record layers:
 // `tools/fuzz/run FuzzLinkRunning 60` (see tools/fuzz/README.md). `LinkFuzz.runPostHandshake` lives
-// in the DashportFuzzDrivers library (tools/fuzz/Drivers), shared with the replay tests.
-import DashportFuzzDrivers
+// in the DashportFuzzLinkDrivers library (tools/fuzz/Link), shared with the replay tests.
+import DashportFuzzLinkDrivers
 
 /// libFuzzer's entry point: one input through `LinkFuzz.runPostHandshake`, which traps on a broken invariant.
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -1,6 +1,6 @@
 // A record layer for the link fuzzers only: TLS 1.2 AES-GCM's record framing without the
 // cryptography, so FuzzLinkRunning spends its time in the link and the services, not in RSA.
-// It lives in DashportFuzzDrivers, which no server, emulator or tool target depends on: a
+// It lives in DashportFuzzLinkDrivers, which no server, emulator or tool target depends on: a
 // `PhoneLink` in the server is always over a `TLSSession` (its public initialiser takes one).
 package import DashportTLS
 

@@ -1,5 +1,7 @@
 // Where the fuzz drivers report a broken invariant: the one switch between the fuzz targets (trap,
 // so libFuzzer keeps the input as a crash) and the replay tests (record an issue naming the input).
+// DashportFuzzSupport holds only this and FuzzReader, so every driver library builds on it and a
+// fuzz target links no driver but its own (tools/fuzz/README.md).
 
 /// How a broken invariant is reported while a driver runs.
 public enum FuzzInvariant {
@@ -9,7 +11,7 @@ public enum FuzzInvariant {
 }
 
 /// A broken invariant.
-func fuzzViolation(_ message: String) {
+package func fuzzViolation(_ message: String) {
     if let handler = FuzzInvariant.handler {
         handler(message)
     } else {
@@ -17,6 +19,6 @@ func fuzzViolation(_ message: String) {
     }
 }
 
-func fuzzCheck(_ condition: Bool, _ message: @autoclosure () -> String) {
+package func fuzzCheck(_ condition: Bool, _ message: @autoclosure () -> String) {
     if !condition { fuzzViolation(message()) }
 }

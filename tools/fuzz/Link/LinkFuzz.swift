@@ -1,9 +1,11 @@
 // The FuzzLink driver: how an input becomes calls on a PhoneLink, and what must hold. It lives in
-// the DashportFuzzDrivers library, which both the FuzzLink fuzz target and
+// the DashportFuzzLinkDrivers library (tools/fuzz/Link), which the three link fuzz targets and
 // Tests/DashportLinkTests/FuzzReplayTests.swift import, so a kept input replays exactly as the
-// fuzzer ran it. A broken invariant goes to `fuzzViolation` (FuzzInvariant.swift): a trap under
-// libFuzzer, an issue in the tests.
+// fuzzer ran it; the library links the link's modules and no other driver, so libFuzzer has only
+// their coverage counters to scan after each input. A broken invariant goes to `fuzzViolation`
+// (tools/fuzz/Support/FuzzInvariant.swift): a trap under libFuzzer, an issue in the tests.
 import DashportFrames
+import DashportFuzzSupport
 import DashportHeadUnit
 import DashportLink
 import DashportMessages
@@ -118,9 +120,46 @@ public enum LinkFuzz {
     }
     private static let anonymousCarContext = setUp { try TLSContext(.client(identity: nil)) }
 
+    /// The running mode's phone: the same server, but issuing TLS 1.2 session tickets, so a car
+    /// that offers the session of an earlier input resumes it (`TLSContext(_:resumableSessions:)`,
+    /// package-level; Dashport's server never resumes). The raw mode keeps `serverContext`.
+    private static let resumingServerContext = setUp {
+        try TLSContext(.server(identity: phoneIdentity, peerPolicy: .acceptAny), resumableSessions: true)
+    }
+
     static func phoneSession() -> TLSSession { setUp { try TLSSession(context: serverContext) } }
+    static func resumingPhoneSession() -> TLSSession { setUp { try TLSSession(context: resumingServerContext) } }
     static func carSession(certificate: Bool) -> TLSSession {
         setUp { try TLSSession(context: certificate ? carContext : anonymousCarContext) }
+    }
+
+    /// The latest session a running-mode car established with `resumingServerContext`, one per
+    /// car context (with and without a certificate), which the next car offers: every input
+    /// after the first runs a real but abbreviated TLS handshake (ClientHello, the phone's
+    /// ServerHello and Finished, the car's Finished: no certificates, ECDHE or RSA, which took
+    /// ~5 ms of each input). `nonisolated(unsafe)` because `TLSResumableSession` is not Sendable:
+    /// every access holds `carSessionsLock`, and OpenSSL only reads a session it is handed.
+    nonisolated(unsafe) private static var carSessions: [Bool: TLSResumableSession] = [:]
+    private static let carSessionsLock = Mutex(())
+
+    /// Offers `car` the session kept for its kind of car, if any.
+    static func offerKeptSession(to car: TLSSession, certificate: Bool) {
+        carSessionsLock.withLock { _ in
+            guard let session = carSessions[certificate] else { return }
+            setUp { try car.resume(session) }
+        }
+    }
+
+    /// Keeps `car`'s session for the next input when its handshake was a full one (the first, or
+    /// one whose offer the server no longer knew).
+    static func keepSession(of car: TLSSession, certificate: Bool) {
+        guard !car.wasResumed else { return }
+        // Kept for the process's life: out of LeakSanitizer's sight, as the linked pairs are.
+        carSessionsLock.withLock { _ in
+            withoutLeakChecks {
+                if let session = car.resumableSession { carSessions[certificate] = session }
+            }
+        }
     }
 
     // MARK: - Raw mode
@@ -210,8 +249,12 @@ public enum LinkFuzz {
             }
             fuzzCheck(closed == (phone.phase == .closed), "phase \(phone.phase) disagrees with the close actions")
             if !closed && setupStep == 4 {
-                let open = Set(phone.openServices.map(\.channel))
-                fuzzCheck(open == openChannels, "openServices \(open.sorted()) but the events opened \(openChannels.sorted())")
+                // Compared in place (no set built per call: this runs after every call, and
+                // allocations are most of what an input costs under AddressSanitizer).
+                let open = phone.openServices
+                fuzzCheck(
+                    open.count == openChannels.count && open.allSatisfy { openChannels.contains($0.channel) },
+                    "openServices \(open.map(\.channel)) but the events opened \(openChannels.sorted())")
             }
             return wire
         }
@@ -238,7 +281,10 @@ public enum LinkFuzz {
                 let wasOpen = openChannels.remove(service.channel) != nil
                 fuzzCheck(wasOpen, "\(event) for a channel that was not open")
             case .message(let channel, let id, let body):
-                fuzzCheck(openChannels.contains(channel), "a message on channel \(channel), which is not open")
+                // Channel 0 carries one message to the services: the car's AUDIO_FOCUS_NOTIFICATION
+                // once running, for the media audio sink (aap-audio.md §A.0).
+                let focus = channel == 0 && id == ControlID.audioFocusNotification && setupStep == 4
+                fuzzCheck(openChannels.contains(channel) || focus, "a message \(id) on channel \(channel), which is not open")
                 messages.append((channel, id, body))
             case .pingAnswered(let rtt):
                 fuzzCheck(setupStep == 4 && rtt >= .zero, "\(event) before running, or negative")
