@@ -68,7 +68,8 @@ import DashportSession
         #expect(ControlWords.quoted("") == #""""#)
         #expect(ControlWords.quoted(#"a "b" \c"#) == #""a \"b\" \\c""#)
         #expect(ControlWords.quoted("line\nbreak") == #""line?break""#)
-        for word in ["plain", "with space", #"q"uote"#, #"back\slash"#, "ünï cödé", "=", "--all"] {
+        #expect(ControlWords.quoted("tab\there") == "\"tab\there\"")
+        for word in ["plain", "with space", #"q"uote"#, #"back\slash"#, "ünï cödé", "=", "--all", "tab\t", "a[ b&\t\t\t"] {
             #expect(try ControlWords.split(Array("x \(ControlWords.quoted(word))".utf8)) == ["x", word])
         }
         #expect(ControlWords.fields(["a": "1", "b": "two words"]) == #"a=1 b="two words""#)
