@@ -318,7 +318,7 @@ import Glibc
     /// nor neighbour is one), and an ASCII-only stretch breaks into one `Character` per byte. Any
     /// other case (no byte match: a `Character` canonically equal to an ASCII one can be spelled
     /// otherwise) is answered `Character` by `Character`, as `String.contains` compares
-    /// (``characters(of:contain:)``).
+    /// (`characters(of:contain:)`).
     private func contains(_ checker: Checker, at position: Int) -> Bool {
         if let wanted = checker.plainBytes {
             let plain = plainASCII[position]
