@@ -389,6 +389,12 @@ let package = Package(
             path: "tools/fuzz/FuzzHTTP",
             swiftSettings: strict
         ),
+        .executableTarget(
+            name: "FuzzSearch",
+            dependencies: ["DashportFuzzDrivers"],
+            path: "tools/fuzz/FuzzSearch",
+            swiftSettings: strict
+        ),
 
         // MARK: Test support (one target every test suite shares)
         .target(

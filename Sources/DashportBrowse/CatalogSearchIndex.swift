@@ -298,12 +298,13 @@ import Glibc
 
     /// A query as the candidates are checked against it.
     private struct Checker {
-        var needle: String
+        /// The needle's `Character`s, for what bytes cannot answer.
+        var characters: [Character]
         /// The needle's UTF-8 when it is all ASCII without a carriage return (every `Character` one byte).
         var plainBytes: [UInt8]?
 
         init(_ needle: String) {
-            self.needle = needle
+            self.characters = Array(needle)
             self.plainBytes = CatalogSearchIndex.isPlainASCII(needle) ? Array(needle.utf8) : nil
         }
     }
@@ -316,7 +317,8 @@ import Glibc
     /// cluster with its neighbour (a carriage return before a line feed aside, and neither needle
     /// nor neighbour is one), and an ASCII-only stretch breaks into one `Character` per byte. Any
     /// other case (no byte match: a `Character` canonically equal to an ASCII one can be spelled
-    /// otherwise) is answered by `String.contains`.
+    /// otherwise) is answered `Character` by `Character`, as `String.contains` compares
+    /// (`characters(of:contain:)`).
     private func contains(_ checker: Checker, at position: Int) -> Bool {
         if let wanted = checker.plainBytes {
             let plain = plainASCII[position]
@@ -329,7 +331,30 @@ import Glibc
             }
             if found || plain { return found }
         }
-        return fields(of: position).contains { $0.contains(checker.needle) }
+        return fields(of: position).contains { Self.characters(of: $0, contain: checker.characters) }
+    }
+
+    /// Whether `needle` occurs in `field`'s `Character`s, each compared with `==` (canonical
+    /// equivalence): what `String.contains` answers (``linearMatches(_:)`` asks it), without the
+    /// searcher and its table of `Character`s that it builds on every call (most of a non-ASCII
+    /// query's time when it was asked per candidate). Fields are short; a plain scan is enough.
+    static func characters(of field: String, contain needle: [Character]) -> Bool {
+        guard let first = needle.first else { return true }
+        var start = field.startIndex
+        while start < field.endIndex {
+            if field[start] == first {
+                var index = field.index(after: start)
+                var matched = 1
+                while matched < needle.count, index < field.endIndex, field[index] == needle[matched] {
+                    field.formIndex(after: &index)
+                    matched += 1
+                }
+                if matched == needle.count { return true }
+                if index == field.endIndex { return false }  // what is left of the field is shorter than the needle
+            }
+            field.formIndex(after: &start)
+        }
+        return false
     }
 
     /// Whether `needle` occurs in `haystack` (when `boundedByASCII`, only where the bytes around it

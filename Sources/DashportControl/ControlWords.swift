@@ -62,8 +62,10 @@ public enum ControlWords {
     }
 
     /// `word` as it can be written back on a line: as is when it has no space, quote, backslash or
-    /// control character (and is not empty), else quoted and escaped; control characters become
-    /// `?` (answers never carry line breaks).
+    /// control character (and is not empty), else quoted and escaped; control characters but the
+    /// tab become `?` (answers never carry line breaks). A tab stays, quoted: ``split(_:)`` takes it
+    /// inside quotes, so a word with one reads back as itself (FuzzControl's find: a media id with
+    /// a tab came back with `?` and named another item).
     public static func quoted(_ word: String) -> String {
         let plain = !word.isEmpty && word.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value != 0x7F && $0 != "\"" && $0 != "\\" }
         if plain { return word }
@@ -72,6 +74,7 @@ public enum ControlWords {
             switch scalar {
             case "\"": out += "\\\""
             case "\\": out += "\\\\"
+            case "\t": out.unicodeScalars.append(scalar)
             case _ where scalar.value < 0x20 || scalar.value == 0x7F: out += "?"
             default: out.unicodeScalars.append(scalar)
             }

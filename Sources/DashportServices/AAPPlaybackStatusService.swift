@@ -123,7 +123,8 @@ public struct AAPPlaybackStatusService: Sendable {
     // Metadata bookkeeping.
     var lastMetadata: AAP.MediaPlaybackMetadata?
     var artwork: ArtworkState?
-    /// Statuses that wait for the metadata (while the cache's answer is awaited), in order.
+    /// Statuses that wait for the metadata (while the cache's answer is awaited), in order; all
+    /// of the current item (an item change drops them and owes one status instead).
     var heldStatuses: [Action] = []
     /// The most statuses held at once; older ones are dropped (each status says the whole state).
     static let maxHeldStatuses = 8
@@ -167,6 +168,13 @@ public struct AAPPlaybackStatusService: Sendable {
             item = state.item
             guard started, previous != state.item else { return [] }
             if previous?.id != state.item?.id { statusOwedSince = statusOwedSince ?? now }
+            if !heldStatuses.isEmpty {
+                // Statuses held for the last item's metadata describe that item (its position,
+                // clamped to its duration): released after this item's metadata they would show
+                // the new title with the old position. One status for this item is owed instead.
+                heldStatuses = []
+                statusOwedSince = statusOwedSince ?? now
+            }
             return itemChanged(now: now)
         case .queue, .error, .sleepTimerFired, .sleepTimer, .remotePlayback:
             return []

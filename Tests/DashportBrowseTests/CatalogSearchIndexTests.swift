@@ -78,6 +78,39 @@ struct CatalogSearchIndexTests {
         }
     }
 
+    /// The index's own `Character` scan answers what `String.contains` answers (it replaced a
+    /// `String.contains` per candidate): for every field and every piece of it, cut by
+    /// `Character`s and by scalars (half a cluster), and across clusters that join or not.
+    @Test func theCharacterScanAnswersWhatContainsAnswers() {
+        let fields =
+            Self.artists + Self.words + [
+                "a\r\nb", "\r\n", "e\u{301}e", "🇫🇷🇩🇪", "👩‍👩‍👧 family", "ab\u{301}c", "aaab", "abab", "",
+            ]
+        var needles = Set(fields + ["\n", "\r", "e", "\u{301}", "🇫", "🇷🇩", "👩", "ab", "aab", "bab", "b\u{301}"])
+        for field in fields {
+            let characters = Array(field)
+            let scalars = Array(field.unicodeScalars)
+            for start in 0..<characters.count {
+                for end in (start + 1)...characters.count { needles.insert(String(characters[start..<end])) }
+            }
+            for start in 0..<scalars.count {
+                for end in (start + 1)...min(scalars.count, start + 3) {
+                    needles.insert(String(String.UnicodeScalarView(scalars[start..<end])))
+                }
+            }
+        }
+        for field in fields {
+            // The reference asks String.contains where the index lives (this file imports
+            // Foundation, whose `contains` compares otherwise).
+            let reference = CatalogSearchIndex([[field]])
+            for needle in needles where !needle.isEmpty {
+                #expect(
+                    CatalogSearchIndex.characters(of: field, contain: Array(needle)) == (reference.linearMatches(needle) == [0]),
+                    "'\(field)' containing '\(needle)'")
+            }
+        }
+    }
+
     /// Any piece of any field, in another case or with the accents of another spelling, finds at
     /// least the item it came from, and exactly what the linear search finds.
     @Test func everyPieceOfAFieldFindsItsItem() async throws {

@@ -68,7 +68,8 @@ import DashportSession
         #expect(ControlWords.quoted("") == #""""#)
         #expect(ControlWords.quoted(#"a "b" \c"#) == #""a \"b\" \\c""#)
         #expect(ControlWords.quoted("line\nbreak") == #""line?break""#)
-        for word in ["plain", "with space", #"q"uote"#, #"back\slash"#, "ünï cödé", "=", "--all"] {
+        #expect(ControlWords.quoted("tab\there") == "\"tab\there\"")
+        for word in ["plain", "with space", #"q"uote"#, #"back\slash"#, "ünï cödé", "=", "--all", "tab\t", "a[ b&\t\t\t"] {
             #expect(try ControlWords.split(Array("x \(ControlWords.quoted(word))".utf8)) == ["x", word])
         }
         #expect(ControlWords.fields(["a": "1", "b": "two words"]) == #"a=1 b="two words""#)
@@ -86,6 +87,56 @@ import DashportSession
         #expect(throws: ControlError("more than 2 requests sent before their answers")) { try queued.append(Array("a\nb\nc\n".utf8)) }
     }
 
+    /// The reader takes contiguous bytes a line at a time: at the cap's edge (a line of
+    /// `maxLineBytes - 1` bytes passes, one more fails), with lines and the cap split anywhere, and
+    /// from a collection without contiguous storage, it does what the rule says byte by byte.
+    @Test func theLineReaderTakesAnySplitLikeByteByByte() throws {
+        let inputs = ["1234567\n", "12345678", "1234567", "ab\n1234567\ncd", "\n\n\nx", "a\nb\nc\n", "123\n4567890\n"]
+        for text in inputs.map({ Array($0.utf8) }) {
+            for cut in 0...text.count {
+                // The rule, a byte at a time: a line feed ends a line (if fewer than 2 wait), any
+                // other byte joins it (if it then stays under 8 bytes with its line feed).
+                var expected: [[UInt8]] = []
+                var expectedError: ControlError?
+                var partial: [UInt8] = []
+                for value in text {
+                    if value == 0x0A {
+                        guard expected.count < 2 else {
+                            expectedError = ControlError("more than 2 requests sent before their answers")
+                            break
+                        }
+                        expected.append(partial)
+                        partial = []
+                    } else {
+                        guard partial.count + 1 < 8 else {
+                            expectedError = ControlError("request longer than 7 bytes")
+                            break
+                        }
+                        partial.append(value)
+                    }
+                }
+
+                for contiguous in [true, false] {
+                    var reader = ControlLineReader(maxLineBytes: 8, maxPendingLines: 2)
+                    var error: ControlError?
+                    do {
+                        if contiguous {
+                            try reader.append(text[..<cut])
+                            try reader.append(text[cut...])
+                        } else {
+                            try reader.append(text[..<cut].lazy.map { $0 })
+                            try reader.append(text[cut...].lazy.map { $0 })
+                        }
+                    } catch let thrown { error = thrown }
+                    var lines: [[UInt8]] = []
+                    while let line = reader.next() { lines.append(line) }
+                    #expect(error == expectedError && lines == expected, "\(String(decoding: text, as: UTF8.self)) cut at \(cut)")
+                    #expect(error != nil || reader.partialCount == partial.count)
+                }
+            }
+        }
+    }
+
     @Test func answersRoundTripInAnySplit() throws {
         let answers: [ControlResponse] = [.ok([]), .ok(["id=1 kind=dashport", "", "x"]), .error("unknown command 'x'")]
         for answer in answers {
@@ -99,6 +150,8 @@ import DashportSession
             }
         }
         #expect(ControlResponse.ok(["a\nb"]).encoded == Array("ok 1\na b\n".utf8))
+        #expect(ControlResponse.ok(["é\r\nx", "", "\r"]).encoded == Array("ok 3\né  x\n\n \n".utf8))
+        #expect(ControlResponse.error("🎵\nü\r").encoded == Array("error 🎵 ü \n".utf8))
         // A text that starts with a combining mark still reads back (found by FuzzControl).
         var combining = ControlResponseReader()
         #expect(try combining.append(ControlResponse.error("\u{06D9}llse").encoded) == .error("\u{06D9}llse"))

@@ -154,6 +154,36 @@ struct AAPPlaybackMetadataTests {
         #expect(service.artworkNotCached(itemId: "b").isEmpty, "a late miss changes nothing")
     }
 
+    /// A status held while item "a"'s cover was looked up describes "a": when the item changes
+    /// before the cache answers, it is dropped, not sent after "b"'s metadata (fuzz input
+    /// `crash-d04ddd04…`: "b" was shown at "a"'s 59 s, past its own length); "b" is owed one status,
+    /// which the core's next playback state pays.
+    @Test func statusesHeldForAnItemAreDroppedWhenItChanges() throws {
+        let a = song("a", art: "https://c/a")
+        var (service, started) = startedService(snapshot(playbackState(.playing, valueMs: 59_000), item: a))
+        #expect(try Self.wire(started).isEmpty && service.isMetadataHeld, "metadata and status wait for the cache")
+
+        let change = service.sessionUpdated(.mediaItem(MediaItemState(item: song("b", seconds: 30))), now: ms(100))
+        #expect(try Self.wire(change) == ["metadata Title b"])
+        #expect(service.statusOwedSince == ms(100))
+        let state = service.sessionUpdated(.playbackState(playbackState(.playing, valueMs: 0, atMs: 100)), now: ms(100))
+        #expect(try statuses(in: state, channel: 13) == [expectedStatus(.playing, seconds: 0)])
+        #expect(
+            service.artworkNotCached(itemId: "a").isEmpty
+                && service.artworkArrived(itemId: "a", bytes: cover).compactMap(\.outgoing).isEmpty)
+    }
+
+    /// The same when the next item has a cover to look up too: its metadata comes first, then only
+    /// statuses made for it (here the owed one, at the next tick).
+    @Test func statusesHeldForAnItemAreDroppedWhenTheNextOneWaitsToo() throws {
+        var (service, _) = startedService(snapshot(playbackState(.playing, valueMs: 59_000), item: song("a", art: "https://c/a")))
+        let change = service.sessionUpdated(.mediaItem(MediaItemState(item: song("c", seconds: 30, art: "https://c/c"))), now: ms(100))
+        #expect(fetches(in: change).map(\.itemId) == ["c"])
+        #expect(try Self.wire(service.artworkNotCached(itemId: "c")) == ["metadata Title c"])
+        let tick = try statuses(in: service.tick(now: ms(100)), channel: 13)
+        #expect(tick.map(\.playbackSeconds) == [30], "the owed status, clamped to c's 30 s")
+    }
+
     /// What went to the car, in order: "status <state>" or "metadata <song> [art]".
     static func wire(_ actions: [AAPPlaybackStatusService.Action]) throws -> [String] {
         try actions.compactMap(\.outgoing).map { message in

@@ -5,8 +5,8 @@ import Glibc
 import Synchronization
 
 /// Runs a script (each step one byte of operation, then its arguments; format below) against a
-/// real ``SessionAudioInput`` and a plain model of its contract (a FIFO of bytes, a writer flag,
-/// the streaming rule), and checks through `fuzzCheck`:
+/// real ``SessionAudioInput`` and a plain model of its contract (a FIFO of the written stream's
+/// bytes, kept as the stretches of the stream it holds; a writer flag; the streaming rule), and checks through `fuzzCheck`:
 /// - every pull hands out exactly the frames asked for: the oldest buffered whole frames in order,
 ///   then silence, and says how many were audio;
 /// - the buffer never holds more than ``SessionAudioInput/capacityBytes``; what did not fit is
@@ -30,6 +30,7 @@ public enum AudioInputFuzz {
         audio.observeListening { value in heard.withLock { $0.append(value) } }
         var model = Model()
         var counter = 0
+        var out: [UInt8] = []
         var steps = 0
         while !reader.isAtEnd, steps < 2000 {
             steps += 1
@@ -41,25 +42,32 @@ public enum AudioInputFuzz {
                 model.writerBegan()
             case 1:
                 let count = Int(reader.u16()) % 70_000
-                // The bytes (counter + i) &* 31 >> 2, cut from one pattern made once: made byte by
-                // byte per write they were most of an input's time.
-                let start = counter % 1024
-                let bytes = Array(Self.pattern[start..<(start + count)])
+                // Stream bytes `counter ..< counter + count`, cut from one pattern made once: made
+                // byte by byte per write they were most of an input's time.
+                let start = counter % Self.period
+                let accepting = audio.write(Array(Self.pattern[start..<(start + count)]))
+                model.write(counter..<(counter + count))
                 counter += count
-                let accepting = audio.write(bytes)
-                model.write(bytes)
-                fuzzCheck(accepting == (model.fifo.count < SessionAudioInput.highWaterBytes), "write's pause answer is wrong")
+                fuzzCheck(accepting == (model.count < SessionAudioInput.highWaterBytes), "write's pause answer is wrong")
             case 2:
                 let frames = reader.byte() & 1 == 1 ? SessionAudioFormat.framesPerPacket : Int(reader.u16()) % 5000
-                var out: [UInt8] = [9]
+                out.removeAll(keepingCapacity: true)  // one buffer for every pull: growing a fresh one was a copy per pull
+                out.append(9)
                 let got = audio.pull(frames: frames, into: &out)
                 let expected = model.pull(frames)
-                fuzzCheck(got == expected.count / 4, "pull said \(got) frames of audio, the model \(expected.count / 4)")
+                let audioBytes = expected.reduce(0) { $0 + $1.count }
+                fuzzCheck(got == audioBytes / 4, "pull said \(got) frames of audio, the model \(audioBytes / 4)")
                 fuzzCheck(out.count == 1 + frames * 4, "pull appended \(out.count - 1) bytes for \(frames) frames")
                 fuzzCheck(out.first == 9, "pull overwrote what the buffer held")
-                fuzzCheck(Self.same(out.dropFirst().prefix(expected.count), expected[...]), "pull handed out other bytes than were written")
-                fuzzCheck(Self.silent(out.dropFirst(1 + expected.count)), "an underrun was not padded with silence")
-                if model.roomPending, model.fifo.count < SessionAudioInput.highWaterBytes {
+                var offset = 1
+                for range in expected where offset + range.count <= out.count {
+                    fuzzCheck(
+                        Self.same(out[offset..<(offset + range.count)], Self.stream(range)), "pull handed out other bytes than were written"
+                    )
+                    offset += range.count
+                }
+                fuzzCheck(Self.silent(out.dropFirst(1 + audioBytes)), "an underrun was not padded with silence")
+                if model.roomPending, model.count < SessionAudioInput.highWaterBytes {
                     model.roomPending = false
                     model.roomsCalled += 1
                 }
@@ -68,7 +76,7 @@ public enum AudioInputFuzz {
                 model.writerEnded()
             case 4:
                 audio.whenRoom { rooms.add(1, ordering: .relaxed) }
-                if model.fifo.count < SessionAudioInput.highWaterBytes { model.roomsCalled += 1 } else { model.roomPending = true }
+                if model.count < SessionAudioInput.highWaterBytes { model.roomsCalled += 1 } else { model.roomPending = true }
             default:
                 let value = reader.bool()
                 audio.setListening(value)
@@ -77,7 +85,7 @@ public enum AudioInputFuzz {
                     model.heard.append(value)
                 }
             }
-            fuzzCheck(audio.bufferedBytes == model.fifo.count, "buffered \(audio.bufferedBytes), the model \(model.fifo.count)")
+            fuzzCheck(audio.bufferedBytes == model.count, "buffered \(audio.bufferedBytes), the model \(model.count)")
             fuzzCheck(audio.bufferedBytes <= SessionAudioInput.capacityBytes, "the buffer outgrew its capacity")
             fuzzCheck(
                 audio.statistics.droppedBytes == model.dropped, "dropped \(audio.statistics.droppedBytes), the model \(model.dropped)")
@@ -104,30 +112,46 @@ public enum AudioInputFuzz {
         }
     }
 
-    /// Whether every byte is zero, with one comparison: the bytes are or-ed together first.
+    /// Whether every byte is zero, by `memcmp` against zeros made once (an or-reduction in this
+    /// module still went through a comparison hook per word).
     static func silent(_ bytes: ArraySlice<UInt8>) -> Bool {
         bytes.withUnsafeBytes { raw in
-            var any: UInt64 = 0
             var index = 0
-            while index + 8 <= raw.count {
-                any |= raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                index += 8
-            }
             while index < raw.count {
-                any |= UInt64(raw[index])
-                index += 1
+                let length = min(raw.count - index, zeros.count)
+                let equal = zeros.withUnsafeBytes { zero in
+                    guard let p = raw.baseAddress, let q = zero.baseAddress else { return true }
+                    return memcmp(p + index, q, length) == 0
+                }
+                guard equal else { return false }
+                index += length
             }
-            return any == 0
+            return true
         }
     }
 
-    /// What writes are cut from: byte `i` is `i &* 31 >> 2`, which repeats every 1024 bytes (every
-    /// 256, as Swift's `>>` binds first), long enough for the longest write from any offset.
-    static let pattern: [UInt8] = (0..<(70_000 + 1024)).map { UInt8(truncatingIfNeeded: $0 &* 31 >> 2) }
+    static let zeros = [UInt8](repeating: 0, count: 4096)
 
-    /// The contract, plainly.
+    /// Byte `p` of the stream the writes are cut from is `p &* 7` (truncated), so it repeats every
+    /// `period` bytes. (It was written `p &* 31 >> 2`, which is this: `>>` binds first.)
+    static let period = 256
+
+    /// The stream from position 0 of a period, long enough for the longest write from any offset
+    /// and for anything the buffer holds at once.
+    static let pattern: [UInt8] = (0..<(max(70_000, SessionAudioInput.capacityBytes) + period)).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+
+    /// Stream positions `range` (at most the buffer's capacity long) as bytes.
+    static func stream(_ range: Range<Int>) -> ArraySlice<UInt8> {
+        let start = range.lowerBound % period
+        return pattern[start..<(start + range.count)]
+    }
+
+    /// The contract, plainly. The bytes are not kept: every write is a stretch of one stream
+    /// (`stream(_:)`), so the FIFO is the stretches of it that are buffered, oldest first.
     struct Model {
-        var fifo: [UInt8] = []
+        var fifo: [Range<Int>] = []
+        /// Bytes buffered (the stretches' lengths added up).
+        var count = 0
         var writer = false
         var streaming = false
         var underruns = 0
@@ -138,31 +162,57 @@ public enum AudioInputFuzz {
         var heard: [Bool] = []
 
         mutating func writerBegan() {
-            let partial = fifo.count % 4
-            fifo.removeLast(partial)
+            var partial = count % 4
             dropped += UInt64(partial)
+            count -= partial
+            while partial > 0, let last = fifo.last {
+                let cut = min(partial, last.count)
+                fifo[fifo.count - 1] = last.lowerBound..<(last.upperBound - cut)
+                if fifo[fifo.count - 1].isEmpty { fifo.removeLast() }
+                partial -= cut
+            }
             writer = true
             underruns = 0
         }
 
-        mutating func write(_ bytes: [UInt8]) {
-            let taken = min(bytes.count, SessionAudioInput.capacityBytes - fifo.count)
-            fifo += bytes.prefix(taken)
+        /// A write of the stream's `bytes`.
+        mutating func write(_ bytes: Range<Int>) {
+            let taken = min(bytes.count, SessionAudioInput.capacityBytes - count)
+            if taken > 0 {
+                if let last = fifo.last, last.upperBound == bytes.lowerBound {
+                    fifo[fifo.count - 1] = last.lowerBound..<(bytes.lowerBound + taken)
+                } else {
+                    fifo.append(bytes.lowerBound..<(bytes.lowerBound + taken))
+                }
+            }
+            count += taken
             dropped += UInt64(bytes.count - taken)
-            if !streaming, fifo.count >= SessionAudioFormat.bytesPerPacket {
+            if !streaming, count >= SessionAudioFormat.bytesPerPacket {
                 streaming = true
                 underruns = 0
             }
-            if fifo.count >= 4 { underruns = 0 }
+            if count >= 4 { underruns = 0 }
         }
 
-        mutating func pull(_ frames: Int) -> [UInt8] {
-            let audio = min(frames, fifo.count / 4)
-            let out = Array(fifo.prefix(audio * 4))
-            fifo.removeFirst(audio * 4)
-            if !writer, fifo.count < 4 {
-                dropped += UInt64(fifo.count)
+        /// The stretches of the stream a pull of `frames` hands out, in order.
+        mutating func pull(_ frames: Int) -> [Range<Int>] {
+            let audio = min(frames, count / 4)
+            var left = audio * 4
+            var out: [Range<Int>] = []
+            var taken = 0
+            while left > 0 {
+                let first = fifo[taken]
+                let cut = min(left, first.count)
+                out.append(first.lowerBound..<(first.lowerBound + cut))
+                left -= cut
+                if cut == first.count { taken += 1 } else { fifo[taken] = (first.lowerBound + cut)..<first.upperBound }
+            }
+            fifo.removeFirst(taken)
+            count -= audio * 4
+            if !writer, count < 4 {
+                dropped += UInt64(count)
                 fifo = []
+                count = 0
                 streaming = false
             } else if audio < frames {
                 underruns += 1
@@ -176,9 +226,9 @@ public enum AudioInputFuzz {
         mutating func writerEnded() {
             writer = false
             roomPending = false
-            if !streaming, fifo.count >= 4 {
+            if !streaming, count >= 4 {
                 streaming = true
-            } else if fifo.count < 4 {
+            } else if count < 4 {
                 streaming = false
             }
         }
