@@ -46,7 +46,7 @@ enum MemoryPhase {
                 "--max-connections", "\(bench.options.memoryCars + 16)",
                 // Every car is 127.0.0.1; this phase measures memory, not the per-address cap.
                 "--max-cars-per-address", "\(bench.options.memoryCars + 16)",
-            ], log: log)
+            ] + (bench.options.reactors.map { ["--reactors", "\($0)"] } ?? []), log: log)
         defer { stop(server) }
         let address = try await waitFor(file: log) { text in
             text.split(separator: "\n").lazy.filter { $0.contains("listening") }
