@@ -36,17 +36,25 @@ extension ArtworkService {
     /// `fsync`, rename, the directory's `fsync`), then takes it into the cache's index.
     private func store(_ image: ArtworkImage, _ flight: FlightKey) async {
         let file = cache.thumbnailFile(image, key: flight.key, box: flight.box)
-        let written = OneShot<FileError?>()
-        DispatchQueue.global(qos: .utility).async {
+        let failure = await Self.fileWork(.utility) { () throws(FileError) in try Files.writeAtomically(file.bytes, to: file.path) }.value()
+        try? cache.adoptThumbnail(key: flight.key, box: flight.box, size: file.bytes.count, failure: failure)
+    }
+
+    /// Runs a file operation that may `fsync` on a Dispatch thread, never on the actor; the
+    /// returned value is its failure (nil: done), for the caller to await when it needs it.
+    private static func fileWork(
+        _ qos: DispatchQoS.QoSClass, _ body: @escaping @Sendable () throws(FileError) -> Void
+    ) -> OneShot<FileError?> {
+        let done = OneShot<FileError?>()
+        DispatchQueue.global(qos: qos).async {
             do throws(FileError) {
-                try Files.writeAtomically(file.bytes, to: file.path)
-                written.fulfill(nil)
+                try body()
+                done.fulfill(nil)
             } catch {
-                written.fulfill(error)
+                done.fulfill(error)
             }
         }
-        let failure = await written.value()
-        try? cache.adoptThumbnail(key: flight.key, box: flight.box, size: file.bytes.count, failure: failure)
+        return done
     }
 
     private func produceThumbnail(
@@ -108,15 +116,7 @@ extension ArtworkService {
         case .success(let fetched): download = fetched
         }
         let (temporary, path) = (download.temporary, cache.path(of: .original(key)))
-        let committed = OneShot<FileError?>()
-        DispatchQueue.global(qos: .userInitiated).async {
-            do throws(FileError) {
-                try Files.commit(temporary, to: path)
-                committed.fulfill(nil)
-            } catch {
-                committed.fulfill(error)
-            }
-        }
+        let committed = Self.fileWork(.userInitiated) { () throws(FileError) in try Files.commit(temporary, to: path) }
         stats.resizes += 1
         let result = await scaler.thumbnail(ofDescriptor: download.descriptor, fitting: flight.box)
         close(download.descriptor)

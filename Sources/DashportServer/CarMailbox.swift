@@ -38,7 +38,7 @@ final class CarMailbox: Sendable {
         var shutdown = false
         var services: [ServiceInput] = []
         var servicesHead = 0
-        /// Channels whose service was woken (``wake(channel:)``), each at most once.
+        /// Channels whose service was woken (``wake(channel:inlineAllowed:)``), each at most once.
         var wakes: [UInt8] = []
         var overflowed = false
         var readingPaused = false
@@ -129,20 +129,6 @@ final class CarMailbox: Sendable {
         return accepted
     }
 
-    /// Wakes the service on `channel` with a ``ServiceWake``: coalesced (a channel already woken
-    /// and not yet served is not queued twice) and outside ``maxPendingServiceInputs``, so a
-    /// producer that wakes a car for every packet of audio never fills, or overflows, its
-    /// mailbox. Held back, like every output-producing input, while the car does not read.
-    /// Returns false once the worker is done.
-    ///
-    /// Called on the reactor thread the worker runs on while the worker is parked with nothing to
-    /// do (and not held back for output), the wake is not queued: the worker's step for it runs
-    /// here, in the caller's turn (``runInline(on:_:)``).
-    @discardableResult
-    func wake(channel: UInt8) -> Bool {
-        wake(channel: channel, inlineAllowed: true) != .gone
-    }
-
     /// What ``wake(channel:inlineAllowed:)`` did.
     enum Wake: Equatable {
         /// The worker is done; nothing was woken.
@@ -153,10 +139,17 @@ final class CarMailbox: Sendable {
         case runsHere
     }
 
-    /// ``wake(channel:)``, for a caller that wakes many cars at once (the audio pump): with
-    /// `inlineAllowed` false a car whose step would run here, in the caller's turn, is left alone
-    /// (``Wake/runsHere``), so the caller can first wake the cars of other reactors, which then
-    /// work in parallel, and run its own reactor's cars after.
+    /// Wakes the service on `channel` with a ``ServiceWake``: coalesced (a channel already woken
+    /// and not yet served is not queued twice) and outside ``maxPendingServiceInputs``, so a
+    /// producer that wakes a car for every packet of audio never fills, or overflows, its
+    /// mailbox. Held back, like every output-producing input, while the car does not read.
+    ///
+    /// Called on the reactor thread the worker runs on while the worker is parked with nothing to
+    /// do (and not held back for output), the wake is not queued: the worker's step for it runs
+    /// here, in the caller's turn (``runInline(on:_:)``). With `inlineAllowed` false such a car is
+    /// left alone (``Wake/runsHere``), so a caller that wakes many cars at once (the audio pump)
+    /// can first wake the cars of other reactors, which then work in parallel, and run its own
+    /// reactor's cars after.
     func wake(channel: UInt8, inlineAllowed: Bool) -> Wake {
         let (waiter, outcome, inline) = state.withLock { state -> (UnsafeContinuation<Void, Never>?, Wake, InlineWorker?) in
             guard !state.finished else { return (nil, .gone, nil) }
@@ -171,7 +164,7 @@ final class CarMailbox: Sendable {
         return outcome
     }
 
-    /// Lets ``wake(channel:)`` run `worker`'s step itself while the worker's task is parked in
+    /// Lets ``wake(channel:inlineAllowed:)`` run `worker`'s step itself while the worker's task is parked in
     /// ``next(waited:)`` and the caller is on `loop`, the reactor that task runs on (its executor
     /// preference): the pump then writes every car's audio in its own turn, without resuming a
     /// task per car per packet. Call from the worker's task, on `loop`.
@@ -294,7 +287,7 @@ final class CarMailbox: Sendable {
     }
 }
 
-/// A car's worker as its mailbox holds it for ``CarMailbox/wake(channel:)``.
+/// A car's worker as its mailbox holds it for ``CarMailbox/wake(channel:inlineAllowed:)``.
 ///
 /// `@unchecked Sendable` because `CarWorker` is not Sendable: it is only ever used on `loop`'s
 /// thread. The worker's task runs there (the stream's executor preference, checked when it is

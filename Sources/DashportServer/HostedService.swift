@@ -16,7 +16,7 @@ struct ServiceInput: Sendable {
     }
 }
 
-/// What a ``CarMailbox/wake(channel:)`` hands the service on that channel: something it watches
+/// What a ``CarMailbox/wake(channel:inlineAllowed:)`` hands the service on that channel: something it watches
 /// (the server's audio) has news.
 struct ServiceWake: Sendable {}
 
@@ -121,7 +121,7 @@ final class ServiceHost {
     }
 
     /// How something outside the car wakes this service (coalesced; see
-    /// ``CarMailbox/wake(channel:)``); it returns false once the car is gone.
+    /// ``CarMailbox/wake(channel:inlineAllowed:)``); it returns `.gone` once the car is gone.
     var waker: AudioFanout.Waker {
         let inputs = bridge.inputs
         let channel = self.channel

@@ -40,9 +40,7 @@ extension MediaChannelService {
         let outcome: DashportMedia.BrowseResult.Outcome
         switch answer {
         case .items(let items, let total, _):
-            let (start, overflow) = page.multipliedReportingOverflow(by: pageSize)
-            let hasMore = !overflow && start < total && total - start > items.count
-            outcome = .items(itemPage(items, page: page, total: total, hasMore: hasMore, keys: artworkKeys))
+            outcome = .items(Self.wirePage(items, total: total, page: page, pageSize: pageSize) { artworkKey($0, artworkKeys) })
         case .error(let error) where profile.drawableErrors.contains(error.code):
             let resolution = error.resolution.map {
                 DashportMedia.BrowseErrorScreen.Resolution(label: $0.label, url: $0.url)
@@ -64,12 +62,21 @@ extension MediaChannelService {
         _ answer: BrowseAnswer, page: Int, pageSize: Int, artworkKeys: [String: String]
     ) -> EncodedItemPage? {
         guard case .items(let items, let total, _) = answer else { return nil }
+        let wire = wirePage(items, total: total, page: page, pageSize: pageSize) { validKey($0, artworkKeys) }
+        return EncodedItemPage(page: page, pageSize: pageSize, bytes: wire.serializedBytes())
+    }
+
+    /// The ITEM_PAGE of `items` (of `total`) answering a request for `page` of `pageSize`, each
+    /// item's artwork URI replaced by `key(uri)`: one definition for a fresh answer and for the
+    /// page a memoised one keeps encoded.
+    static func wirePage(
+        _ items: [BrowseItem], total: Int, page: Int, pageSize: Int, key: (String?) -> String?
+    ) -> DashportMedia.ItemPage {
         let (start, overflow) = page.multipliedReportingOverflow(by: pageSize)
         let hasMore = !overflow && start < total && total - start > items.count
-        let wire = DashportMedia.ItemPage(
-            items: items.map { wireItem($0, key: validKey($0.artworkUri, artworkKeys)) }, page: UInt32(clamping: page),
+        return DashportMedia.ItemPage(
+            items: items.map { wireItem($0, key: key($0.artworkUri)) }, page: UInt32(clamping: page),
             total: UInt32(clamping: total), hasMore: hasMore)
-        return EncodedItemPage(page: page, pageSize: pageSize, bytes: wire.serializedBytes())
     }
 
     /// BROWSE_RESULT's body with `encodedPage` as its `items` outcome: field 1 (`request_id`, a

@@ -79,11 +79,6 @@ final class AudioFanout: Sendable {
     /// thread does nothing and says ``CarMailbox/Wake/runsHere`` (see ``pump(_:)``).
     typealias Waker = @Sendable (_ inlineAllowed: Bool) -> CarMailbox.Wake
 
-    /// Registers a wake-up that is always a post (false: the subscriber is gone); returns its id.
-    func subscribe(_ wake: @escaping @Sendable () -> Bool) -> UInt64 {
-        subscribe { (_: Bool) in wake() ? .woken : .gone }
-    }
-
     /// Registers a car's wake-up, called after new packets were made; returns its id.
     func subscribe(_ wake: @escaping Waker) -> UInt64 {
         let (id, first) = state.withLock { state in

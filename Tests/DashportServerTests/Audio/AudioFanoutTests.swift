@@ -13,9 +13,9 @@ import Testing
     @Test func pullsOnlyWhileStreamingAndWakesEveryCar() async {
         let harness = FanoutHarness()
         let woken = Mutex(0)
-        _ = harness.fanout.subscribe {
+        _ = harness.fanout.subscribe { _ in
             woken.withLock { $0 += 1 }
-            return true
+            return .woken
         }
         harness.fanout.start()
         #expect(harness.timer.pending == 0, "an idle source is not polled")

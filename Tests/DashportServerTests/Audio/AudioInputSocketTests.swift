@@ -162,15 +162,15 @@ struct AudioPlanTests {
     /// The input hears whether a car's sink is subscribed to the stream that carries it, and only then.
     @Test func listeningFollowsTheSubscribersOfTheStreamThatCarriesTheInput() {
         let heard = AudioPlan(handlerSource: nil, clock: SystemClock())
-        let first = heard.fanout.subscribe { true }
-        let second = heard.fanout.subscribe { true }
+        let first = heard.fanout.subscribe { _ in .woken }
+        let second = heard.fanout.subscribe { _ in .woken }
         #expect(heard.input.isListening)
         heard.fanout.unsubscribe(first)
         #expect(heard.input.isListening, "one car still listens")
         heard.fanout.unsubscribe(second)
         #expect(!heard.input.isListening)
         let unheard = AudioPlan(handlerSource: DemoTonePlayer(), clock: SystemClock())
-        _ = unheard.fanout.subscribe { true }
+        _ = unheard.fanout.subscribe { _ in .woken }
         #expect(!unheard.input.isListening, "the cars hear the handler's sound, not the input")
     }
 }
