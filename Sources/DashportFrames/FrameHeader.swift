@@ -41,6 +41,22 @@ public struct FrameHeader: Sendable, Hashable {
         flags.type == .first ? firstSize : baseSize
     }
 
+    /// Writes the header's wire bytes at `buffer[offset...]` (which must have ``encodedSize``
+    /// bytes of room) and returns how many it wrote.
+    public func write(into buffer: UnsafeMutableBufferPointer<UInt8>, at offset: Int) -> Int {
+        precondition(offset >= 0 && buffer.count - offset >= encodedSize, "FrameHeader: no room for the header")
+        buffer[offset] = channel
+        buffer[offset + 1] = flags.rawValue
+        buffer[offset + 2] = UInt8(truncatingIfNeeded: payloadLength >> 8)
+        buffer[offset + 3] = UInt8(truncatingIfNeeded: payloadLength)
+        guard type == .first else { return Self.baseSize }
+        guard let total = totalLength else {
+            preconditionFailure("FrameHeader: FIRST frame on channel \(channel) has no total length")
+        }
+        for index in 0..<4 { buffer[offset + 4 + index] = UInt8(truncatingIfNeeded: total >> UInt32(24 - 8 * index)) }
+        return Self.firstSize
+    }
+
     /// Appends the header's wire bytes to `buffer`.
     public func encode(into buffer: inout [UInt8]) {
         buffer.append(channel)

@@ -188,32 +188,41 @@ package struct LinkWire {
         report(.sent, channel: channel, messageId: messageId, encrypted: encrypted, body: body)
         let control = channel != 0 && messageId >= 2 && messageId < 0x8000
         let fragments = Fragmenter.fragments(channel: channel, message: message, encrypted: encrypted, control: control, limits: limits)
-        var wire: [UInt8] = []
-        // Headers (8 bytes at most) and TLS 1.2 AES-GCM's 29 bytes per record: one allocation.
-        wire.reserveCapacity(message.count + fragments.count * (8 + TLSSession.recordOverhead))
-        for fragment in fragments {
-            if encrypted && !fragment.plaintext.isEmpty {
-                // The record goes straight after its header, whose length is filled in after.
-                let header = wire.count
-                FrameHeader(channel: fragment.channel, flags: fragment.flags, payloadLength: 0, totalLength: fragment.totalLength)
-                    .encode(into: &wire)
-                let start = wire.count
-                do {
-                    try tls.encrypt(fragment.plaintext, appendingTo: &wire)
-                } catch {
-                    throw .tlsFailure(error)
+        // One allocation for every frame: headers (8 bytes at most) and, encrypted, each record
+        // written by OpenSSL straight after its header, whose length is filled in after.
+        let room = encrypted ? TLSSession.maximumRecordExpansion : 0
+        let capacity = fragments.reduce(0) { $0 + FrameHeader.firstSize + $1.plaintext.count + room }
+        var failure: TLSError?
+        let wire = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+            for fragment in fragments {
+                var header = FrameHeader(
+                    channel: fragment.channel, flags: fragment.flags, payloadLength: 0, totalLength: fragment.totalLength)
+                // Plaintext, or the empty LAST of an encrypted message (no record, §8.2).
+                guard encrypted && !fragment.plaintext.isEmpty else {
+                    header.payloadLength = UInt16(fragment.plaintext.count)
+                    count += header.write(into: buffer, at: count)
+                    let payload = UnsafeMutableBufferPointer(rebasing: buffer[count..<(count + fragment.plaintext.count)])
+                    _ = payload.initialize(from: fragment.plaintext)
+                    count += fragment.plaintext.count
+                    continue
                 }
-                let length = wire.count - start
+                let headerStart = count
+                let start = count + header.write(into: buffer, at: count)
+                let length: Int
+                do throws(TLSError) {
+                    length = try tls.encrypt(
+                        fragment.plaintext, into: UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[start...])))
+                } catch {
+                    failure = error
+                    return
+                }
                 precondition(length <= Int(UInt16.max), "LinkWire: a TLS record of \(length) bytes does not fit a frame")
-                wire[header + 2] = UInt8(truncatingIfNeeded: length >> 8)
-                wire[header + 3] = UInt8(truncatingIfNeeded: length)
-                continue
+                buffer[headerStart + 2] = UInt8(truncatingIfNeeded: length >> 8)
+                buffer[headerStart + 3] = UInt8(truncatingIfNeeded: length)
+                count = start + length
             }
-            // Plaintext, or the empty LAST of an encrypted message (no record, §8.2).
-            let frame = Fragmenter.frame(fragment, wirePayload: Array(fragment.plaintext))
-            frame.header.encode(into: &wire)
-            wire.append(contentsOf: frame.payload)
         }
+        if let failure { throw .tlsFailure(failure) }
         return wire
     }
 

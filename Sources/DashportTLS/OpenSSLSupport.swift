@@ -76,21 +76,6 @@ enum MemoryBIO {
         }
     }
 
-    /// Reads everything `bio` holds onto the end of `output`.
-    static func drain(_ bio: OpaquePointer, appendingTo output: inout [UInt8]) {
-        while true {
-            let pending = min(BIO_ctrl_pending(bio), Int(Int32.max))
-            guard pending > 0 else { return }
-            let start = output.count
-            output.append(contentsOf: repeatElement(0, count: pending))
-            let read = output.withUnsafeMutableBufferPointer { buffer in
-                BIO_read(bio, buffer.baseAddress.map { $0 + start }, Int32(pending))
-            }
-            output.removeLast(pending - max(Int(read), 0))
-            if read <= 0 { return }
-        }
-    }
-
     /// A fresh read-only memory BIO over `bytes` for PEM parsing. The caller frees it.
     static func reading(_ bytes: [UInt8]) -> OpaquePointer? {
         // BIO_new_mem_buf does not copy; BIO_new + BIO_write does, so `bytes` may go away.

@@ -24,15 +24,19 @@ package protocol RecordLayer: AnyObject {
     /// Exactly one record for at most ``TLSSession/maximumPlaintextPerRecord`` bytes of
     /// plaintext (`[]` for an empty one), ``TLSSession/recordOverhead`` bytes longer.
     func encrypt(_ plaintext: ArraySlice<UInt8>) throws(TLSError) -> [UInt8]
-    /// ``encrypt(_:)``, the record appended to `output` (a frame being built) instead of returned.
-    func encrypt(_ plaintext: ArraySlice<UInt8>, appendingTo output: inout [UInt8]) throws(TLSError)
+    /// ``encrypt(_:)``, the record written at the start of `buffer` (a frame being built, with
+    /// ``TLSSession/maximumRecordExpansion`` bytes of room beyond the plaintext); returns its length.
+    func encrypt(_ plaintext: ArraySlice<UInt8>, into buffer: UnsafeMutableRawBufferPointer) throws(TLSError) -> Int
     /// One frame's payload (whole records) to its plaintext.
     func decrypt(_ record: [UInt8]) throws(TLSError) -> [UInt8]
 }
 
 extension RecordLayer {
-    package func encrypt(_ plaintext: ArraySlice<UInt8>, appendingTo output: inout [UInt8]) throws(TLSError) {
-        output.append(contentsOf: try encrypt(plaintext))
+    package func encrypt(_ plaintext: ArraySlice<UInt8>, into buffer: UnsafeMutableRawBufferPointer) throws(TLSError) -> Int {
+        let record = try encrypt(plaintext)
+        guard record.count <= buffer.count else { throw .library("a record of \(record.count) bytes exceeds its room of \(buffer.count)") }
+        buffer.copyBytes(from: record)
+        return record.count
     }
 }
 

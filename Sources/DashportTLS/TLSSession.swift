@@ -2,7 +2,7 @@ import DashportDigest
 import CDashportSSL
 public import DashportLog
 
-/// One TLS connection over two memory BIOs: bytes in, bytes out, no file descriptors.
+/// One TLS connection over two in-memory BIOs: bytes in, bytes out, no file descriptors.
 ///
 /// Handshake: the client calls ``startHandshake()`` and sends what it returns; each side then feeds
 /// every ENCAPSULATED_SSL body it receives to ``handshake(received:)`` and sends the returned bytes,
@@ -18,6 +18,9 @@ public final class TLSSession {
     public static let maximumPlaintextPerRecord = 16_384
     /// Bytes a TLS 1.2 AES-GCM record adds: 5 header + 8 explicit nonce + 16 tag (§2.7).
     public static let recordOverhead = 29
+    /// Room a frame being built leaves beyond a record's plaintext for ``encrypt(_:into:)``: more
+    /// than any TLS 1.2 suite adds to one record (AES-GCM 29 bytes, CBC with SHA-384 85).
+    public static let maximumRecordExpansion = 256
 
     private enum State {
         case idle, handshaking, established
@@ -51,7 +54,7 @@ public final class TLSSession {
             SSL_free(ssl)
             throw .library("BIO_new: \(OpenSSLErrorQueue.drain())")
         }
-        guard let outbound = BIO_new(BIO_s_mem()) else {
+        guard let outbound = dashport_outbound_bio_new() else {
             BIO_free(inbound)
             SSL_free(ssl)
             throw .library("BIO_new: \(OpenSSLErrorQueue.drain())")
@@ -133,19 +136,28 @@ public final class TLSSession {
         return MemoryBIO.drain(outbound)
     }
 
-    /// ``encrypt(_:)-(ArraySlice<UInt8>)``, the record appended to `output` straight from OpenSSL's
-    /// buffer: no array of its own per record (every audio DATA, 23 a second per car, is one).
-    public func encrypt(_ plaintext: ArraySlice<UInt8>, appendingTo output: inout [UInt8]) throws(TLSError) {
+    /// ``encrypt(_:)-(ArraySlice<UInt8>)``, the record written by OpenSSL straight into `buffer`
+    /// (the frame that carries it; see the outbound BIO in CDashportSSL): no array of its own and
+    /// one copy per record, where every audio DATA, 23 a second per car, is one. `buffer` needs
+    /// ``maximumRecordExpansion`` bytes of room beyond the plaintext; returns the record's length.
+    public func encrypt(_ plaintext: ArraySlice<UInt8>, into buffer: UnsafeMutableRawBufferPointer) throws(TLSError) -> Int {
         try checkEstablished()
         guard plaintext.count <= Self.maximumPlaintextPerRecord else { throw .recordTooLarge }
-        guard !plaintext.isEmpty else { return }
+        guard !plaintext.isEmpty else { return 0 }
+        guard buffer.count >= plaintext.count + Self.maximumRecordExpansion, let base = buffer.baseAddress else {
+            throw .library("a record needs \(Self.maximumRecordExpansion) bytes of room beyond its plaintext")
+        }
         OpenSSLErrorQueue.clearIfNotEmpty()  // SSL_get_error needs an empty queue before the call
         defer { OpenSSLErrorQueue.clearIfNotEmpty() }
+        dashport_outbound_set_target(outbound, base.assumingMemoryBound(to: UInt8.self), buffer.count)
         let written = plaintext.withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32($0.count)) }
+        let length = dashport_outbound_take_target(outbound)
         guard written == plaintext.count else {
             throw fail(.encryptFailed(Self.explain(SSL_get_error(ssl, written))))
         }
-        MemoryBIO.drain(outbound, appendingTo: &output)
+        // Never with the room asked for: one TLS 1.2 record adds 29 bytes (AES-GCM), 85 at most.
+        guard BIO_ctrl_pending(outbound) == 0 else { throw fail(.library("a record did not fit the room of its frame")) }
+        return length
     }
 
     /// ``encrypt(_:)-(ArraySlice<UInt8>)`` for a whole array.

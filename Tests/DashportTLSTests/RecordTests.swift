@@ -20,22 +20,42 @@ import Testing
         }
     }
 
-    /// The frame builder's path: the record lands after what the output held, exactly as
-    /// `encrypt(_:)` would return it, and records made either way decrypt in order.
+    /// The frame builder's path: OpenSSL writes the record straight into the frame's room,
+    /// exactly as `encrypt(_:)` would return it, and records made either way decrypt in order.
     @Test(arguments: [1, 8_202, 16_384])
-    func recordAppendedToAFrameBeingBuilt(size: Int) throws {
+    func recordWrittenIntoAFrameBeingBuilt(size: Int) throws {
         let pair = try Pair()
         try pair.handshake()
         let plaintext = pattern(size)
-        var frame: [UInt8] = [9, 8, 7, 6]
-        try pair.server.encrypt(plaintext[...], appendingTo: &frame)
-        #expect(frame.count == 4 + size + TLSSession.recordOverhead)
+        let room = size + TLSSession.maximumRecordExpansion
+        var length = 0
+        let frame = try [UInt8](unsafeUninitializedCapacity: 4 + room) { buffer, count in
+            for index in 0..<4 { buffer[index] = UInt8(9 - index) }
+            length = try pair.server.encrypt(
+                plaintext[...], into: UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[4...])))
+            count = 4 + length
+        }
+        #expect(length == size + TLSSession.recordOverhead)
         #expect(Array(frame.prefix(4)) == [9, 8, 7, 6])
         #expect(try pair.client.decrypt(Array(frame.dropFirst(4))) == plaintext)
+        // The returned path and the written one share the sequence numbers.
         #expect(try pair.client.decrypt(pair.server.encrypt([1, 2, 3])) == [1, 2, 3])
-        var empty: [UInt8] = [5]
-        try pair.server.encrypt([][...], appendingTo: &empty)
-        #expect(empty == [5])
+        var scratch = [UInt8](repeating: 0, count: TLSSession.maximumRecordExpansion)
+        let empty = try scratch.withUnsafeMutableBytes { try pair.server.encrypt([][...], into: $0) }
+        #expect(empty == 0)
+        #expect(try pair.client.decrypt(pair.server.encrypt([4])) == [4])
+    }
+
+    /// A frame without the room a record may need is refused before OpenSSL writes anything, and
+    /// the session goes on: the next record still decrypts.
+    @Test func tooLittleRoomIsRefusedBeforeEncrypting() throws {
+        let pair = try Pair()
+        try pair.handshake()
+        var small = [UInt8](repeating: 0, count: 100 + TLSSession.recordOverhead)
+        #expect(throws: TLSError.self) {
+            try small.withUnsafeMutableBytes { _ = try pair.server.encrypt(pattern(100)[...], into: $0) }
+        }
+        #expect(try pair.client.decrypt(pair.server.encrypt([7, 7])) == [7, 7])
     }
 
     @Test func emptyPlaintextIsAnEmptyFrameWithoutRecord() throws {
