@@ -17,9 +17,16 @@ public protocol DashportClock: Clock, Sendable where Instant == ClockInstant {
     /// The default sleeps in a task; the manual clock runs due actions inline in `advance(by:)`,
     /// which is what makes timer-driven behaviour deterministic in tests.
     func schedule(at deadline: ClockInstant, _ action: @escaping @Sendable () async -> Void) -> ClockTimer
+    /// How long after the clock's origin it is now, finer than ``ClockInstant``'s milliseconds where
+    /// the clock can tell: what the audio pump paces its packets on (a packet is due every
+    /// 42.67 ms, and a millisecond floor made it run up to two milliseconds late).
+    var preciseNow: Duration { get }
 }
 
 extension DashportClock {
+    /// By default the instant itself: a clock that counts whole milliseconds is exact at them.
+    public var preciseNow: Duration { now.sinceOrigin }
+
     /// Suspends until `deadline` has passed; throws `CancellationError` when the task is cancelled.
     public func sleep(until deadline: ClockInstant) async throws {
         try await sleep(until: deadline, tolerance: nil)

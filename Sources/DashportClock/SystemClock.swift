@@ -13,6 +13,8 @@ public struct SystemClock: DashportClock {
         ClockInstant(sinceOrigin: ContinuousClock.now - origin)
     }
 
+    public var preciseNow: Duration { ContinuousClock.now - origin }
+
     public var minimumResolution: Duration { .milliseconds(1) }
 
     public func sleep(until deadline: ClockInstant, tolerance: Duration?) async throws {

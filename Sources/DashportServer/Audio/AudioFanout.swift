@@ -148,7 +148,7 @@ final class AudioFanout: Sendable {
             state.running = true
             state.generation += 1
             state.streamFirst = state.head
-            state.pacer.begin(at: clock.now.sinceOrigin)
+            state.pacer.begin(at: clock.preciseNow)
             return state.generation
         }
         if let begin { timer.schedule(after: .zero) { [weak self] in self?.pump(begin) } }
@@ -156,7 +156,7 @@ final class AudioFanout: Sendable {
 
     /// Makes every packet that is due, wakes the cars, arms the timer for the next one.
     private func pump(_ generation: UInt64) {
-        let now = clock.now.sinceOrigin
+        let now = clock.preciseNow
         var next: Duration?
         let streaming = source.isStreaming
         let timestamps = state.withLock { state -> [UInt64] in
@@ -197,7 +197,7 @@ final class AudioFanout: Sendable {
         }
         for (id, wake) in here where wake(true) == .gone { unsubscribe(id) }
         guard let next else { return }
-        timer.schedule(after: max(.zero, next - clock.now.sinceOrigin)) { [weak self] in self?.pump(generation) }
+        timer.schedule(after: max(.zero, next - clock.preciseNow)) { [weak self] in self?.pump(generation) }
     }
 }
 
