@@ -20,6 +20,9 @@ struct AudioReport: Sendable {
     var serverCPU = 0.0
     var carsCPU = 0.0
     var referenceCPU = 0.0
+    /// The kernel's part of each (system time).
+    var serverSystemCPU = 0.0
+    var referenceSystemCPU = 0.0
     var referencePackets = 0
     var referenceSeconds = 0.0
     var referencePacketBytes = 0
@@ -120,6 +123,7 @@ extension AudioBench {
         report.alone = StreamWindow(cars.map(\.window), seconds: milliseconds(ContinuousClock.now - began) / 1000)
         report.alone.reactorWait = CPUTime.waiting(reactor) - waitedBefore
         report.serverCPU = cpu.server
+        report.serverSystemCPU = cpu.serverSystem
         report.carsCPU = cpu.cars
         report.serverDropped = server.connectedCars.compactMap(\.audio).map(\.dropped).reduce(0, +)
 
@@ -173,6 +177,7 @@ extension AudioBench {
         }
         report.referenceSeconds = milliseconds(ContinuousClock.now - referenceStart) / 1000
         report.referenceCPU = referenceCPU.server
+        report.referenceSystemCPU = referenceCPU.serverSystem
         reference.close()
 
         if options.skipChild {

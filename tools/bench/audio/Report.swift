@@ -32,6 +32,13 @@ extension AudioReport {
             "| Dashport: \(cars) cars streaming for \(String(format: "%.1f", alone.seconds)) s (pump, fan-out, DATA, TLS\(ackless ? "" : ", ACKs")) "
                 + "| \(formatPercent(serverPerCar)) | \(formatRatio(serverPerCar / referencePerCar)) "
                 + "| \(formatRatio(serverPerCar / Self.cpuTargetPerCar)) |")
+        // The kernel's part alone: what no change to Dashport's own code can take away.
+        let serverSystemPerCar = alone.audioSeconds > 0 ? serverSystemCPU / alone.audioSeconds / Double(max(cars, 1)) : .nan
+        let referenceSystemPerCar = referenceSeconds > 0 ? referenceSystemCPU / referenceSeconds / Double(max(cars, 1)) : .nan
+        Swift.print(
+            "| … of which in the kernel (system time: the sends, the ACKs' reads, epoll; the reference's "
+                + "\(formatPercent(referenceSystemPerCar))) | \(formatPercent(serverSystemPerCar)) "
+                + "| \(formatRatio(serverSystemPerCar / referencePerCar)) | |")
         Swift.print(
             String(
                 format: "\nTargets: ≤ %.1f× the reference, ≤ 1%% of a core per car. The cars' side meanwhile: %@ of a core per car.",
