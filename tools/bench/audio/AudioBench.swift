@@ -33,6 +33,12 @@ struct AudioBench: Sendable {
         for loop in [carLoop, browseLoop] {
             threads.append(await withCheckedContinuation { done in loop.execute { done.resume(returning: CPUTime.currentThreadId()) } })
         }
+        // A thread's niceness on Linux: setpriority on its id. Only the cars' own threads.
+        for thread in threads where options.carNice > 0 {
+            if setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(thread), Int32(min(options.carNice, 19))) != 0 {
+                progress("could not lower the car threads' priority: \(String(cString: strerror(errno)))")
+            }
+        }
         return AudioBench(
             options: options, carLoop: carLoop, browseLoop: browseLoop, carThreads: threads,
             tls: try TLSContext(.client(identity: identity)), directory: directory)

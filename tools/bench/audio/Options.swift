@@ -22,6 +22,10 @@ struct Options: Sendable {
     var ackless = false
     /// The `dashport` executable for the server-alone memory phase; default: next to this benchmark.
     var dashport: String?
+    /// Niceness of the benchmark's own car threads (the streaming and the browsing cars' reactors):
+    /// they stand for head units on other machines, so by default they yield the shared cores to
+    /// the server's reactors instead of taking turns with them (0 leaves them at the server's).
+    var carNice = 10
     var skipChild = false
     /// Streaming time of the child server in that phase.
     var childSeconds = 10.0
@@ -42,6 +46,7 @@ struct Options: Sendable {
             .value("window", "N", "each car's max_unacked (default 1, as openauto; 4096 as Google's DHU)"),
             .flag("ackless", "cars send no ACKs (the server streams without them after its 2-s grace)"),
             .value("dashport", "PATH", "the dashport executable for the server-alone memory phase (default: next to this one)"),
+            .value("car-nice", "N", "niceness of the benchmark's car threads, 0–19 (default 10: the cars stand for other machines)"),
             .flag("skip-child", "leave out the server-alone memory phase (a `dashport serve` child process)"),
             .value("child-seconds", "S", "streaming time of that child server (default 10)"),
             .value("memory-samples", "N", "RSS samples across the streaming window (default 10)"),
@@ -64,6 +69,7 @@ struct Options: Sendable {
         ackless = parsed.flag("ackless")
         dashport = parsed.value("dashport")
         skipChild = parsed.flag("skip-child")
+        carNice = try parsed.integer("car-nice", minimum: 0) ?? carNice
         childSeconds = try parsed.number("child-seconds", in: 1...600) ?? childSeconds
     }
 

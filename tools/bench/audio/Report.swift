@@ -14,7 +14,9 @@ extension AudioReport {
         Swift.print(
             "Cars and server in one process over TCP loopback: the server is DashportServer (the embedded demo library, its tones) "
                 + "on its reactor; \(cars) cars, each the emulator's car-role link with a PCM media sink (window \(window), \(ackless ? "no ACKs" : "an ACK per DATA"), "
-                + "focus answered at once), on a reactor thread of the benchmark's own. Load average during the streaming window "
+                + "focus answered at once), on a reactor thread of the benchmark's own"
+                + (options.carNice > 0 ? " at niceness \(options.carNice) (the cars stand for other machines)" : "")
+                + ". Load average during the streaming window "
                 + "\(String(format: "%.1f–%.1f", loads.min() ?? .nan, loads.max() ?? .nan)).\n")
 
         let serverPerCar = perCarCPUPerAudioSecond
