@@ -35,7 +35,7 @@ public enum LinkFuzz {
         if mode & 1 == 0 {
             runRaw(input)
         } else {
-            Script(input).run()
+            runOverLiveTLS(input)
         }
     }
 
