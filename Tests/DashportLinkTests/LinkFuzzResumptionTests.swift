@@ -54,7 +54,7 @@ import Testing
         try #require(!fresh.watch.messages.isEmpty, "the seed delivers messages to compare")
         // A pair of this test's own (the fuzzer's are shared with the other tests): the first round
         // runs over a new pair, the next ones over the sessions the previous round left.
-        let pair = LinkFuzz.TLSPair(certificate: bytes[0] & 0x20 == 0)
+        let pair = LinkFuzz.TLSPair()
         let setup = LinkFuzz.tlsSetup(bytes[0])
         for round in 1...3 {
             let live = LinkFuzz.Script(bytes, from: bytes[0] & 0x80 != 0 ? setup.discovery : setup.running, over: pair)
@@ -77,7 +77,7 @@ import Testing
         // payload looks like a 37-byte record (17 03 03 00 25 ...) but is none of this session's:
         // the phone's TLS session fails opening it, and the link closes.
         let bytes: [UInt8] = [0x01, 0x07, 0x00, 0x0B, 0x00, 0x00, 0x17, 0x03, 40, 0x03, 0x00, 37] + [UInt8](repeating: 0, count: 37)
-        let pair = LinkFuzz.TLSPair(certificate: true)
+        let pair = LinkFuzz.TLSPair()
         let live = LinkFuzz.Script(bytes, from: LinkFuzz.tlsSetup(bytes[0]).running, over: pair)
         FuzzReplay.run("a bad record, live") { live.run() }
         #expect(live.watch.closed && live.phone.closeReason != .byeBye(answered: true))

@@ -113,7 +113,7 @@ public enum LinkFuzz {
         do { return try build() } catch { fatalError("FuzzLink setup failed: \(error)") }
     }
 
-    private static let phoneIdentity = setUp { try TLSIdentity.generate(commonName: "FuzzLink phone") }
+    static let phoneIdentity = setUp { try TLSIdentity.generate(commonName: "FuzzLink phone") }
     private static let serverContext = setUp { try TLSContext(.server(identity: phoneIdentity, peerPolicy: .acceptAny)) }
     private static let carContext = setUp {
         try TLSContext(.client(identity: try TLSIdentity.generate(commonName: "FuzzLink car")))

@@ -16,14 +16,21 @@ extension LinkFuzz {
         let phone: TLSSession
         let car: TLSSession
 
-        /// Two fresh sessions of `LinkFuzz`'s contexts through a handshake with each other, bytes
-        /// handed straight across (the link's version exchange and framing around it are the raw
-        /// mode's and the setup's, done once): abbreviated when the car can offer the session an
-        /// earlier handshake of its kind kept (`offerKeptSession`), full otherwise.
-        init(certificate: Bool) {
-            phone = LinkFuzz.resumingPhoneSession()
-            car = LinkFuzz.carSession(certificate: certificate)
-            LinkFuzz.offerKeptSession(to: car, certificate: certificate)
+        /// Two fresh sessions through a handshake with each other, bytes handed straight across
+        /// (the link's version exchange and framing around it are the raw mode's and the setup's,
+        /// done once): abbreviated when the car can offer the session an earlier pair's handshake
+        /// kept, full otherwise. The car presents no certificate whatever the input's car does:
+        /// the link's view of it (the fingerprint, `tlsEstablished`) is the setup's, made with the
+        /// input's kind of car, and the records past a handshake are the same AES-GCM either way,
+        /// while a ticket holding a certificate costs OpenSSL 3 a decoding of it per resumption
+        /// (half of a pair's time). Contexts of their own (`liveContexts`): TLS 1.2 only, buffers kept.
+        init() {
+            phone = LinkFuzz.setUpSession(LinkFuzz.liveContexts.phone)
+            car = LinkFuzz.setUpSession(LinkFuzz.liveContexts.car)
+            LinkFuzz.liveSessionLock.withLock { _ in
+                guard let session = LinkFuzz.liveSession else { return }
+                do { try car.resume(session) } catch { fatalError("LinkFuzz: cannot offer the kept session: \(error)") }
+            }
             do {
                 var toPhone = try car.startHandshake()
                 for _ in 0..<8 where !(phone.isHandshakeComplete && car.isHandshakeComplete) {
@@ -35,7 +42,12 @@ extension LinkFuzz {
             guard phone.isHandshakeComplete && car.isHandshakeComplete else {
                 fatalError("LinkFuzz: the TLS pair's handshake did not finish")
             }
-            LinkFuzz.keepSession(of: car, certificate: certificate)
+            if !car.wasResumed {
+                // Kept for the process's life: out of LeakSanitizer's sight, as the linked pairs are.
+                LinkFuzz.liveSessionLock.withLock { _ in
+                    LinkFuzz.withoutLeakChecks { if let session = car.resumableSession { LinkFuzz.liveSession = session } }
+                }
+            }
         }
 
         /// Whether the next input can run over this pair: neither session failed (a fatal error
@@ -81,8 +93,33 @@ extension LinkFuzz {
     /// `nonisolated(unsafe)` because `TLSPair` and the snapshots are not Sendable: every access
     /// holds `liveTLSLock`, and what an input gets are copies of the links made under it.
     nonisolated(unsafe) private static var tlsSetups: [UInt8: TLSSetup] = [:]
-    nonisolated(unsafe) private static var livePairs: [Bool: TLSPair] = [:]
+    nonisolated(unsafe) private static var livePair: TLSPair?
     private static let liveTLSLock = Mutex(())
+
+    /// The live pairs' contexts: the phone's issues tickets (`resumableSessions`), the car offers
+    /// TLS 1.2 only, and both keep their sessions' buffers (`keepsBuffers`: a session seals and
+    /// opens a record at a time, and freeing and making its 17 KiB buffers around each one was
+    /// AddressSanitizer's work). Made once; Dashport's own contexts are the raw mode's and the setup's.
+    static let liveContexts: (phone: TLSContext, car: TLSContext) = {
+        do {
+            return (
+                try TLSContext(.server(identity: phoneIdentity, peerPolicy: .acceptAny), resumableSessions: true, keepsBuffers: true),
+                try TLSContext(.client(identity: nil), resumableSessions: true, keepsBuffers: true)
+            )
+        } catch {
+            fatalError("LinkFuzz: the live contexts: \(error)")
+        }
+    }()
+
+    static func setUpSession(_ context: TLSContext) -> TLSSession {
+        do { return try TLSSession(context: context) } catch { fatalError("LinkFuzz: a session: \(error)") }
+    }
+
+    /// The session the latest full handshake of a live pair left, which the next pair's car offers.
+    /// `nonisolated(unsafe)`: every access holds `liveSessionLock` (tests make pairs of their own
+    /// beside the fuzzer's), and OpenSSL only reads a session it is handed.
+    nonisolated(unsafe) static var liveSession: TLSResumableSession?
+    static let liveSessionLock = Mutex(())
 
     /// The setup of byte 0's head-unit configuration (bits 1–6), made on first use.
     static func tlsSetup(_ flags: UInt8) -> TLSSetup {
@@ -103,22 +140,21 @@ extension LinkFuzz {
     }
 
     /// `FuzzLink`'s running mode: `input` as a script from its configuration's setup, over the
-    /// live pair of its kind of car (with or without a certificate). A pair the input left out of
+    /// live pair. A pair the input left out of
     /// step (raw bytes, a hand-made frame or a close that dropped records in flight, a failed
     /// session) is replaced at once by a new one, so the next input never sees it and the
     /// handshake's cost is this input's.
     @discardableResult
     static func runOverLiveTLS(_ input: [UInt8]) -> LiveRun {
-        let certificate = input[0] & 0x20 == 0
-        return liveTLSLock.withLock { _ in
+        liveTLSLock.withLock { _ in
             let setup = setupLocked(input[0] & 0x7E)
-            let reused = livePairs[certificate] != nil
-            let pair = livePairs[certificate] ?? withoutLeakChecks { TLSPair(certificate: certificate) }
+            let reused = livePair != nil
+            let pair = livePair ?? withoutLeakChecks { TLSPair() }
             let script = Script(input, from: input[0] & 0x80 != 0 ? setup.discovery : setup.running, over: pair)
             script.run()
             let kept = pair.isInStep()
-            let next = kept ? pair : withoutLeakChecks { TLSPair(certificate: certificate) }
-            livePairs[certificate] = next
+            let next = kept ? pair : withoutLeakChecks { TLSPair() }
+            livePair = next
             return LiveRun(
                 script: script, reusedPair: reused, keptPair: kept, pair: ObjectIdentifier(pair), nextPair: ObjectIdentifier(next))
         }
