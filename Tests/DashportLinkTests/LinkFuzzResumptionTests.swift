@@ -1,5 +1,7 @@
 @testable import DashportFuzzLinkDrivers
+import DashportFrames
 import DashportLink
+import DashportTLS
 import DashportTestSupport
 import Testing
 
@@ -87,5 +89,19 @@ import Testing
         // The new pair is whole: a clean input over it keeps it.
         let clean = LinkFuzz.runOverLiveTLS(try FuzzReplay.keptInput("seed-run-input-keys.bin"))
         #expect(clean.script.watch.setupStep == 4 && clean.keptPair)
+    }
+
+    @Test func recordsLeftInFlightAreOpenedForTheSideThatDroppedThem() throws {
+        // The phone's last frame never reached the car's session (a closed car drops what
+        // arrives): the driver opens it from the bytes the phone sent, and the pair is in step.
+        let pair = LinkFuzz.TLSPair()
+        let plaintextFrame: [UInt8] = [0x00, 0x03, 0x00, 0x02, 0x80, 0x01]
+        let dropped = Frame(channel: 3, flags: [.bulk, .encrypted], payload: try pair.phone.encrypt([0x80, 0x01, 7])).encoded()
+        let settled = pair.settle(phoneSent: [plaintextFrame, dropped], carSent: [])
+        #expect(settled.inStep && settled.caughtUp == 1)
+        // Without those bytes the missing record cannot be found, and the pair is not kept.
+        let other = LinkFuzz.TLSPair()
+        _ = try other.car.encrypt([0x80, 0x01, 7])
+        #expect(!other.settle(phoneSent: [], carSent: []).inStep)
     }
 }

@@ -2,6 +2,7 @@
 // configuration, and every input runs copies of the linked state machines over the same two
 // OpenSSL sessions, whose records go on from where the last input left them. Shared with
 // Tests/DashportLinkTests like LinkFuzz.swift.
+import DashportFrames
 import DashportFuzzSupport
 import DashportTLS
 import Synchronization
@@ -15,6 +16,9 @@ extension LinkFuzz {
     final class TLSPair {
         let phone: TLSSession
         let car: TLSSession
+        /// Each session's records since the handshake (its sequence numbers).
+        private let phoneRecords: TLSRecordCounter
+        private let carRecords: TLSRecordCounter
 
         /// Two fresh sessions through a handshake with each other, bytes handed straight across
         /// (the link's version exchange and framing around it are the raw mode's and the setup's,
@@ -25,8 +29,8 @@ extension LinkFuzz {
         /// while a ticket holding a certificate costs OpenSSL 3 a decoding of it per resumption
         /// (half of a pair's time). Contexts of their own (`liveContexts`): TLS 1.2 only, buffers kept.
         init() {
-            phone = LinkFuzz.setUpSession(LinkFuzz.liveContexts.phone)
-            car = LinkFuzz.setUpSession(LinkFuzz.liveContexts.car)
+            let phone = LinkFuzz.setUpSession(LinkFuzz.liveContexts.phone)
+            let car = LinkFuzz.setUpSession(LinkFuzz.liveContexts.car)
             LinkFuzz.liveSessionLock.withLock { _ in
                 guard let session = LinkFuzz.liveSession else { return }
                 do { try car.resume(session) } catch { fatalError("LinkFuzz: cannot offer the kept session: \(error)") }
@@ -42,6 +46,8 @@ extension LinkFuzz {
             guard phone.isHandshakeComplete && car.isHandshakeComplete else {
                 fatalError("LinkFuzz: the TLS pair's handshake did not finish")
             }
+            (self.phone, self.car) = (phone, car)
+            (phoneRecords, carRecords) = (phone.countRecords(), car.countRecords())
             if !car.wasResumed {
                 // Kept for the process's life: out of LeakSanitizer's sight, as the linked pairs are.
                 LinkFuzz.liveSessionLock.withLock { _ in
@@ -66,6 +72,36 @@ extension LinkFuzz {
         }
 
         private static let probe: [UInt8] = [0x5A]
+
+        /// After an input: opens, in a session that lags, the records its peer sealed during the
+        /// input that it never read (`phoneSent` and `carSent`, the bytes each side sent, are whole
+        /// frames, one record per encrypted one), then probes (`isInStep`). Most inputs that
+        /// leave a pair out of step do so by a close: the closed side drops what is still in
+        /// flight (the car closed, the phone's bye-bye never read), and a new pair was a
+        /// resumed handshake each time. A session that failed stays failed, and the probe says so.
+        func settle(phoneSent: [[UInt8]], carSent: [[UInt8]]) -> (inStep: Bool, caughtUp: Int) {
+            let toCar = phoneRecords.sealed - carRecords.opened
+            let toPhone = carRecords.sealed - phoneRecords.opened
+            do {
+                try Self.open(toCar, of: phoneSent, in: car)
+                try Self.open(toPhone, of: carSent, in: phone)
+            } catch {
+                return (false, 0)
+            }
+            return (isInStep(), toCar + toPhone)
+        }
+
+        private static func open(_ missing: Int, of sent: [[UInt8]], in session: TLSSession) throws {
+            guard missing > 0 else { return }
+            var decoder = FrameDecoder(limits: FrameLimits(maxReceivePayload: 65535, maxMessageSize: Int(UInt32.max)))
+            for bytes in sent { decoder.feed(bytes) }
+            var records: [[UInt8]] = []
+            while let frame = try decoder.next() {
+                if frame.header.flags.contains(.encrypted) && !frame.payload.isEmpty { records.append(frame.payload) }
+            }
+            guard records.count >= missing else { throw TLSError.notEstablished }
+            for record in records.suffix(missing) { _ = try session.decrypt(record) }
+        }
     }
 
     /// The links of one head-unit configuration, set up once over TLS (a full link setup: version
@@ -85,6 +121,8 @@ extension LinkFuzz {
         let reusedPair: Bool
         /// The pair was still in step after the input and stays for the next one.
         let keptPair: Bool
+        /// Records the driver opened to bring the pair back in step (`TLSPair.settle`).
+        let caughtUp: Int
         /// The pair the input ran over, and the one the next input gets.
         let pair: ObjectIdentifier
         let nextPair: ObjectIdentifier
@@ -152,11 +190,12 @@ extension LinkFuzz {
             let pair = livePair ?? withoutLeakChecks { TLSPair() }
             let script = Script(input, from: input[0] & 0x80 != 0 ? setup.discovery : setup.running, over: pair)
             script.run()
-            let kept = pair.isInStep()
+            let (kept, caughtUp) = pair.settle(phoneSent: script.phoneSent, carSent: script.carSent)
             let next = kept ? pair : withoutLeakChecks { TLSPair() }
             livePair = next
             return LiveRun(
-                script: script, reusedPair: reused, keptPair: kept, pair: ObjectIdentifier(pair), nextPair: ObjectIdentifier(next))
+                script: script, reusedPair: reused, keptPair: kept, caughtUp: caughtUp, pair: ObjectIdentifier(pair),
+                nextPair: ObjectIdentifier(next))
         }
     }
 }

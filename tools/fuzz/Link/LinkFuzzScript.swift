@@ -60,6 +60,11 @@ extension LinkFuzz {
         /// answered SERVICE_DISCOVERY_REQUEST (its answer not yet delivered).
         private var capturesDiscovery = false
         private(set) var discoverySnapshot: Snapshot?
+        /// Over live TLS: the bytes each side sent during the input (whole frames), which
+        /// `TLSPair.settle` opens the records of that the other side never read.
+        private(set) var phoneSent: [[UInt8]] = []
+        private(set) var carSent: [[UInt8]] = []
+        private var logsSends = false
 
         init(_ input: [UInt8], records: Records = .tls) {
             let flags = input[0]
@@ -139,6 +144,7 @@ extension LinkFuzz {
             now = snapshot.now
             lastPhonePing = snapshot.lastPhonePing
             linked = true
+            logsSends = true
         }
 
         /// Where a script's links stand, to be copied onto live TLS sessions (`init(_:from:over:)`).
@@ -360,6 +366,7 @@ extension LinkFuzz {
                 switch action {
                 case .send(let bytes):
                     if !headUnitMuted { toPhone += bytes }
+                    if logsSends { carSent.append(bytes) }
                 case .event(.pingReceived(let timestamp, _)):
                     lastPhonePing = timestamp
                 case .event(.discoveryRequested) where capturesDiscovery && discoverySnapshot == nil:
@@ -397,6 +404,7 @@ extension LinkFuzz {
                 }
                 let forHeadUnit = toHeadUnit
                 toHeadUnit = []
+                if logsSends && !forHeadUnit.isEmpty { phoneSent.append(forHeadUnit) }
                 if !forHeadUnit.isEmpty { takeHeadUnit(headUnit.receive(forHeadUnit, now: now)) }
             }
         }
