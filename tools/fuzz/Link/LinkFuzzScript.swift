@@ -234,14 +234,11 @@ extension LinkFuzz {
                 "the in-memory handshake did not finish: phone \(phone.phase), head unit \(headUnit.phase)")
         }
 
-        /// The bye-bye every input ends with. Over TLS (`FuzzLink`) the clock first runs 6 s on,
-        /// stopping at the first `LinkFuzz.clockStops` deadlines (pings, channel timeouts) and
-        /// then jumping to the end, as a script's clock step does (stopping at every one, a dozen
-        /// pings each way over AES-GCM, was 8 % of FuzzLink's time); past the handshake
-        /// (`FuzzLinkRunning`, which must be fast) only the inputs move the clock, and the bye-bye
-        /// goes at once.
+        /// The bye-bye every input ends with, at once: only the inputs move the clock (clock steps,
+        /// op 3). Over TLS (`FuzzLink`) the clock used to run 6 s on first, through every ping
+        /// and channel timeout due over AES-GCM (8 % of its time; stopping at 8 at most, still a
+        /// tenth once the setup was gone), as `FuzzLinkRunning`'s did before it.
         private func finish() {
-            if records == .tls { advance(by: .seconds(6), stops: LinkFuzz.clockStops) }
             toHeadUnit += watch.take(phone.sayByeBye(now: now))
             pump()
             advance(by: .seconds(2))
