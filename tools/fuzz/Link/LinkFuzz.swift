@@ -19,9 +19,11 @@ import Synchronization
 /// The first byte picks the mode (bit 0) and configuration bits:
 /// - even: the rest is raw wire bytes from a "head unit", fed in input-derived splits with ticks
 ///   at input-derived times (reaches the version exchange and the TLS handshake);
-/// - odd: a real in-memory handshake with a `HeadUnitLink` first, then the rest is a script of
-///   operations (`Script`): raw bytes, service messages the head unit encrypts for real on
-///   its open channels, control messages, clock steps, phone sends and bye-byes.
+/// - odd: a script of operations (`Script`) over a phone and a `HeadUnitLink` linked over real TLS:
+///   raw bytes, service messages the head unit encrypts for real on its open channels, control
+///   messages, clock steps, phone sends and bye-byes. The link is set up once per head-unit
+///   configuration and copied onto live OpenSSL sessions for each input (`runOverLiveTLS`,
+///   LinkFuzzLiveTLS.swift).
 ///
 /// Invariants (`Watch`): no crash; at most one `.close`, always the last action, nothing
 /// after it and `phase == .closed` exactly from then on; every `.send` is whole, well-formed frames

@@ -1,4 +1,5 @@
-// The running mode of FuzzLink: a real in-memory handshake, then the input as a script. Shared with
+// The running mode of FuzzLink (and FuzzLinkRunning's): a linked phone and car in memory (a real
+// handshake, or copies of a linked pair), then the input as a script. Shared with
 // Tests/DashportLinkTests like LinkFuzz.swift.
 import DashportFrames
 import DashportFuzzSupport
