@@ -30,8 +30,12 @@ public final class TLSContext: @unchecked Sendable {
     /// only (`tools/fuzz/Link`), whose every input sets up a link over TLS: Dashport's server never
     /// resumes (head units reconnect with fresh handshakes). Tickets rather than a session cache,
     /// because OpenSSL drops a cached session whose connection ended without a close_notify or
-    /// with a fatal alert, which is how every fuzzed link ends. No effect on a client context.
-    package init(_ configuration: TLSConfiguration, resumableSessions: Bool) throws(TLSError) {
+    /// with a fatal alert, which is how every fuzzed link ends. A client context made with it
+    /// offers TLS 1.2 only (it resumes 1.2 tickets, and a TLS 1.3 key share would be made for
+    /// nothing in every ClientHello). With `keepsBuffers` (the link fuzzer's live sessions, which
+    /// seal and open a record at a time) sessions keep their read and write buffers instead of
+    /// freeing them whenever they are empty, as Dashport's (and every other context) do.
+    package init(_ configuration: TLSConfiguration, resumableSessions: Bool, keepsBuffers: Bool = false) throws(TLSError) {
         ERR_clear_error()
         defer { ERR_clear_error() }
         let method = configuration.role == .server ? TLS_server_method() : TLS_client_method()
@@ -40,7 +44,7 @@ public final class TLSContext: @unchecked Sendable {
         }
         // A session's read and write buffers (about 34 KiB) are freed whenever they are empty, which
         // for a car between requests is nearly always: hundreds of idle cars do not hold them.
-        _ = dashport_ssl_ctx_release_buffers(context)
+        if !keepsBuffers { _ = dashport_ssl_ctx_release_buffers(context) }
         do throws(TLSError) {
             if case .pinnedSHA256(let pins) = configuration.peerPolicy {
                 pinnedFingerprints = try Self.normalise(pins)
@@ -49,7 +53,13 @@ public final class TLSContext: @unchecked Sendable {
             }
             switch configuration.role {
             case .server: try Self.configureServer(context, configuration, resumable: resumableSessions)
-            case .client: try Self.configureClient(context, configuration)
+            case .client:
+                try Self.configureClient(context, configuration)
+                if resumableSessions {
+                    guard dashport_ssl_ctx_set_max_proto(context, TLS1_2_VERSION) == 1 else {
+                        throw .library("cannot limit the client to TLS 1.2: \(OpenSSLErrorQueue.drain())")
+                    }
+                }
             }
             if let identity = configuration.identity { try Self.use(identity, in: context, role: configuration.role) }
         } catch {

@@ -36,6 +36,8 @@ public final class TLSSession {
     let outbound: OpaquePointer
     private let logger: Logger
     private var state = State.idle
+    /// The link fuzzer's record counts, once `countRecords()` asked for them (TLSSession+RecordCount.swift).
+    var recordCounter: TLSRecordCounter?
 
     /// "TLSv1.2" once established.
     public private(set) var negotiatedVersion: String?

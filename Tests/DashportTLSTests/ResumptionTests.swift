@@ -77,4 +77,23 @@ import Testing
         #expect(throws: TLSError.self) { try first.client.resume(session) }
         #expect(throws: TLSError.self) { try TLSSession(context: server).resume(session) }
     }
+
+    /// The live sessions' contexts (`resumableSessions` and `keepsBuffers`): the client offers TLS
+    /// 1.2 only and resumes, and `countRecords` counts what each side sealed and opened since.
+    @Test func theLinkFuzzersLiveContextsResumeAndCountRecords() throws {
+        let server = try TLSContext(
+            .server(identity: TestTLS.phoneIdentity.get(), peerPolicy: .acceptAny), resumableSessions: true, keepsBuffers: true)
+        let client = try TLSContext(.client(identity: nil), resumableSessions: true, keepsBuffers: true)
+        let first = try handshake(server, client, offering: nil)
+        #expect(first.client.negotiatedVersion == "TLSv1.2")
+        let session: TLSResumableSession = try #require(first.client.resumableSession)
+        let again = try handshake(server, client, offering: session)
+        #expect(again.server.wasResumed)
+        let (phone, car) = (again.server.countRecords(), again.client.countRecords())
+        let records = try (1...3).map { try again.client.encrypt([UInt8($0)]) }
+        #expect(try again.server.decrypt(records[0]) == [1])
+        #expect(try again.server.decrypt(records[1] + records[2]) == [2, 3], "two records in one payload count as two")
+        _ = try again.server.encrypt([4])
+        #expect((car.sealed, car.opened, phone.sealed, phone.opened) == (3, 0, 1, 3))
+    }
 }

@@ -19,9 +19,11 @@ import Synchronization
 /// The first byte picks the mode (bit 0) and configuration bits:
 /// - even: the rest is raw wire bytes from a "head unit", fed in input-derived splits with ticks
 ///   at input-derived times (reaches the version exchange and the TLS handshake);
-/// - odd: a real in-memory handshake with a `HeadUnitLink` first, then the rest is a script of
-///   operations (`Script`): raw bytes, service messages the head unit encrypts for real on
-///   its open channels, control messages, clock steps, phone sends and bye-byes.
+/// - odd: a script of operations (`Script`) over a phone and a `HeadUnitLink` linked over real TLS:
+///   raw bytes, service messages the head unit encrypts for real on its open channels, control
+///   messages, clock steps, phone sends and bye-byes. The link is set up once per head-unit
+///   configuration and copied onto live OpenSSL sessions for each input (`runOverLiveTLS`,
+///   LinkFuzzLiveTLS.swift).
 ///
 /// Invariants (`Watch`): no crash; at most one `.close`, always the last action, nothing
 /// after it and `phase == .closed` exactly from then on; every `.send` is whole, well-formed frames
@@ -35,7 +37,7 @@ public enum LinkFuzz {
         if mode & 1 == 0 {
             runRaw(input)
         } else {
-            Script(input).run()
+            runOverLiveTLS(input)
         }
     }
 
@@ -113,7 +115,7 @@ public enum LinkFuzz {
         do { return try build() } catch { fatalError("FuzzLink setup failed: \(error)") }
     }
 
-    private static let phoneIdentity = setUp { try TLSIdentity.generate(commonName: "FuzzLink phone") }
+    static let phoneIdentity = setUp { try TLSIdentity.generate(commonName: "FuzzLink phone") }
     private static let serverContext = setUp { try TLSContext(.server(identity: phoneIdentity, peerPolicy: .acceptAny)) }
     private static let carContext = setUp {
         try TLSContext(.client(identity: try TLSIdentity.generate(commonName: "FuzzLink car")))

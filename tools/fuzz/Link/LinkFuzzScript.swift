@@ -1,4 +1,5 @@
-// The running mode of FuzzLink: a real in-memory handshake, then the input as a script. Shared with
+// The running mode of FuzzLink (and FuzzLinkRunning's): a linked phone and car in memory (a real
+// handshake, or copies of a linked pair), then the input as a script. Shared with
 // Tests/DashportLinkTests like LinkFuzz.swift.
 import DashportFrames
 import DashportFuzzSupport
@@ -45,13 +46,26 @@ extension LinkFuzz {
         let records: Records
         private let phoneLayer: NullRecordLayer?
         private let headUnitLayer: NullRecordLayer?
-        /// Over TLS, the car's session (whose session the next input resumes).
+        /// Over TLS, the car's session (whose session the next input resumes) and the phone's.
         private let carTLS: TLSSession?
+        private let phoneTLS: TLSSession?
         private let carHasCertificate: Bool
         /// Over TLS, whether the handshake resumed the session an earlier input kept.
         var resumedTLS: Bool { carTLS?.wasResumed ?? false }
         /// Set up already (a copy of a linked pair, see `init(_:after:)`): `run` skips the handshake.
         private var linked = false
+        /// Over live TLS from the discovery snapshot (`init(_:from:over:)`): the SERVICE_DISCOVERY_RESPONSE
+        /// body the car still has to send, the input's.
+        private var discoveryToSend: [UInt8]?
+        /// While `link(capturingDiscovery:)` runs: where the pair stood when the car had just
+        /// answered SERVICE_DISCOVERY_REQUEST (its answer not yet delivered).
+        private var capturesDiscovery = false
+        private(set) var discoverySnapshot: Snapshot?
+        /// Over live TLS: the bytes each side sent during the input (whole frames), which
+        /// `TLSPair.settle` opens the records of that the other side never read.
+        private(set) var phoneSent: [[UInt8]] = []
+        private(set) var carSent: [[UInt8]] = []
+        private var logsSends = false
 
         init(_ input: [UInt8], records: Records = .tls) {
             let flags = input[0]
@@ -70,16 +84,17 @@ extension LinkFuzz {
             self.records = records
             switch records {
             case .tls:
-                phone = PhoneLink(tls: LinkFuzz.resumingPhoneSession())
+                let phoneSession = LinkFuzz.resumingPhoneSession()
+                phone = PhoneLink(tls: phoneSession)
                 let car = LinkFuzz.carSession(certificate: certificate)
                 LinkFuzz.offerKeptSession(to: car, certificate: certificate)
                 headUnit = HeadUnitLink(configuration: configuration, tls: car)
-                (phoneLayer, headUnitLayer, carTLS) = (nil, nil, car)
+                (phoneLayer, headUnitLayer, carTLS, phoneTLS) = (nil, nil, car, phoneSession)
             case .null:
                 let layers = (
                     NullRecordLayer(.server, peerFingerprint: certificate ? LinkFuzz.nullCarFingerprint : nil), NullRecordLayer(.client)
                 )
-                (phoneLayer, headUnitLayer, carTLS) = (layers.0, layers.1, nil)
+                (phoneLayer, headUnitLayer, carTLS, phoneTLS) = (layers.0, layers.1, nil, nil)
                 phone = PhoneLink(recordLayer: layers.0)
                 headUnit = HeadUnitLink(configuration: configuration, recordLayer: layers.1)
             }
@@ -97,7 +112,7 @@ extension LinkFuzz {
                 fatalError("LinkFuzz: only a null-layer pair is copied")
             }
             (self.phoneLayer, self.headUnitLayer) = (phoneLayer, headUnitLayer)
-            (carTLS, carHasCertificate) = (nil, pair.carHasCertificate)
+            (carTLS, phoneTLS, carHasCertificate) = (nil, nil, pair.carHasCertificate)
             records = .null
             fuzzedDiscovery = false
             phone = pair.phone.copy(recordLayer: phoneLayer)
@@ -110,14 +125,67 @@ extension LinkFuzz {
             linked = true
         }
 
-        /// Runs the handshake of a pair that `init(_:after:)` will copy.
-        func link() {
+        /// A script for `input` over a live TLS pair (`FuzzLink`, `LinkFuzz.TLSPair`): copies of
+        /// the links `snapshot` holds, recording over `tls`'s sessions, whose records go on from
+        /// wherever earlier inputs left them. With a fuzzed discovery (byte 0 bit 7) `snapshot` is
+        /// the pair's `discoverySnapshot` and `run` first has the car send the input's body as
+        /// its answer, as `init(_:records:)`'s car would; otherwise it is a linked pair's.
+        init(_ input: [UInt8], from snapshot: Snapshot, over tls: TLSPair) {
+            let flags = input[0]
+            reader = FuzzReader(bytes: input, index: 1)
+            fuzzedDiscovery = flags & 0x80 != 0
+            if fuzzedDiscovery { discoveryToSend = reader.take(Int(reader.byte()) | Int(reader.byte()) << 8) }
+            carHasCertificate = flags & 0x20 == 0
+            records = .tls
+            (phoneLayer, headUnitLayer, carTLS, phoneTLS) = (nil, nil, tls.car, tls.phone)
+            phone = snapshot.phone.copy(recordLayer: tls.phone)
+            headUnit = snapshot.headUnit.copy(recordLayer: tls.car)
+            watch = snapshot.watch.copy(watching: phone)
+            random = SplitMix64(hashing: input)
+            now = snapshot.now
+            lastPhonePing = snapshot.lastPhonePing
+            linked = true
+            logsSends = true
+        }
+
+        /// Where a script's links stand, to be copied onto live TLS sessions (`init(_:from:over:)`).
+        struct Snapshot {
+            let phone: PhoneLink
+            let headUnit: HeadUnitLink
+            let watch: Watch
+            let now: Duration
+            let lastPhonePing: Int64
+        }
+
+        /// Copies of this script's links and watch as they stand (over TLS only).
+        func snapshot() -> Snapshot {
+            guard let phoneTLS, let carTLS else { fatalError("LinkFuzz: only a TLS script is snapshot") }
+            let phone = phone.copy(recordLayer: phoneTLS)
+            return Snapshot(
+                phone: phone, headUnit: headUnit.copy(recordLayer: carTLS), watch: watch.copy(watching: phone), now: now,
+                lastPhonePing: lastPhonePing)
+        }
+
+        /// Runs the handshake of a pair that `init(_:after:)` will copy; with `capturingDiscovery`
+        /// (over TLS) also keeps `discoverySnapshot` on the way.
+        func link(capturingDiscovery: Bool = false) {
+            capturesDiscovery = capturingDiscovery
             handshake()
+            capturesDiscovery = false
             linked = true
         }
 
         func run() {
-            if !linked { handshake() }
+            if !linked {
+                handshake()
+            } else if let body = discoveryToSend {
+                // The car's answer to the request the snapshot's phone sent (what its
+                // `handleDiscoveryRequest` sends with the input's body configured).
+                takeHeadUnit(
+                    headUnit.sendUnchecked(channel: 0, messageId: ControlID.serviceDiscoveryResponse, body: body, encrypted: true))
+                pump()
+                checkLinked()
+            }
             while !reader.isAtEnd {
                 perform(reader.byte())
                 pump()
@@ -153,20 +221,25 @@ extension LinkFuzz {
             toHeadUnit += watch.tick(now)
             takeHeadUnit(headUnit.start(now: now))
             pump()
+            checkLinked()
+            if let carTLS { LinkFuzz.keepSession(of: carTLS, certificate: carHasCertificate) }
+        }
+
+        /// After the setup: both sides running, or the phone refused a discovery response from the input.
+        private func checkLinked() {
             // Only a discovery response from the input may stop the handshake: one that does not decode.
             var refused = false
             if fuzzedDiscovery, case .undecodable(ControlID.serviceDiscoveryResponse, _)? = phone.closeReason { refused = true }
             fuzzCheck(
                 headUnit.phase == .running && (phone.phase == .running || refused),
                 "the in-memory handshake did not finish: phone \(phone.phase), head unit \(headUnit.phase)")
-            if let carTLS { LinkFuzz.keepSession(of: carTLS, certificate: carHasCertificate) }
         }
 
-        /// The bye-bye every input ends with. Over TLS (`FuzzLink`) the clock first runs 6 s on,
-        /// through every ping and channel timeout due; past the handshake (`FuzzLinkRunning`, which
-        /// must be fast) only the inputs move the clock, and the bye-bye goes at once.
+        /// The bye-bye every input ends with, at once: only the inputs move the clock (clock steps,
+        /// op 3). Over TLS (`FuzzLink`) the clock used to run 6 s on first, through every ping
+        /// and channel timeout due over AES-GCM (8 % of its time; stopping at 8 at most, still a
+        /// tenth once the setup was gone), as `FuzzLinkRunning`'s did before it.
         private func finish() {
-            if records == .tls { advance(by: .seconds(6), stops: 1000) }
             toHeadUnit += watch.take(phone.sayByeBye(now: now))
             pump()
             advance(by: .seconds(2))
@@ -291,8 +364,12 @@ extension LinkFuzz {
                 switch action {
                 case .send(let bytes):
                     if !headUnitMuted { toPhone += bytes }
+                    if logsSends { carSent.append(bytes) }
                 case .event(.pingReceived(let timestamp, _)):
                     lastPhonePing = timestamp
+                case .event(.discoveryRequested) where capturesDiscovery && discoverySnapshot == nil:
+                    // The car has answered (its answer follows in these actions, not yet sent).
+                    discoverySnapshot = snapshot()
                 case .event:
                     break
                 case .close(let reason):
@@ -325,6 +402,7 @@ extension LinkFuzz {
                 }
                 let forHeadUnit = toHeadUnit
                 toHeadUnit = []
+                if logsSends && !forHeadUnit.isEmpty { phoneSent.append(forHeadUnit) }
                 if !forHeadUnit.isEmpty { takeHeadUnit(headUnit.receive(forHeadUnit, now: now)) }
             }
         }
