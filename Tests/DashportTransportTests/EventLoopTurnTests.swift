@@ -1,5 +1,5 @@
 import CDashportLinux
-import Dispatch
+import Foundation
 import DashportTestSupport
 import Glibc
 import Synchronization
@@ -26,7 +26,9 @@ import Testing
                 return value
             }
             guard isFirst else { return }
-            DispatchQueue.global().async {
+            // A thread of its own: a Dispatch or pool thread may be busy with other tests for
+            // seconds, and this reactor thread spins until it has posted.
+            Thread.detachNewThread {
                 loop.execute { log.update { $0.append("posted") } }
                 posted.store(true, ordering: .releasing)
             }
