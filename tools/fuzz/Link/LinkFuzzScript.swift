@@ -84,6 +84,7 @@ extension LinkFuzz {
                 headUnit = HeadUnitLink(configuration: configuration, recordLayer: layers.1)
             }
             watch = Watch(phone)
+            watch.checksEveryCall = false  // after each operation (`run`, `runStream`, `finish`)
             random = SplitMix64(hashing: input)
         }
 
@@ -121,6 +122,7 @@ extension LinkFuzz {
             while !reader.isAtEnd {
                 perform(reader.byte())
                 pump()
+                watch.checkOpenServices()
             }
             finish()
         }
@@ -145,6 +147,7 @@ extension LinkFuzz {
                 toPhone += reader.take(1 + Int(r % (r & 0x300 == 0 ? 4096 : 64)))
                 pump()
                 if (r >> 20) & 3 == 0 { advance(by: .milliseconds(Int64((r >> 24) % 3000))) }
+                watch.checkOpenServices()
             }
             finish()
         }
@@ -153,6 +156,7 @@ extension LinkFuzz {
             toHeadUnit += watch.tick(now)
             takeHeadUnit(headUnit.start(now: now))
             pump()
+            watch.checkOpenServices()
             // Only a discovery response from the input may stop the handshake: one that does not decode.
             var refused = false
             if fuzzedDiscovery, case .undecodable(ControlID.serviceDiscoveryResponse, _)? = phone.closeReason { refused = true }
@@ -167,6 +171,7 @@ extension LinkFuzz {
         /// must be fast) only the inputs move the clock, and the bye-bye goes at once.
         private func finish() {
             if records == .tls { advance(by: .seconds(6), stops: 1000) }
+            watch.checkOpenServices()
             toHeadUnit += watch.take(phone.sayByeBye(now: now))
             pump()
             advance(by: .seconds(2))
