@@ -476,7 +476,7 @@ private struct Cursor {
 }
 
 /// A shared field as the first item naming it worked it out: its trigrams' list numbers and
-/// whether it is plain ASCII (``CatalogSearchIndex/Builder/add(_:)``).
+/// whether it is plain ASCII (`Builder.add(_:)`).
 private struct SharedField {
     var lists: [UInt32] = []
     var plain = true
