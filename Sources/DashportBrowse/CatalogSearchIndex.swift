@@ -86,8 +86,8 @@ import Glibc
         /// Each trigram's list, by the number `listNumbers` gives the trigram.
         private var lists: [PostingList] = []
         private var listNumbers: [UInt64: UInt32] = [:]
-        /// The list numbers of each shared field's trigrams, worked out once.
-        private var sharedLists: [UInt64: [UInt32]] = [:]
+        /// Each shared field's trigrams (their list numbers) and plainness, worked out once.
+        private var sharedLists: [UInt64: SharedField] = [:]
         private var codes: [UInt32] = []
         private var numbers: [UInt32] = []
 
@@ -99,7 +99,7 @@ import Glibc
             let offset = text.count
             text.append(contentsOf: folded.utf8)
             let packed = UInt64(offset) << 32 | UInt64(text.count - offset)
-            if shared { sharedLists[packed] = [] }
+            if shared { sharedLists[packed] = SharedField() }
             return Field(packed: packed)
         }
 
@@ -109,12 +109,13 @@ import Glibc
             var plain = true
             for (field, written) in entryFields {
                 fields.append(written.packed)
-                let ascii = CatalogSearchIndex.isPlainASCII(field)
-                plain = plain && ascii
-                if let known = sharedLists[written.packed], !known.isEmpty || field.isEmpty {
-                    for number in known { lists[Int(number)].add(position) }
+                if let known = sharedLists[written.packed], known.workedOut {
+                    plain = plain && known.plain
+                    for number in known.lists { lists[Int(number)].add(position) }
                     continue
                 }
+                let ascii = CatalogSearchIndex.isPlainASCII(field)
+                plain = plain && ascii
                 codes.removeAll(keepingCapacity: true)
                 if ascii {
                     // Without a carriage return every ASCII byte is a `Character` of its own.
@@ -138,7 +139,9 @@ import Glibc
                     lists[Int(number)].add(position)
                     numbers.append(number)
                 }
-                if sharedLists[written.packed] != nil { sharedLists[written.packed] = numbers }
+                if sharedLists[written.packed] != nil {
+                    sharedLists[written.packed] = SharedField(lists: numbers, plain: ascii, workedOut: true)
+                }
             }
             plainASCII.append(plain)
             entryStarts.append(UInt32(fields.count))
@@ -262,8 +265,9 @@ import Glibc
         var found = 0
         var low = 0
         var width = firstWindow
-        var window = Bitmap(count: width)
-        var other = Bitmap(count: width)
+        // Room for every window up to the catalog's end (each is twice the last).
+        var window = Bitmap(count: width, room: count)
+        var other = Bitmap(count: width, room: count)
         while low < count, found < limit {
             let high = min(low + width, count)
             window.reset(count: high - low)
@@ -471,6 +475,14 @@ private struct Cursor {
     var next = -1
 }
 
+/// A shared field as the first item naming it worked it out: its trigrams' list numbers and
+/// whether it is plain ASCII (`Builder.add(_:)`).
+private struct SharedField {
+    var lists: [UInt32] = []
+    var plain = true
+    var workedOut = false
+}
+
 /// One trigram's items while the index is built: ascending, each once, as varint deltas.
 private struct PostingList {
     var bytes: [UInt8] = []
@@ -482,6 +494,10 @@ private struct PostingList {
         var delta = position - last
         last = position
         count += 1
+        // Room for a few positions at once: glibc's malloc rounds the first buffer up to that
+        // anyway, AddressSanitizer's does not and the list grew 1, 2, 4, 8 (the fuzz build's
+        // index build was a third of FuzzSearch's time, most of it these reallocations).
+        if bytes.isEmpty { bytes.reserveCapacity(8) }
         while delta >= 0x80 {
             bytes.append(UInt8(delta & 0x7F) | 0x80)
             delta >>= 7
@@ -494,17 +510,26 @@ private struct PostingList {
 private struct Bitmap {
     private var words: [UInt64]
 
-    init(count: Int) { words = Array(repeating: 0, count: (count + 63) / 64) }
+    /// Empty, for positions `0..<count`, with room for `room` positions (so `reset` up to them
+    /// reuses the buffer).
+    init(count: Int, room: Int) {
+        words = []
+        words.reserveCapacity((max(count, room) + 63) / 64)
+        words.append(contentsOf: repeatElement(0, count: (count + 63) / 64))
+    }
 
     var isEmpty: Bool { words.allSatisfy { $0 == 0 } }
 
-    /// Empty, for positions `0..<count`.
+    /// Empty, for positions `0..<count`, in the buffer it has when that is large enough (each
+    /// window is twice the last: a fresh array per window was an allocation per window and
+    /// bitmap).
     mutating func reset(count: Int) {
         let needed = (count + 63) / 64
         if words.count == needed {
             for index in words.indices { words[index] = 0 }
         } else {
-            words = Array(repeating: 0, count: needed)
+            words.removeAll(keepingCapacity: true)
+            words.append(contentsOf: repeatElement(0, count: needed))
         }
     }
 

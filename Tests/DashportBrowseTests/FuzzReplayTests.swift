@@ -2,10 +2,11 @@
 
 import DashportTestSupport
 import Testing
-@testable import DashportFuzzDrivers
+@testable import DashportFuzzBrowseDrivers
+import DashportFuzzSupport
 
 /// Replays every input kept in `FuzzCrashes/` through the fuzzer's own drivers (the catalog reader,
-/// tools/fuzz/Drivers/CatalogFuzz.swift, and search, SearchFuzz.swift): a broken invariant is an
+/// tools/fuzz/Browse/CatalogFuzz.swift, and search, SearchFuzz.swift): a broken invariant is an
 /// issue here instead of a trap.
 @Suite struct FuzzReplayTests {
     @Test func everyKeptInputKeepsTheInvariants() throws {

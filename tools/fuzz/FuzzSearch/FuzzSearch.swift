@@ -1,8 +1,8 @@
 // libFuzzer target for catalog search: `tools/fuzz/run FuzzSearch 60` (see tools/fuzz/README.md).
-// The driver and its invariants live in the DashportFuzzDrivers library
-// (tools/fuzz/Drivers/SearchFuzz.swift), shared with the replay test in Tests/DashportBrowseTests,
+// The driver and its invariants live in the DashportFuzzBrowseDrivers library
+// (tools/fuzz/Browse/SearchFuzz.swift), shared with the replay test in Tests/DashportBrowseTests,
 // which replays FuzzBrowse's and FuzzSearch's kept inputs (one folder) through both drivers.
-import DashportFuzzDrivers
+import DashportFuzzBrowseDrivers
 
 /// libFuzzer's entry point: one input through `SearchFuzz.run`, which traps on a broken invariant.
 @_cdecl("LLVMFuzzerTestOneInput")

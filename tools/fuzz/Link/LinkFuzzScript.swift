@@ -99,6 +99,7 @@ extension LinkFuzz {
                 headUnit = HeadUnitLink(configuration: configuration, recordLayer: layers.1)
             }
             watch = Watch(phone)
+            watch.checksEveryCall = false  // after each operation (`run`, `runStream`, `finish`)
             random = SplitMix64(hashing: input)
         }
 
@@ -189,6 +190,7 @@ extension LinkFuzz {
             while !reader.isAtEnd {
                 perform(reader.byte())
                 pump()
+                watch.checkOpenServices()
             }
             finish()
         }
@@ -213,6 +215,7 @@ extension LinkFuzz {
                 toPhone += reader.take(1 + Int(r % (r & 0x300 == 0 ? 4096 : 64)))
                 pump()
                 if (r >> 20) & 3 == 0 { advance(by: .milliseconds(Int64((r >> 24) % 3000))) }
+                watch.checkOpenServices()
             }
             finish()
         }
@@ -221,6 +224,7 @@ extension LinkFuzz {
             toHeadUnit += watch.tick(now)
             takeHeadUnit(headUnit.start(now: now))
             pump()
+            watch.checkOpenServices()
             checkLinked()
             if let carTLS { LinkFuzz.keepSession(of: carTLS, certificate: carHasCertificate) }
         }
@@ -240,6 +244,7 @@ extension LinkFuzz {
         /// and channel timeout due over AES-GCM (8 % of its time; stopping at 8 at most, still a
         /// tenth once the setup was gone), as `FuzzLinkRunning`'s did before it.
         private func finish() {
+            watch.checkOpenServices()
             toHeadUnit += watch.take(phone.sayByeBye(now: now))
             pump()
             advance(by: .seconds(2))

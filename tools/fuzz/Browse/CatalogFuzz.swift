@@ -2,6 +2,7 @@
 // tools/fuzz/FuzzBrowse and replayed by Tests/DashportBrowseTests/FuzzReplayTests.swift.
 
 import DashportBrowse
+import DashportFuzzSupport
 
 public enum CatalogFuzz {
     /// One input: the bytes as a catalog file. Invariants: no crash; the tree parser refuses every
