@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <errno.h>
 
 // accept4 is declared by glibc only under _GNU_SOURCE, which Swift's Glibc module does not set.
 // The symbol is always in libc; declare it so the transport can accept non-blocking, close-on-exec
@@ -26,21 +25,6 @@
 #ifndef __USE_GNU
 extern int accept4(int fd, struct sockaddr *addr, socklen_t *addrlen, int flags);
 #endif
-
-/// epoll_wait with a timeout in nanoseconds (negative: none), through epoll_pwait2 (Linux 5.11),
-/// so a reactor timer due in 0.3 ms is not rounded up to a whole millisecond. On a kernel without
-/// it (ENOSYS) it falls back to epoll_wait, rounding the timeout up to the next millisecond.
-static inline int cdashport_epoll_wait_ns(int fd, struct epoll_event *events, int count, long long timeout) {
-    static int unavailable = 0;
-    if (!__atomic_load_n(&unavailable, __ATOMIC_RELAXED)) {
-        struct timespec limit = { .tv_sec = timeout / 1000000000LL, .tv_nsec = timeout % 1000000000LL };
-        int result = epoll_pwait2(fd, events, count, timeout < 0 ? NULL : &limit, NULL);
-        if (result >= 0 || errno != ENOSYS) return result;
-        __atomic_store_n(&unavailable, 1, __ATOMIC_RELAXED);
-    }
-    long long milliseconds = timeout < 0 ? -1 : (timeout + 999999LL) / 1000000LL;
-    return epoll_wait(fd, events, count, milliseconds > 2147483647LL ? 2147483647 : (int)milliseconds);
-}
 
 /// accept4(2) under a project-specific name, so it never clashes with a module that declares it.
 static inline int cdashport_accept4(int fd, struct sockaddr *addr, socklen_t *addrlen, int flags) {

@@ -18,9 +18,9 @@ extension EventLoop {
             // Work queued from this thread (a job's writes, a yielded task) wrote no eventfd: it is
             // taken before the loop may sleep.
             let idle = again.isEmpty && inbox.withLock { $0.isEmpty }
-            let timeout = idle ? nanosecondsUntilNextTimer() : 0
+            let timeout = idle ? millisecondsUntilNextTimer() : 0
             let count = events.withUnsafeMutableBufferPointer {
-                cdashport_epoll_wait_ns(epollFD, $0.baseAddress, Int32($0.count), timeout)
+                epoll_wait(epollFD, $0.baseAddress, Int32($0.count), timeout)
             }
             if count < 0 {
                 let code = errno
@@ -31,25 +31,12 @@ extension EventLoop {
             let retry = again
             again.removeAll(keepingCapacity: true)
             var woken = false
-            // Timers first, and again whenever one comes due while the sockets have their turn:
-            // the audio pump's packet is due at an instant, and a turn of many busy sockets
-            // would otherwise hold it for the whole turn (one clock read per event).
-            // Work another thread queues meanwhile (a car woken by another reactor's pump) is
-            // taken between events too, not after the last (one relaxed load per event).
-            postedDuringTurn.store(false, ordering: .relaxed)
-            var earliest = fireDueTimers()
             for index in 0..<Int(count) {
                 let id = events[index].data.u64
                 if id == 0 {
                     woken = true
                 } else {
                     dispatch(id, events[index].events, scratch, &again)
-                    if let due = earliest, due <= ContinuousClock.now { earliest = fireDueTimers() }
-                    if postedDuringTurn.load(ordering: .relaxed) {
-                        postedDuringTurn.store(false, ordering: .relaxed)
-                        drainInbox(woken: true, scratch, &again)
-                        woken = false
-                    }
                 }
             }
             for id in retry { dispatch(id, EventLoop.input, scratch, &again) }
@@ -94,30 +81,23 @@ extension EventLoop {
         for item in work { item() }
     }
 
-    /// Runs the timers that are due; returns the earliest deadline left (nil with no timers).
-    @discardableResult
-    private func fireDueTimers() -> ContinuousClock.Instant? {
+    private func fireDueTimers() {
         let now = ContinuousClock.now
         let due = inbox.withLock { inbox -> [PendingTimer] in
             let count = inbox.timers.prefix { $0.deadline <= now }.count
-            if count == 0 { return [] }
             defer { inbox.timers.removeFirst(count) }
             return Array(inbox.timers.prefix(count))
         }
         for timer in due { timer.work() }
-        // Read after the work: a timer's work may have armed the next one (the pump does).
-        return inbox.withLock { $0.timers.first?.deadline }
     }
 
-    /// epoll's timeout: -1 with no timers, else the nanoseconds to the earliest (the kernel's
-    /// timer slack, 50 µs by default, is what it may add).
-    private func nanosecondsUntilNextTimer() -> Int64 {
+    /// epoll_wait's timeout: -1 with no timers, else the milliseconds to the earliest, rounded up.
+    private func millisecondsUntilNextTimer() -> Int32 {
         guard let deadline = inbox.withLock({ $0.timers.first?.deadline }) else { return -1 }
         let left = ContinuousClock.now.duration(to: deadline)
         if left <= .zero { return 0 }
         let (seconds, attoseconds) = left.components
-        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        if overflow { return Int64.max }
-        return scaled + (attoseconds + 999_999_999) / 1_000_000_000
+        let milliseconds = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        return Int32(clamping: milliseconds)
     }
 }

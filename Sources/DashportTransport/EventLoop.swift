@@ -76,10 +76,6 @@ public final class EventLoop: Sendable {
     /// True while the loop runs jobs of tasks that prefer it: their writes are flushed together
     /// after the batch rather than one `send` each.
     let runningJobs = Atomic<Bool>(false)
-    /// Another thread queued work since the loop's turn began (see ``run()``), whether or not it
-    /// wrote the eventfd: the audio pump of another reactor waking a car here must not wait for
-    /// every socket of a busy turn.
-    let postedDuringTurn = Atomic<Bool>(false)
     /// Socket calls made by a connection off its reactor thread (see ``socketCallsOffReactor``).
     private static let offReactorCalls = Atomic<Int>(0)
 
@@ -142,7 +138,6 @@ public final class EventLoop: Sendable {
             inbox.work.append(work)
             return inbox.takeWakeup(onLoop: onLoop)
         }
-        if !onLoop { postedDuringTurn.store(true, ordering: .relaxed) }
         if wake { signal() }
     }
 
@@ -237,7 +232,6 @@ public final class EventLoop: Sendable {
             inbox.polls.append((id, events))
             return inbox.takeWakeup(onLoop: onLoop)
         }
-        if !onLoop { postedDuringTurn.store(true, ordering: .relaxed) }
         if wake { signal() }
     }
 
@@ -248,7 +242,6 @@ public final class EventLoop: Sendable {
             inbox.jobs.append(job)
             return inbox.takeWakeup(onLoop: onLoop)
         }
-        if !onLoop { postedDuringTurn.store(true, ordering: .relaxed) }
         if wake { signal() }
     }
 
