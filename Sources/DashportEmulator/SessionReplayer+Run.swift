@@ -217,6 +217,9 @@ struct ReplayRun {
         configuration.audio = nil
         // A replay waits for events, never races the clock: setup may be slow on a loaded machine.
         configuration.handshakeDeadline = max(configuration.handshakeDeadline, timeout)
+        // The phone's BYEBYE_RESPONSE is a recorded message like any other: wait for it as long
+        // (a real car's 1 s ran out in the whole test suite, and the replay named it missing).
+        configuration.byeByeGrace = max(configuration.byeByeGrace, timeout)
         if let major = entry.body["major"], let minor = entry.body["minor"],
             let majorValue = try? UInt32(json: major, path: "major"), let minorValue = try? UInt32(json: minor, path: "minor")
         {
