@@ -59,19 +59,9 @@ public struct FrameHeader: Sendable, Hashable {
 
     /// Appends the header's wire bytes to `buffer`.
     public func encode(into buffer: inout [UInt8]) {
-        buffer.append(channel)
-        buffer.append(flags.rawValue)
-        buffer.append(UInt8(truncatingIfNeeded: payloadLength >> 8))
-        buffer.append(UInt8(truncatingIfNeeded: payloadLength))
-        if type == .first {
-            // The initializer requires a total for FIRST; a later `flags` mutation can break that.
-            guard let total = totalLength else {
-                preconditionFailure("FrameHeader: FIRST frame on channel \(channel) has no total length")
-            }
-            for shift in stride(from: 24, through: 0, by: -8) {
-                buffer.append(UInt8(truncatingIfNeeded: total >> UInt32(shift)))
-            }
-        }
+        let start = buffer.count
+        buffer.append(contentsOf: repeatElement(0, count: encodedSize))
+        _ = buffer.withUnsafeMutableBufferPointer { write(into: $0, at: start) }
     }
 
     /// The header's wire bytes.

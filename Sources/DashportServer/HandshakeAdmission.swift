@@ -130,12 +130,10 @@ final class HandshakeAdmission: Sendable {
             state.next += 1
             let ticket = state.next
             state.pending[ticket] = Pending(host: host, peer: peer, abort: abort)
-            if state.pendingPerHost[host] == nil {
-                state.pendingPerHost[host] = HostCount(count: 0, id: state.nextHostID)
-                state.nextHostID &+= 1
-            }
-            state.pendingPerHost[host]?.count += 1
-            state.slots[ticket] = Slot(host: state.pendingPerHost[host]?.id ?? -1)
+            let number = state.pendingPerHost[host]?.id ?? state.nextHostID
+            if number == state.nextHostID { state.nextHostID &+= 1 }
+            state.pendingPerHost[host, default: HostCount(count: 0, id: number)].count += 1
+            state.slots[ticket] = Slot(host: number)
             return (ticket, evicted, why, (evicted != nil) && state.evictedInFlood == 1)
         }
         if ticket == nil {

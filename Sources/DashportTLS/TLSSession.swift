@@ -126,16 +126,16 @@ public final class TLSSession {
     /// with TLS 1.2 AES-GCM, `plaintext.count + recordOverhead` bytes. An empty plaintext gives an
     /// empty result and no record, as aasdk sends an empty LAST frame without one (§8.2).
     public func encrypt(_ plaintext: ArraySlice<UInt8>) throws(TLSError) -> [UInt8] {
-        try checkEstablished()
-        guard plaintext.count <= Self.maximumPlaintextPerRecord else { throw .recordTooLarge }
-        guard !plaintext.isEmpty else { return [] }
-        OpenSSLErrorQueue.clearIfNotEmpty()  // SSL_get_error needs an empty queue before the call
-        defer { OpenSSLErrorQueue.clearIfNotEmpty() }
-        let written = plaintext.withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32($0.count)) }
-        guard written == plaintext.count else {
-            throw fail(.encryptFailed(Self.explain(SSL_get_error(ssl, written))))
+        var failure: TLSError?
+        let record = [UInt8](unsafeUninitializedCapacity: plaintext.count + Self.maximumRecordExpansion) { buffer, count in
+            do throws(TLSError) {
+                count = try encrypt(plaintext, into: UnsafeMutableRawBufferPointer(buffer))
+            } catch {
+                failure = error
+            }
         }
-        return MemoryBIO.drain(outbound)
+        if let failure { throw failure }
+        return record
     }
 
     /// ``encrypt(_:)-(ArraySlice<UInt8>)``, the record written by OpenSSL straight into `buffer`
